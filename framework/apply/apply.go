@@ -1,0 +1,455 @@
+package apply
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"sort"
+	"sync"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// Result is what Apply did.
+type Result struct {
+	// Backup is the path of the backup file ("" when nothing was backed up).
+	Backup string `json:"backup"`
+	// Keys is the number of ops of the plan; Puts and Deletes split it.
+	Keys    int64 `json:"keys"`
+	Puts    int64 `json:"puts"`
+	Deletes int64 `json:"deletes"`
+	// Written is the number of keys committed, Txns the transactions.
+	Written int64 `json:"written"`
+	Txns    int   `json:"txns"`
+	// Seconds is the whole run; BackupSeconds pass 1, WriteSeconds pass 2.
+	BackupSeconds float64 `json:"backup_seconds"`
+	WriteSeconds  float64 `json:"write_seconds"`
+	Seconds       float64 `json:"seconds"`
+	// KeysPerSecond is the write throughput of pass 2.
+	KeysPerSecond float64 `json:"keys_per_second"`
+}
+
+// ConflictError is a transaction whose compare failed: a key changed after
+// the plan read it.
+type ConflictError struct {
+	Key string
+	// Revision is the revision the plan was read at.
+	Revision int64
+	// Read is the key's mod revision as read; Now its mod revision now (0: deleted).
+	Read, Now int64
+	// Written keys were committed before the run stopped; Later of them by
+	// transactions of the same phase sent after the failed one.
+	Written, Total int64
+	Later          int64
+}
+
+func (e *ConflictError) Error() string {
+	now := fmt.Sprint(e.Now)
+	if e.Now == 0 {
+		now = "0: deleted"
+	}
+	after := "nothing after it was written"
+	if e.Later > 0 {
+		after = fmt.Sprintf("%d keys of the same kind sent alongside it were written", e.Later)
+	}
+	return fmt.Sprintf("key %s changed since the plan was read at revision %d (mod revision %d, now %s): is Milvus running? %s (%d of %d keys written in all); re-run heron to complete",
+		e.Key, e.Revision, e.Read, now, after, e.Written, e.Total)
+}
+
+// InterruptedError is a run stopped after some transactions: by the AfterTxn
+// hook, a cancelled context, or a failed transaction.
+type InterruptedError struct {
+	Err            error
+	Txns           int
+	Written, Total int64
+}
+
+func (e *InterruptedError) Error() string {
+	return fmt.Sprintf("%v: stopped after %d transactions, %d of %d keys written; re-run heron to complete", e.Err, e.Txns, e.Written, e.Total)
+}
+
+func (e *InterruptedError) Unwrap() error { return e.Err }
+
+func (o Options) withDefaults() Options {
+	if o.MaxTxnOps <= 0 {
+		o.MaxTxnOps = DefaultMaxTxnOps
+	}
+	if o.MaxTxnBytes <= 0 {
+		o.MaxTxnBytes = DefaultMaxTxnBytes
+	}
+	if o.Concurrency <= 0 {
+		o.Concurrency = DefaultConcurrency
+	}
+	if o.TxnTimeout <= 0 {
+		o.TxnTimeout = DefaultTxnTimeout
+	}
+	if o.StallTimeout <= 0 {
+		o.StallTimeout = DefaultStallTimeout
+	}
+	if o.ProgressInterval <= 0 {
+		o.ProgressInterval = DefaultProgressInterval
+	}
+	if o.Label == "" {
+		o.Label = "apply"
+	}
+	return o
+}
+
+// Apply backs up and applies the ops of src (see the package doc). It returns
+// what it did, also on error (then Written tells how far it got). Errors:
+// the backup could not be written (nothing written to etcd); the source
+// yielded other ops on the second pass than on the first; a *ConflictError; an
+// *InterruptedError; a *StallError cause when etcd stopped answering.
+func Apply(ctx context.Context, cli *clientv3.Client, src Source, opt Options) (*Result, error) {
+	opt = opt.withDefaults()
+	ctx, stop := WithStallTimeout(ctx, opt.StallTimeout)
+	defer stop()
+	start := time.Now()
+	res := &Result{}
+	seed := maphash.MakeSeed()
+
+	// Pass 1: the backup.
+	bw, err := createBackup(opt.BackupPath, opt.Header)
+	if err != nil {
+		return res, err
+	}
+	var hashes []uint64
+	prog := startProgress(opt.Progress, opt.Label+": backup", opt.Total, opt.ProgressInterval)
+	b1 := newBatcher(opt, seed, func(bt *batch) error {
+		for _, op := range bt.ops {
+			if err := bw.add(op); err != nil {
+				return err
+			}
+			if op.Delete {
+				res.Deletes++
+			} else {
+				res.Puts++
+			}
+		}
+		prog.add(len(bt.ops))
+		hashes = append(hashes, bt.hash)
+		return nil
+	})
+	err = src(ctx, func(op Op) error {
+		Heartbeat(ctx)
+		return b1.add(op)
+	})
+	if err == nil {
+		err = b1.flush()
+	}
+	res.Keys = res.Puts + res.Deletes
+	if err == nil && opt.Total > 0 && res.Keys != opt.Total {
+		err = fmt.Errorf("the plan counted %d keys but reading them again at revision %d gave %d: nothing was written; build the plan again", opt.Total, opt.Header.Revision, res.Keys)
+	}
+	if err != nil {
+		bw.abort()
+		prog.finish(false)
+		return res, Cause(ctx, fmt.Errorf("backup: %w", err))
+	}
+	if err := bw.commit(); err != nil {
+		prog.finish(false)
+		return res, err
+	}
+	prog.finish(true)
+	res.Backup = opt.BackupPath
+	res.BackupSeconds = time.Since(start).Seconds()
+	if opt.AfterBackup != nil {
+		if err := opt.AfterBackup(opt.BackupPath); err != nil {
+			return res, &InterruptedError{Err: err, Total: res.Keys}
+		}
+	}
+	if res.Keys == 0 {
+		res.Seconds = time.Since(start).Seconds()
+		return res, nil
+	}
+
+	// Pass 2: the writes.
+	wstart := time.Now()
+	prog = startProgress(opt.Progress, opt.Label+": write", res.Keys, opt.ProgressInterval)
+	w := &writer{ctx: ctx, cli: cli, opt: opt, hashes: hashes, prog: prog, total: res.Keys,
+		sem: make(chan struct{}, opt.Concurrency), phase: -1 << 62}
+	b2 := newBatcher(opt, seed, w.send)
+	err = src(ctx, func(op Op) error {
+		Heartbeat(ctx)
+		return b2.add(op)
+	})
+	if err == nil {
+		err = b2.flush()
+	}
+	w.wg.Wait()
+	prog.finish(w.err == nil && err == nil)
+	res.Written, res.Txns = w.written, w.txns
+	res.WriteSeconds = time.Since(wstart).Seconds()
+	res.Seconds = time.Since(start).Seconds()
+	if res.WriteSeconds > 0 {
+		res.KeysPerSecond = float64(res.Written) / res.WriteSeconds
+	}
+	if w.err != nil {
+		var ce *ConflictError
+		if errors.As(w.err, &ce) {
+			ce.Written, ce.Total = w.written, res.Keys
+			ce.Later = w.committedAfter(w.errSeq)
+			return res, ce
+		}
+		return res, Cause(ctx, &InterruptedError{Err: w.err, Txns: w.txns, Written: w.written, Total: res.Keys})
+	}
+	if err != nil {
+		return res, Cause(ctx, &InterruptedError{Err: err, Txns: w.txns, Written: w.written, Total: res.Keys})
+	}
+	if w.written != res.Keys {
+		return res, &InterruptedError{Err: errors.New("the second pass yielded fewer keys than the backup"), Txns: w.txns, Written: w.written, Total: res.Keys}
+	}
+	return res, nil
+}
+
+// batch is the ops of one transaction.
+type batch struct {
+	seq   int
+	phase int
+	ops   []Op
+	bytes int
+	hash  uint64
+}
+
+// batcher cuts the op stream into transactions, the same way on both passes.
+type batcher struct {
+	maxOps, maxBytes int
+	seed             maphash.Seed
+	emit             func(*batch) error
+	cur              *batch
+	keys             map[string]struct{}
+	seq              int
+	lastPhase        int
+	started          bool
+	h                maphash.Hash
+}
+
+func newBatcher(opt Options, seed maphash.Seed, emit func(*batch) error) *batcher {
+	b := &batcher{maxOps: opt.MaxTxnOps, maxBytes: opt.MaxTxnBytes, seed: seed, emit: emit, keys: map[string]struct{}{}}
+	b.h.SetSeed(seed)
+	return b
+}
+
+// opSize estimates an op's share of a transaction request: the compare and
+// the put (or delete) both carry the key.
+func opSize(op Op) int {
+	if op.Delete {
+		return 2*len(op.Key) + 40
+	}
+	return 2*len(op.Key) + len(op.Value) + 40
+}
+
+func (b *batcher) add(op Op) error {
+	if op.Key == "" {
+		return errors.New("an op has an empty key")
+	}
+	if b.started && op.Phase < b.lastPhase {
+		return fmt.Errorf("op for %s is in phase %d after phase %d: ops must come in phase order", op.Key, op.Phase, b.lastPhase)
+	}
+	b.started, b.lastPhase = true, op.Phase
+	size := opSize(op)
+	if c := b.cur; c != nil && (c.phase != op.Phase || len(c.ops) >= b.maxOps || c.bytes+size > b.maxBytes) {
+		if err := b.flush(); err != nil {
+			return err
+		}
+	}
+	if b.cur == nil {
+		b.cur = &batch{seq: b.seq, phase: op.Phase, ops: make([]Op, 0, b.maxOps)}
+		b.seq++
+		b.h.Reset()
+		clear(b.keys)
+	}
+	if _, dup := b.keys[op.Key]; dup {
+		return fmt.Errorf("key %s appears twice in the plan", op.Key)
+	}
+	b.keys[op.Key] = struct{}{}
+	b.cur.ops = append(b.cur.ops, op)
+	b.cur.bytes += size
+	b.hashOp(op)
+	return nil
+}
+
+func (b *batcher) hashOp(op Op) {
+	var n [8 * 4]byte
+	binary.LittleEndian.PutUint64(n[0:], uint64(len(op.Key)))
+	binary.LittleEndian.PutUint64(n[8:], uint64(op.ModRevision))
+	binary.LittleEndian.PutUint64(n[16:], uint64(len(op.Value)))
+	binary.LittleEndian.PutUint64(n[24:], uint64(op.Phase)<<1|boolBit(op.Delete))
+	b.h.Write(n[:])
+	b.h.WriteString(op.Key)
+	b.h.Write(op.Value)
+	var m [8]byte
+	binary.LittleEndian.PutUint64(m[:], uint64(len(op.Original)))
+	b.h.Write(m[:])
+	b.h.Write(op.Original)
+}
+
+func boolBit(v bool) uint64 {
+	if v {
+		return 1
+	}
+	return 0
+}
+
+func (b *batcher) flush() error {
+	if b.cur == nil || len(b.cur.ops) == 0 {
+		b.cur = nil
+		return nil
+	}
+	c := b.cur
+	c.hash = b.h.Sum64()
+	b.cur = nil
+	return b.emit(c)
+}
+
+// errStopped tells the source to stop: the writer failed; its error is the one reported.
+var errStopped = errors.New("stopped")
+
+// writer commits batches, up to Concurrency at a time within a phase.
+type writer struct {
+	ctx    context.Context
+	cli    *clientv3.Client
+	opt    Options
+	hashes []uint64
+	prog   *progress
+	total  int64
+	sem    chan struct{}
+	wg     sync.WaitGroup
+	phase  int
+
+	mu        sync.Mutex
+	err       error
+	errSeq    int
+	txns      int
+	written   int64
+	committed []committedTxn
+}
+
+type committedTxn struct {
+	seq int
+	n   int
+}
+
+func (w *writer) failed() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err != nil
+}
+
+func (w *writer) fail(seq int, err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err == nil || seq < w.errSeq {
+		w.err, w.errSeq = err, seq
+	}
+}
+
+func (w *writer) committedAfter(seq int) int64 {
+	var n int64
+	for _, c := range w.committed {
+		if c.seq > seq {
+			n += int64(c.n)
+		}
+	}
+	return n
+}
+
+func (w *writer) send(bt *batch) error {
+	if bt.seq >= len(w.hashes) || w.hashes[bt.seq] != bt.hash {
+		w.wg.Wait()
+		err := fmt.Errorf("transaction %d differs from what the backup holds (first key %s): the keys read at revision %d changed between the two passes", bt.seq+1, bt.ops[0].Key, w.opt.Header.Revision)
+		w.fail(bt.seq, err)
+		return errStopped
+	}
+	if bt.phase != w.phase {
+		w.wg.Wait()
+		w.phase = bt.phase
+	}
+	if w.failed() {
+		return errStopped
+	}
+	select {
+	case w.sem <- struct{}{}:
+	case <-w.ctx.Done():
+		return w.ctx.Err()
+	}
+	if w.failed() {
+		<-w.sem
+		return errStopped
+	}
+	w.wg.Add(1)
+	go func() {
+		defer w.wg.Done()
+		defer func() { <-w.sem }()
+		w.commit(bt)
+	}()
+	return nil
+}
+
+func (w *writer) commit(bt *batch) {
+	cmps := make([]clientv3.Cmp, len(bt.ops))
+	thens := make([]clientv3.Op, len(bt.ops))
+	for i, op := range bt.ops {
+		cmps[i] = clientv3.Compare(clientv3.ModRevision(op.Key), "=", op.ModRevision)
+		if op.Delete {
+			thens[i] = clientv3.OpDelete(op.Key)
+		} else {
+			thens[i] = clientv3.OpPut(op.Key, string(op.Value))
+		}
+	}
+	// A transaction in flight is not cancelled with the run: its outcome
+	// must be known. It has its own timeout.
+	tctx, cancel := context.WithTimeout(context.WithoutCancel(w.ctx), w.opt.TxnTimeout)
+	defer cancel()
+	resp, err := w.cli.Txn(tctx).If(cmps...).Then(thens...).Commit()
+	if err != nil {
+		w.fail(bt.seq, fmt.Errorf("etcd transaction %d (%d keys from %s) failed, its keys may or may not be written: %w", bt.seq+1, len(bt.ops), bt.ops[0].Key, err))
+		return
+	}
+	Heartbeat(w.ctx)
+	if !resp.Succeeded {
+		w.fail(bt.seq, w.conflict(tctx, bt))
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.txns++
+	w.written += int64(len(bt.ops))
+	w.committed = append(w.committed, committedTxn{seq: bt.seq, n: len(bt.ops)})
+	w.prog.add(len(bt.ops))
+	if w.opt.AfterTxn != nil && w.err == nil {
+		if err := w.opt.AfterTxn(w.txns); err != nil {
+			w.err, w.errSeq = err, bt.seq
+		}
+	}
+}
+
+// conflict finds the key of a failed transaction that changed.
+func (w *writer) conflict(ctx context.Context, bt *batch) error {
+	gets := make([]clientv3.Op, len(bt.ops))
+	for i, op := range bt.ops {
+		gets[i] = clientv3.OpGet(op.Key, clientv3.WithKeysOnly())
+	}
+	resp, err := w.cli.Txn(ctx).Then(gets...).Commit()
+	if err != nil {
+		return fmt.Errorf("a key of transaction %d (from %s) changed since the plan was read at revision %d, and reading them back failed: %w; is Milvus running?", bt.seq+1, bt.ops[0].Key, w.opt.Header.Revision, err)
+	}
+	for i, r := range resp.Responses {
+		var now int64
+		if rr := r.GetResponseRange(); rr != nil && len(rr.Kvs) > 0 {
+			now = rr.Kvs[0].ModRevision
+		}
+		if now != bt.ops[i].ModRevision {
+			return &ConflictError{Key: bt.ops[i].Key, Revision: w.opt.Header.Revision, Read: bt.ops[i].ModRevision, Now: now}
+		}
+	}
+	keys := make([]string, len(bt.ops))
+	for i, op := range bt.ops {
+		keys[i] = op.Key
+	}
+	sort.Strings(keys)
+	return &ConflictError{Key: keys[0] + " (or another key of its transaction)", Revision: w.opt.Header.Revision, Read: bt.ops[0].ModRevision, Now: bt.ops[0].ModRevision}
+}

@@ -1,0 +1,133 @@
+package apply
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+)
+
+// Environment hooks for the benchmark and the kill tests, which drive the
+// built binary and cannot reach Options. Write commands call FromEnv on their
+// options; unset variables change nothing.
+//
+//	HERON_APPLY_TXN_DELAY=50ms       sleep after each committed transaction (a throttled run)
+//	HERON_APPLY_KILL_AFTER_TXNS=5    SIGKILL heron itself right after the 5th transaction
+//	HERON_APPLY_KILL_AFTER_BACKUP=1  SIGKILL heron once the backup is synced, before any write
+//	HERON_APPLY_FAIL_AFTER_TXNS=5    stop cleanly (exit 1) after the 5th transaction
+//	HERON_APPLY_STALL_TIMEOUT=5s     give up when etcd answers nothing for that long
+//	HERON_APPLY_TXN_TIMEOUT=5s       timeout of one transaction
+//	HERON_APPLY_CONCURRENCY=1        transactions in flight within one phase
+//	HERON_APPLY_PROGRESS_INTERVAL=1s progress line interval when stderr is not a terminal
+const (
+	EnvTxnDelay         = "HERON_APPLY_TXN_DELAY"
+	EnvKillAfterTxns    = "HERON_APPLY_KILL_AFTER_TXNS"
+	EnvKillAfterBackup  = "HERON_APPLY_KILL_AFTER_BACKUP"
+	EnvFailAfterTxns    = "HERON_APPLY_FAIL_AFTER_TXNS"
+	EnvStallTimeout     = "HERON_APPLY_STALL_TIMEOUT"
+	EnvTxnTimeout       = "HERON_APPLY_TXN_TIMEOUT"
+	EnvConcurrency      = "HERON_APPLY_CONCURRENCY"
+	EnvProgressInterval = "HERON_APPLY_PROGRESS_INTERVAL"
+)
+
+// ErrHookStop is the error of a run stopped by HERON_APPLY_FAIL_AFTER_TXNS.
+var ErrHookStop = errors.New("stopped by " + EnvFailAfterTxns)
+
+// FromEnv adds the environment hooks to opt (chaining any AfterTxn and
+// AfterBackup already set) and returns it; a malformed value is an error.
+func FromEnv(opt Options) (Options, error) {
+	dur := func(name string, dst *time.Duration) error {
+		if v := os.Getenv(name); v != "" {
+			d, err := time.ParseDuration(v)
+			if err != nil || d < 0 {
+				return fmt.Errorf("$%s=%q is not a duration", name, v)
+			}
+			*dst = d
+		}
+		return nil
+	}
+	num := func(name string) (int, error) {
+		v := os.Getenv(name)
+		if v == "" {
+			return 0, nil
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return 0, fmt.Errorf("$%s=%q is not a count", name, v)
+		}
+		return n, nil
+	}
+	var delay time.Duration
+	if err := dur(EnvTxnDelay, &delay); err != nil {
+		return opt, err
+	}
+	if err := dur(EnvStallTimeout, &opt.StallTimeout); err != nil {
+		return opt, err
+	}
+	if err := dur(EnvTxnTimeout, &opt.TxnTimeout); err != nil {
+		return opt, err
+	}
+	if err := dur(EnvProgressInterval, &opt.ProgressInterval); err != nil {
+		return opt, err
+	}
+	kill, err := num(EnvKillAfterTxns)
+	if err != nil {
+		return opt, err
+	}
+	fail, err := num(EnvFailAfterTxns)
+	if err != nil {
+		return opt, err
+	}
+	killBackup, err := num(EnvKillAfterBackup)
+	if err != nil {
+		return opt, err
+	}
+	if c, err := num(EnvConcurrency); err != nil {
+		return opt, err
+	} else if c > 0 {
+		opt.Concurrency = c
+	}
+	if delay > 0 || kill > 0 || fail > 0 {
+		prev := opt.AfterTxn
+		opt.AfterTxn = func(n int) error {
+			if prev != nil {
+				if err := prev(n); err != nil {
+					return err
+				}
+			}
+			if kill > 0 && n >= kill {
+				killSelf()
+			}
+			if fail > 0 && n >= fail {
+				return ErrHookStop
+			}
+			if delay > 0 {
+				time.Sleep(delay)
+			}
+			return nil
+		}
+	}
+	if killBackup > 0 {
+		prev := opt.AfterBackup
+		opt.AfterBackup = func(path string) error {
+			if prev != nil {
+				if err := prev(path); err != nil {
+					return err
+				}
+			}
+			killSelf()
+			return nil
+		}
+	}
+	return opt, nil
+}
+
+// killSelf ends the process as SIGKILL would: no deferred call runs.
+func killSelf() {
+	if p, err := os.FindProcess(os.Getpid()); err == nil {
+		_ = p.Kill()
+	}
+	time.Sleep(time.Minute)
+	os.Exit(137)
+}

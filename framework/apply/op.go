@@ -1,0 +1,132 @@
+// Package apply is the generic applier shared by every write command: it takes
+// a plan's operations as a stream, writes a backup of every key they touch,
+// then applies them in etcd transactions guarded by the mod revisions the plan
+// read, with progress on stderr. It knows nothing of Milvus.
+//
+// A plan never hands over a slice of a million operations: it gives a Source,
+// a function that regenerates the same operations, in the same order, every
+// time it is called (typically by re-reading etcd at the plan's pinned
+// revision, page by page, through the same pure per-key function). Apply
+// calls it twice: pass 1 writes and syncs the backup, pass 2 writes etcd, and
+// checks transaction by transaction that it is writing exactly what pass 1
+// backed up.
+package apply
+
+import (
+	"context"
+	"io"
+	"time"
+)
+
+// Op is one key a plan changes.
+type Op struct {
+	// Key is the absolute etcd key.
+	Key string
+	// ModRevision is the key's mod revision as the plan read it; 0 means the
+	// key must not exist. The transaction that writes the op compares it.
+	ModRevision int64
+	// Value is the new value (ignored for deletes).
+	Value []byte
+	// Delete removes the key instead of putting Value.
+	Delete bool
+	// Original is the value as read (nil when ModRevision is 0): it goes into
+	// the backup.
+	Original []byte
+	// Phase orders the writes: ops come in nondecreasing Phase, and every op
+	// of a phase is committed before any op of a later phase is sent. Within a
+	// phase transactions may be in flight concurrently, so a plan puts in one
+	// phase only ops whose relative order does not matter.
+	Phase int
+}
+
+// Source streams a plan's operations to yield, stopping at the first error
+// yield returns (and returning it). Every call must produce the same ops in
+// the same order. A source that reads many keys without yielding should call
+// Heartbeat(ctx) after each read, so that the stall watchdog knows etcd is
+// answering.
+type Source func(ctx context.Context, yield func(Op) error) error
+
+// Slice is a Source over a fixed slice of ops (tests, tiny plans).
+func Slice(ops []Op) Source {
+	return func(ctx context.Context, yield func(Op) error) error {
+		for _, op := range ops {
+			if err := yield(op); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// Header is the first line of a backup file: what wrote it and against what.
+// It never holds credentials.
+type Header struct {
+	// Format is set by Apply to BackupFormat.
+	Format    int       `json:"heron_backup"`
+	Command   string    `json:"command"`
+	Created   time.Time `json:"created"`
+	Endpoints []string  `json:"endpoints,omitempty"`
+	RootPath  string    `json:"root_path"`
+	MetaRoot  string    `json:"meta_root,omitempty"`
+	// Revision is the etcd revision the plan was read at.
+	Revision int64    `json:"revision"`
+	Target   string   `json:"target,omitempty"`
+	Scope    []string `json:"scope,omitempty"`
+}
+
+// BackupFormat is the version of the backup file format.
+const BackupFormat = 1
+
+// Defaults of Options.
+const (
+	DefaultMaxTxnOps = 128
+	// DefaultMaxTxnBytes keeps a transaction under etcd's default request
+	// limit of 1.5 MiB with room for the compares and the framing.
+	DefaultMaxTxnBytes      = 1400 * 1024
+	DefaultConcurrency      = 2
+	DefaultTxnTimeout       = 30 * time.Second
+	DefaultStallTimeout     = 30 * time.Second
+	DefaultProgressInterval = 2 * time.Second
+)
+
+// Options tune Apply. The zero value of each field means its default.
+type Options struct {
+	// MaxTxnOps bounds the ops (and so the compares) of one transaction.
+	MaxTxnOps int
+	// MaxTxnBytes bounds the estimated request size of one transaction; an op
+	// larger than that still goes, alone in its transaction.
+	MaxTxnBytes int
+	// Concurrency is how many transactions of one phase may be in flight.
+	Concurrency int
+	// TxnTimeout bounds one transaction (and the read that diagnoses a failed one).
+	TxnTimeout time.Duration
+	// StallTimeout cancels the run when neither the source nor a transaction
+	// made progress for that long (etcd gone).
+	StallTimeout time.Duration
+
+	// BackupPath is the file the backup is written to (required). Apply
+	// writes it under a temporary name in the same folder, syncs file and
+	// folder, and renames it; it never overwrites an existing file.
+	BackupPath string
+	// Header is written as the backup's first line (Format and Created are set by Apply).
+	Header Header
+
+	// Total is the number of ops the plan counted; when set, a source that
+	// yields a different number fails pass 1, before anything is written.
+	Total int64
+	// Progress receives progress lines (nil: none). On a terminal the line is
+	// redrawn in place; otherwise one line every ProgressInterval.
+	Progress         io.Writer
+	ProgressInterval time.Duration
+	// Label prefixes progress lines ("reset checkpoint").
+	Label string
+
+	// AfterBackup is called once the backup is synced and renamed, before the
+	// first write to etcd; an error stops the run with nothing written.
+	AfterBackup func(path string) error
+	// AfterTxn is called after each committed transaction with the number of
+	// transactions committed so far (calls are serialized). An error stops the
+	// run as an interruption would: nothing more is sent (transactions already
+	// in flight finish). Tests, the benchmark and kill tests hook here.
+	AfterTxn func(n int) error
+}

@@ -1,0 +1,82 @@
+package apply
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+)
+
+// StallError is the cause of a run cancelled by its watchdog: etcd answered
+// nothing for Timeout.
+type StallError struct{ Timeout time.Duration }
+
+func (e *StallError) Error() string {
+	return fmt.Sprintf("etcd did not answer for %s: is it running and reachable?", e.Timeout)
+}
+
+type watchdogKey struct{}
+
+type watchdog struct {
+	last atomic.Int64 // unix nanos of the last heartbeat
+}
+
+// WithStallTimeout returns a context that is cancelled, with a *StallError as
+// its cause, when no Heartbeat(ctx) was seen for d (0: DefaultStallTimeout).
+// Call stop when done. Long reads (plan builders) and Apply use it so that a
+// vanished etcd ends the command with a clear error instead of a hang.
+func WithStallTimeout(ctx context.Context, d time.Duration) (context.Context, func()) {
+	if d <= 0 {
+		d = DefaultStallTimeout
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	w := &watchdog{}
+	w.last.Store(time.Now().UnixNano())
+	ctx = context.WithValue(ctx, watchdogKey{}, w)
+	done := make(chan struct{})
+	go func() {
+		tick := time.NewTicker(max(d/8, 10*time.Millisecond))
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case now := <-tick.C:
+				if now.UnixNano()-w.last.Load() > int64(d) {
+					cancel(&StallError{Timeout: d})
+					return
+				}
+			}
+		}
+	}()
+	var once atomic.Bool
+	return ctx, func() {
+		if once.CompareAndSwap(false, true) {
+			close(done)
+			cancel(context.Canceled)
+		}
+	}
+}
+
+// Heartbeat tells the watchdog of ctx (if any) that etcd answered.
+func Heartbeat(ctx context.Context) {
+	if w, ok := ctx.Value(watchdogKey{}).(*watchdog); ok {
+		w.last.Store(time.Now().UnixNano())
+	}
+}
+
+// Cause turns an error caused by a watchdog's cancellation into the
+// watchdog's clear message; other errors come back unchanged.
+func Cause(ctx context.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	var se *StallError
+	if c := context.Cause(ctx); c != nil && errors.As(c, &se) && !errors.As(err, &se) {
+		return fmt.Errorf("%w (%v)", se, err)
+	}
+	return err
+}

@@ -1,0 +1,82 @@
+// Package embedded runs an etcd server inside the process, in a folder of its
+// own, on free loopback ports: the demo's instance and the tests' etcd.
+package embedded
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"time"
+
+	"go.etcd.io/etcd/server/v3/embed"
+)
+
+// Server is a running embedded etcd.
+type Server struct {
+	etcd *embed.Etcd
+}
+
+// Start starts etcd with its data in dir. A free port found by listening can
+// be taken before etcd binds it, so it retries a few times.
+func Start(dir string) (*Server, error) {
+	var err error
+	for attempt := 0; attempt < 5; attempt++ {
+		var e *embed.Etcd
+		if e, err = startOnce(dir); err == nil {
+			return &Server{etcd: e}, nil
+		}
+	}
+	return nil, fmt.Errorf("start embedded etcd in %s: %w", dir, err)
+}
+
+// Endpoint is the client address, HOST:PORT.
+func (s *Server) Endpoint() string { return s.etcd.Clients[0].Addr().String() }
+
+// Close stops the server.
+func (s *Server) Close() { s.etcd.Close() }
+
+func startOnce(dir string) (*embed.Etcd, error) {
+	clientURL, err := freeURL()
+	if err != nil {
+		return nil, err
+	}
+	peerURL, err := freeURL()
+	if err != nil {
+		return nil, err
+	}
+	cfg := embed.NewConfig()
+	cfg.Dir = dir
+	cfg.Name = "heron-embedded"
+	cfg.LogLevel = "error"
+	cfg.Logger = "zap"
+	cfg.ListenClientUrls = []url.URL{*clientURL}
+	cfg.AdvertiseClientUrls = []url.URL{*clientURL}
+	cfg.ListenPeerUrls = []url.URL{*peerURL}
+	cfg.AdvertisePeerUrls = []url.URL{*peerURL}
+	cfg.InitialCluster = cfg.Name + "=" + peerURL.String()
+	e, err := embed.StartEtcd(cfg)
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case <-e.Server.ReadyNotify():
+		return e, nil
+	case err := <-e.Err():
+		e.Close()
+		return nil, err
+	case <-time.After(30 * time.Second):
+		e.Close()
+		return nil, errors.New("embedded etcd not ready after 30s")
+	}
+}
+
+func freeURL() (*url.URL, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	addr := l.Addr().String()
+	_ = l.Close()
+	return url.Parse("http://" + addr)
+}

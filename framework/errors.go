@@ -1,0 +1,97 @@
+// Package framework is heron's shell machinery: states, declarative commands
+// (flags from struct tags), result rendering by --format, write commands that
+// plan before they apply, and the three ways to drive the shell (REPL, script,
+// one-line commands) with their exit codes.
+package framework
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Exit codes of heron.
+const (
+	ExitOK      = 0 // every command succeeded
+	ExitFailed  = 1 // a command failed
+	ExitUsage   = 2 // unknown command or flag, bad flag value
+	ExitRefused = 3 // a safety gate refused a write
+)
+
+// ErrExit is returned by Shell.Run for the built-ins exit and quit.
+var ErrExit = errors.New("exit")
+
+// UsageError is an error in the command line itself: it maps to exit code 2.
+type UsageError struct{ Err error }
+
+func (e UsageError) Error() string {
+	if e.Err == nil {
+		return "usage error"
+	}
+	return e.Err.Error()
+}
+
+func (e UsageError) Unwrap() error { return e.Err }
+
+// RefusedError is a write refused by a safety gate: it maps to exit code 3.
+type RefusedError struct{ Err error }
+
+func (e RefusedError) Error() string {
+	if e.Err == nil {
+		return "refused"
+	}
+	return e.Err.Error()
+}
+
+func (e RefusedError) Unwrap() error { return e.Err }
+
+// Usagef returns a usage error (exit 2).
+func Usagef(format string, a ...any) error {
+	return &UsageError{Err: fmt.Errorf(format, a...)}
+}
+
+// Refusedf returns a refusal (exit 3).
+func Refusedf(format string, a ...any) error {
+	return &RefusedError{Err: fmt.Errorf(format, a...)}
+}
+
+// ExitCode maps an error to heron's exit code.
+func ExitCode(err error) int {
+	switch {
+	case err == nil, errors.Is(err, ErrExit):
+		return ExitOK
+	case isUsage(err):
+		return ExitUsage
+	case isRefused(err):
+		return ExitRefused
+	default:
+		return ExitFailed
+	}
+}
+
+func isUsage(err error) bool {
+	var p *UsageError
+	var v UsageError
+	return errors.As(err, &p) || errors.As(err, &v)
+}
+
+func isRefused(err error) bool {
+	var p *RefusedError
+	var v RefusedError
+	return errors.As(err, &p) || errors.As(err, &v)
+}
+
+// asUsage marks err as a usage error unless it already is one.
+func asUsage(err error) error {
+	if err == nil || isUsage(err) {
+		return err
+	}
+	return &UsageError{Err: err}
+}
+
+// asRefused marks err as a refusal unless it already is one.
+func asRefused(err error) error {
+	if err == nil || isRefused(err) {
+		return err
+	}
+	return &RefusedError{Err: err}
+}

@@ -1,0 +1,111 @@
+package framework
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// Output formats.
+const (
+	FormatTable = "table"
+	FormatJSON  = "json"
+	FormatLine  = "line"
+)
+
+// Output gives a command the flag --format table|json|line: embed it in the
+// param struct.
+type Output struct {
+	Format string `name:"format" default:"table" enum:"table,json,line" desc:"output format: table, json or line"`
+}
+
+// OutputFormat is the chosen format; the framework reads it through this
+// method, promoted to any param struct that embeds Output.
+func (o Output) OutputFormat() string { return o.Format }
+
+type formatter interface{ OutputFormat() string }
+
+// Result is what a command returns; the framework renders it by --format.
+type Result interface {
+	// JSON is the value printed, indented, as exactly one JSON document.
+	JSON() any
+	// Table writes human-readable table(s).
+	Table(w io.Writer) error
+	// Lines writes one record per line, as key=value words (see WriteLine).
+	Lines(w io.Writer) error
+}
+
+// Render writes r to w in the given format ("" is table).
+func Render(w io.Writer, r Result, format string) error {
+	switch format {
+	case FormatTable, "":
+		return r.Table(w)
+	case FormatLine:
+		return r.Lines(w)
+	case FormatJSON:
+		b, err := json.MarshalIndent(r.JSON(), "", "  ")
+		if err != nil {
+			return fmt.Errorf("render json: %w", err)
+		}
+		b = append(b, '\n')
+		_, err = w.Write(b)
+		return err
+	default:
+		return Usagef("unknown output format %q (table, json or line)", format)
+	}
+}
+
+// Message returns a Result that just says something.
+func Message(format string, a ...any) Result {
+	return message(fmt.Sprintf(format, a...))
+}
+
+type message string
+
+func (m message) JSON() any { return map[string]string{"message": string(m)} }
+
+func (m message) Table(w io.Writer) error {
+	_, err := fmt.Fprintln(w, string(m))
+	return err
+}
+
+func (m message) Lines(w io.Writer) error { return WriteLine(w, "message", string(m)) }
+
+// WriteLine writes one record of key=value words, for the line format: keys
+// at even positions, values (formatted with %v) after them. A value that is
+// empty or holds spaces, quotes, '=' or control characters is Go-quoted, so
+// every record splits on spaces.
+func WriteLine(w io.Writer, kv ...any) error {
+	var sb strings.Builder
+	for i := 0; i < len(kv); i += 2 {
+		if i > 0 {
+			sb.WriteByte(' ')
+		}
+		sb.WriteString(fmt.Sprint(kv[i]))
+		sb.WriteByte('=')
+		var v string
+		if i+1 < len(kv) {
+			v = fmt.Sprint(kv[i+1])
+		}
+		sb.WriteString(QuoteWord(v))
+	}
+	sb.WriteByte('\n')
+	_, err := io.WriteString(w, sb.String())
+	return err
+}
+
+// QuoteWord returns s as it is when it is a plain word, else Go-quoted.
+func QuoteWord(s string) string {
+	if s == "" {
+		return `""`
+	}
+	for _, r := range s {
+		if unicode.IsSpace(r) || !unicode.IsPrint(r) || r == '"' || r == '\'' || r == '=' || r == '\\' {
+			return strconv.Quote(s)
+		}
+	}
+	return s
+}

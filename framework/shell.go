@@ -1,0 +1,312 @@
+package framework
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"sort"
+	"strings"
+
+	"github.com/google/shlex"
+)
+
+// A State is one state of the shell (offline, connected to an instance).
+type State interface {
+	// Prompt is the REPL prompt: "Offline > ", "Milvus(by-dev) > ".
+	Prompt() string
+	// Commands are the state's commands; help and exit are added by the shell.
+	Commands() []*Command
+	// Close releases what the state holds; the shell calls it when it leaves
+	// the state (a transition) and in Shell.Close.
+	Close() error
+}
+
+// Transition is a Result that moves the shell to another state (connect,
+// disconnect). The shell renders the result, then switches to NextState and
+// closes the state it left.
+type Transition interface {
+	NextState() State
+}
+
+// Shell runs command lines against its current state.
+type Shell struct {
+	state       State
+	idx         *index
+	stdout      io.Writer
+	stderr      io.Writer
+	historyFile string
+	historySet  bool
+}
+
+// NewShell returns a shell in state initial that renders results to stdout
+// and writes notices and errors to stderr.
+func NewShell(initial State, stdout, stderr io.Writer) *Shell {
+	return &Shell{state: initial, stdout: stdout, stderr: stderr}
+}
+
+// State is the current state.
+func (sh *Shell) State() State { return sh.state }
+
+// Close closes the current state.
+func (sh *Shell) Close() error {
+	if sh.state == nil {
+		return nil
+	}
+	return sh.state.Close()
+}
+
+func (sh *Shell) setState(next State) {
+	old := sh.state
+	sh.state, sh.idx = next, nil
+	if old != nil && old != next {
+		if err := old.Close(); err != nil {
+			fmt.Fprintf(sh.stderr, "warning: closing the previous state: %v\n", err)
+		}
+	}
+}
+
+func (sh *Shell) index() *index {
+	if sh.idx == nil {
+		sh.idx = newIndex(sh.state.Commands())
+	}
+	return sh.idx
+}
+
+// Run runs one command line, split into words like a shell does. The result
+// goes to stdout; the error is returned (exit and quit return ErrExit).
+func (sh *Shell) Run(ctx context.Context, line string) (err error) {
+	words, err := shlex.Split(line)
+	if err != nil {
+		return Usagef("cannot split the command line: %v", err)
+	}
+	if len(words) == 0 {
+		return nil
+	}
+	name := words[0]
+	defer func() {
+		if r := recover(); r != nil {
+			err = panicError(name, r)
+		}
+	}()
+	switch name {
+	case "exit", "quit":
+		if len(words) > 1 {
+			return Usagef("%s takes no arguments", name)
+		}
+		return ErrExit
+	case "help":
+		return sh.help(words[1:])
+	}
+	cmd, rest, err := sh.index().resolve(words)
+	if err != nil {
+		return err
+	}
+	name = cmd.Path()
+	p, run, err := cmd.parse(rest)
+	if errors.Is(err, errHelp) {
+		return Render(sh.stdout, &helpResult{detail: cmd}, FormatTable)
+	}
+	if err != nil {
+		return err
+	}
+	res, err := cmd.exec(WithStderr(ctx, sh.stderr), p, run, sh.stdout, formatOf(p))
+	if err != nil {
+		return err
+	}
+	if t, ok := res.(Transition); ok {
+		if next := t.NextState(); next != nil {
+			sh.setState(next)
+		}
+	}
+	return nil
+}
+
+// PanicError is a panic inside a command, turned into an error.
+type PanicError struct {
+	Command string
+	Value   any
+	Stack   []byte
+}
+
+func (e *PanicError) Error() string {
+	return fmt.Sprintf("%s: internal error (panic): %v", e.Command, e.Value)
+}
+
+func panicError(cmd string, r any) error {
+	return &PanicError{Command: cmd, Value: r, Stack: debug.Stack()}
+}
+
+// RunScript runs one command a line from r, skipping blank lines and lines
+// starting with #, and stops at the first failing command, printing
+// "error: ..." to stderr. It returns the exit code.
+func (sh *Shell) RunScript(ctx context.Context, r io.Reader) int {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if code, stop := sh.step(ctx, line); stop {
+			return code
+		}
+	}
+	if err := sc.Err(); err != nil {
+		fmt.Fprintf(sh.stderr, "error: read commands: %v\n", err)
+		return ExitFailed
+	}
+	return ExitOK
+}
+
+// RunOLC runs comma-separated commands (birdwatcher's --olc), with the
+// semantics of RunScript. Commas inside quotes do not split:
+// connect --etcd "a:2379,b:2379", show session
+func (sh *Shell) RunOLC(ctx context.Context, commands string) int {
+	for _, line := range SplitOLC(commands) {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if code, stop := sh.step(ctx, line); stop {
+			return code
+		}
+	}
+	return ExitOK
+}
+
+// step runs one line of a script; stop is true when the script must end.
+func (sh *Shell) step(ctx context.Context, line string) (code int, stop bool) {
+	if ctx.Err() != nil {
+		fmt.Fprintf(sh.stderr, "error: interrupted\n")
+		return ExitFailed, true
+	}
+	err := sh.Run(ctx, line)
+	switch {
+	case err == nil:
+		return ExitOK, false
+	case errors.Is(err, ErrExit):
+		return ExitOK, true
+	default:
+		fmt.Fprintf(sh.stderr, "error: %v\n", err)
+		return ExitCode(err), true
+	}
+}
+
+// SplitOLC splits one-line commands on the commas that are outside quotes,
+// and trims each command.
+func SplitOLC(s string) []string {
+	var (
+		out   []string
+		cur   strings.Builder
+		quote rune
+		esc   bool
+	)
+	for _, r := range s {
+		switch {
+		case esc:
+			esc = false
+		case r == '\\' && quote != '\'':
+			esc = true
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			}
+		case r == '"' || r == '\'':
+			quote = r
+		case r == ',':
+			out = append(out, strings.TrimSpace(cur.String()))
+			cur.Reset()
+			continue
+		}
+		cur.WriteRune(r)
+	}
+	out = append(out, strings.TrimSpace(cur.String()))
+	return out
+}
+
+// index resolves words to the commands of one state.
+type index struct {
+	cmds   []*Command // sorted by path
+	byPath map[string]*Command
+	dups   map[string]bool
+	depth  int
+}
+
+func newIndex(cmds []*Command) *index {
+	ix := &index{byPath: map[string]*Command{}, dups: map[string]bool{}}
+	for _, c := range cmds {
+		if c == nil {
+			continue
+		}
+		p := c.Path()
+		if _, ok := ix.byPath[p]; ok {
+			ix.dups[p] = true
+			continue
+		}
+		ix.byPath[p] = c
+		ix.cmds = append(ix.cmds, c)
+		ix.depth = max(ix.depth, len(c.spec.Path))
+	}
+	sort.Slice(ix.cmds, func(i, j int) bool { return ix.cmds[i].Path() < ix.cmds[j].Path() })
+	return ix
+}
+
+// resolve finds the command named by the leading words (longest match) and
+// returns the words after its path.
+func (ix *index) resolve(words []string) (*Command, []string, error) {
+	n := 0
+	for n < len(words) && n < ix.depth && !strings.HasPrefix(words[n], "-") {
+		n++
+	}
+	for k := n; k >= 1; k-- {
+		p := strings.Join(words[:k], " ")
+		if c, ok := ix.byPath[p]; ok {
+			if ix.dups[p] {
+				return nil, nil, fmt.Errorf("command %q is registered twice", p)
+			}
+			return c, words[k:], nil
+		}
+	}
+	// No command: find the longest group the words name, for the message.
+	for k := n; k >= 1; k-- {
+		if subs := ix.children(words[:k]); len(subs) > 0 {
+			group := strings.Join(words[:k], " ")
+			if k < len(words) && !strings.HasPrefix(words[k], "-") {
+				return nil, nil, Usagef("unknown command %q (%s has: %s)", strings.Join(words[:k+1], " "), group, strings.Join(subs, ", "))
+			}
+			return nil, nil, Usagef("%q needs a subcommand: %s", group, strings.Join(subs, ", "))
+		}
+	}
+	return nil, nil, Usagef("unknown command %q (type help for the list)", words[0])
+}
+
+// children lists the distinct next words of the commands under prefix.
+func (ix *index) children(prefix []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, c := range ix.cmds {
+		p := c.spec.Path
+		if len(p) <= len(prefix) || !hasPrefix(p, prefix) {
+			continue
+		}
+		if w := p[len(prefix)]; !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+func hasPrefix(path, prefix []string) bool {
+	if len(prefix) > len(path) {
+		return false
+	}
+	for i := range prefix {
+		if path[i] != prefix[i] {
+			return false
+		}
+	}
+	return true
+}

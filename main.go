@@ -1,0 +1,90 @@
+// Command heron is a metadata shell for Milvus: connect it to the etcd of a
+// Milvus instance, look around with show commands, repair with write
+// commands. On a terminal it is a REPL; otherwise it reads one command a line
+// from standard input; --olc runs comma-separated commands.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/mattn/go-isatty"
+	"github.com/spf13/pflag"
+
+	"github.com/heron-shell/heron/framework"
+	"github.com/heron-shell/heron/states"
+	"github.com/heron-shell/heron/states/instance"
+)
+
+// namespaces are the command sets of the connected state.
+var namespaces = []func(*instance.Instance) []*framework.Command{}
+
+func main() {
+	for _, ns := range namespaces {
+		states.Register(ns)
+	}
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "demo" {
+		return demoMain(args[1:])
+	}
+
+	fs := pflag.NewFlagSet("heron", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	olc := fs.String("olc", "", `run comma-separated commands and exit, e.g. "connect --etcd 127.0.0.1:2379, show checkpoint" (quote a comma inside a value)`)
+	version := fs.Bool("version", false, "print the versions and exit")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			usage(stdout, fs)
+			return framework.ExitOK
+		}
+		fmt.Fprintf(stderr, "error: %v\n", err)
+		usage(stderr, fs)
+		return framework.ExitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "error: unexpected argument %q\n", fs.Arg(0))
+		usage(stderr, fs)
+		return framework.ExitUsage
+	}
+	if *version {
+		if err := framework.Render(stdout, states.VersionInfo(), framework.FormatTable); err != nil {
+			fmt.Fprintf(stderr, "error: %v\n", err)
+			return framework.ExitFailed
+		}
+		return framework.ExitOK
+	}
+
+	sh := framework.NewShell(states.NewOffline(), stdout, stderr)
+	defer sh.Close()
+	if fs.Changed("olc") {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		return sh.RunOLC(ctx, *olc)
+	}
+	if isatty.IsTerminal(stdin.Fd()) {
+		return sh.RunREPL(context.Background())
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return sh.RunScript(ctx, stdin)
+}
+
+func usage(w io.Writer, fs *pflag.FlagSet) {
+	fmt.Fprintf(w, `Usage:
+  heron                      REPL on a terminal; else one command a line from stdin
+  heron --olc "cmd1, cmd2"   run comma-separated commands
+  heron demo [--wal W]       the shell on an embedded, seeded etcd
+
+Flags:
+%s
+Exit codes: 0 ok, 1 a command failed, 2 usage error, 3 a write refused by a safety gate.
+`, fs.FlagUsages())
+}

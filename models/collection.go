@@ -1,0 +1,144 @@
+package models
+
+import (
+	"bytes"
+	"fmt"
+
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/heron-shell/heron/models/msgid"
+	"github.com/heron-shell/heron/models/wire"
+)
+
+// etcdpb.CollectionInfo field numbers.
+const (
+	collID             protowire.Number = 1
+	collSchema         protowire.Number = 2
+	collCreateTime     protowire.Number = 3
+	collVChannels      protowire.Number = 7
+	collPChannels      protowire.Number = 8
+	collShardsNum      protowire.Number = 10
+	collStartPositions protowire.Number = 11
+	collState          protowire.Number = 13
+	collDBID           protowire.Number = 15
+	schemaName         protowire.Number = 1
+	keyDataKey         protowire.Number = 1
+	keyDataData        protowire.Number = 2
+)
+
+// CollectionTombstone is the value rootcoord writes in place of a dropped
+// collection's info: not protobuf, and never rewritten.
+var CollectionTombstone = []byte{0xE2, 0x9B, 0xBC}
+
+// IsTombstone reports whether a collection-info value is a tombstone.
+func IsTombstone(v []byte) bool { return bytes.Equal(v, CollectionTombstone) }
+
+// Collection state names (etcdpb.CollectionState).
+var collectionStates = map[uint64]string{0: "Created", 1: "Creating", 2: "Dropping", 3: "Dropped"}
+
+// StartPosition is one start_positions pair: key is the pchannel (some writers
+// use the vchannel), data is a message id in bytes encoding.
+type StartPosition struct {
+	Key  string
+	Data []byte
+}
+
+// CollectionInfo is the decoded view of etcdpb.CollectionInfo.
+type CollectionInfo struct {
+	ID             int64
+	DBID           int64
+	Name           string
+	CreateTime     uint64
+	VChannels      []string
+	PChannels      []string
+	ShardsNum      int32
+	StartPositions []StartPosition
+	State          string
+}
+
+// DecodeCollectionInfo decodes a collection-info value (not a tombstone).
+func DecodeCollectionInfo(b []byte) (*CollectionInfo, error) {
+	m, err := wire.Parse(b)
+	if err != nil {
+		return nil, fmt.Errorf("not a CollectionInfo: %w", err)
+	}
+	c := &CollectionInfo{
+		ID:         int64(m.Varint(collID)),
+		DBID:       int64(m.Varint(collDBID)),
+		CreateTime: m.Varint(collCreateTime),
+		ShardsNum:  int32(m.Varint(collShardsNum)),
+		State:      stateName(collectionStates, m.Varint(collState)),
+	}
+	schema, err := m.Sub(collSchema)
+	if err != nil {
+		return nil, fmt.Errorf("CollectionInfo.schema: %w", err)
+	}
+	if schema != nil {
+		c.Name = schema.String(schemaName)
+	}
+	for _, f := range m.All(collVChannels) {
+		c.VChannels = append(c.VChannels, string(f.Payload))
+	}
+	for _, f := range m.All(collPChannels) {
+		c.PChannels = append(c.PChannels, string(f.Payload))
+	}
+	for _, f := range m.All(collStartPositions) {
+		kd, err := wire.Parse(f.Payload)
+		if err != nil {
+			return nil, fmt.Errorf("CollectionInfo.start_positions: %w", err)
+		}
+		c.StartPositions = append(c.StartPositions, StartPosition{Key: kd.String(keyDataKey), Data: kd.BytesOf(keyDataData)})
+	}
+	return c, nil
+}
+
+// StartPositionOf returns the start position of a vchannel: the pair keyed by
+// its pchannel, else by the vchannel itself.
+func (c *CollectionInfo) StartPositionOf(vchannel string) (StartPosition, bool) {
+	p := PChannelOf(vchannel)
+	for _, sp := range c.StartPositions {
+		if sp.Key == p {
+			return sp, true
+		}
+	}
+	for _, sp := range c.StartPositions {
+		if sp.Key == vchannel {
+			return sp, true
+		}
+	}
+	return StartPosition{}, false
+}
+
+// RewriteStartPositions sets the data of every start_positions pair whose key
+// is in scope (a pchannel in scope, or a vchannel of one) to id's bytes. It
+// returns the new value and how many pairs changed; every other byte stays.
+func RewriteStartPositions(b []byte, inScope func(pchannel string) bool, id msgid.ID) ([]byte, int, error) {
+	m, err := wire.Parse(b)
+	if err != nil {
+		return nil, 0, fmt.Errorf("not a CollectionInfo: %w", err)
+	}
+	changed := 0
+	err = m.EditMessages(collStartPositions, func(kd *wire.Message) error {
+		key := kd.String(keyDataKey)
+		if !inScope(key) && !inScope(PChannelOf(key)) {
+			return nil
+		}
+		if bytes.Equal(kd.BytesOf(keyDataData), id.Bytes()) {
+			return nil
+		}
+		kd.SetBytes(keyDataData, id.Bytes())
+		changed++
+		return nil
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("CollectionInfo: %w", err)
+	}
+	return m.Bytes(), changed, nil
+}
+
+func stateName(names map[uint64]string, v uint64) string {
+	if n, ok := names[v]; ok {
+		return n
+	}
+	return fmt.Sprintf("State(%d)", v)
+}

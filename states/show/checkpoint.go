@@ -1,0 +1,519 @@
+package show
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
+	"github.com/milvus-io/milvus-proto/go-api/v3/msgpb"
+
+	"github.com/heron-shell/heron/framework"
+	"github.com/heron-shell/heron/models"
+	"github.com/heron-shell/heron/states/instance"
+)
+
+// CheckpointParam is `show checkpoint`.
+type CheckpointParam struct {
+	framework.ParamBase `use:"show checkpoint" desc:"consume checkpoint of every pchannel and the position datacoord would seek each vchannel to"`
+	Collection          int64  `name:"collection" default:"0" desc:"only the vchannels (and their pchannels) of this collection ID"`
+	PChannel            string `name:"pchannel" default:"" desc:"only this pchannel and its vchannels"`
+	framework.Output
+}
+
+// PChannelRow is one pchannel and its consume checkpoint.
+type PChannelRow struct {
+	Name string `json:"name"`
+	// InMeta: listed under streamingcoord-meta/pchannel/.
+	InMeta              bool   `json:"in_streamingcoord_meta"`
+	HasCheckpoint       bool   `json:"has_checkpoint"`
+	CheckpointKey       string `json:"checkpoint_key,omitempty"`
+	WAL                 string `json:"wal"`
+	MessageID           string `json:"message_id"`
+	MessageIDHuman      string `json:"message_id_human"`
+	TimeTick            uint64 `json:"time_tick"`
+	Time                string `json:"time"`
+	ReplicateCheckpoint bool   `json:"replicate_checkpoint"`
+	ReplicateCluster    string `json:"replicate_cluster,omitempty"`
+	Split               bool   `json:"split"`
+	// WALCounts counts the positions of this pchannel that name their WAL
+	// explicitly (the consume checkpoint included), by WAL.
+	WALCounts map[string]int `json:"wal_counts"`
+	// Untagged counts positions with WAL_name Unknown (channel-cps, segment
+	// positions) and collection start positions, which carry no WAL_name.
+	Untagged int    `json:"untagged"`
+	Error    string `json:"error,omitempty"`
+}
+
+// VChannelRow is one vchannel and the position datacoord would seek it to.
+type VChannelRow struct {
+	Name            string `json:"name"`
+	PChannel        string `json:"pchannel"`
+	Collection      int64  `json:"collection"`
+	CollectionName  string `json:"collection_name,omitempty"`
+	CollectionState string `json:"collection_state,omitempty"`
+	Level           string `json:"level"`
+	SourceKey       string `json:"source_key"`
+	WAL             string `json:"wal"`
+	WALGuessed      bool   `json:"wal_guessed"`
+	MessageIDHex    string `json:"message_id_hex"`
+	MessageIDHuman  string `json:"message_id_human"`
+	Timestamp       uint64 `json:"timestamp"`
+	Time            string `json:"time"`
+	Dropped         bool   `json:"dropped"`
+	Error           string `json:"error,omitempty"`
+}
+
+// CheckpointResult is the output of `show checkpoint`.
+type CheckpointResult struct {
+	Revision       int64         `json:"revision"`
+	PChannels      []PChannelRow `json:"pchannels"`
+	VChannels      []VChannelRow `json:"vchannels"`
+	SplitPChannels []string      `json:"split_pchannels"`
+}
+
+func runCheckpoint(ctx context.Context, inst *instance.Instance, p *CheckpointParam) (framework.Result, error) {
+	return result(Checkpoints(ctx, inst, p.Collection, p.PChannel, framework.Stderr(ctx)))
+}
+
+type pchannelState struct {
+	inMeta  bool
+	cp      *models.WALCheckpoint
+	cpKey   string
+	cpErr   string
+	counts  map[commonpb.WALName]int
+	untaged int
+}
+
+type collMeta struct {
+	name, state string
+}
+
+// checkpointScan holds what `show checkpoint` gathers while keys stream by:
+// one entry per pchannel, collection and vchannel, never per segment.
+type checkpointScan struct {
+	collection int64
+	pchannel   string
+	warn       io.Writer
+
+	pchannels   map[string]*pchannelState
+	collections map[int64]collMeta
+	wanted      map[string]bool // vchannels of --collection
+	resolver    *models.SeekResolver
+	dropped     map[string]string // vchannel -> channel-cp key of its dropped marker
+	cpErrors    map[string]string // vchannel -> error of its undecodable channel-cp
+	metaOnly    map[string]string // vchannel -> its streamingnode vchannel meta key
+}
+
+func (s *checkpointScan) pch(name string) *pchannelState {
+	ps, ok := s.pchannels[name]
+	if !ok {
+		ps = &pchannelState{counts: map[commonpb.WALName]int{}}
+		s.pchannels[name] = ps
+	}
+	return ps
+}
+
+func (s *checkpointScan) warnf(format string, args ...any) {
+	fmt.Fprintf(s.warn, "warning: "+format+"\n", args...)
+}
+
+// inScope reports whether a vchannel of a collection passes the filters.
+// collection is 0 when the caller does not know it.
+func (s *checkpointScan) inScope(vchannel string, collection int64) bool {
+	if s.pchannel != "" && models.PChannelOf(vchannel) != s.pchannel {
+		return false
+	}
+	if s.collection == 0 {
+		return true
+	}
+	if collection != 0 {
+		return collection == s.collection
+	}
+	// Channel-cps carry no collection: take it from the collection infos, or,
+	// for orphans, from Milvus's vchannel naming ({pchannel}_{collection}v{n}).
+	return s.wanted[vchannel] || strings.HasPrefix(vchannel[len(models.PChannelOf(vchannel)):], fmt.Sprintf("_%dv", s.collection))
+}
+
+// count notes a position of a pchannel: tagged with its WAL, or untagged.
+func (s *checkpointScan) count(pchannel string, wal commonpb.WALName) {
+	ps := s.pch(pchannel)
+	if wal == commonpb.WALName_Unknown {
+		ps.untaged++
+		return
+	}
+	ps.counts[wal]++
+}
+
+// Checkpoints reads, at one revision, the consume checkpoint of every pchannel
+// and the seek position of every vchannel, with warnings written to warn.
+// collection (0: all) and pchannel ("": all) narrow what is reported; the
+// split-state counts of a reported pchannel always cover all its positions.
+func Checkpoints(ctx context.Context, inst *instance.Instance, collection int64, pchannel string, warn io.Writer) (*CheckpointResult, error) {
+	if warn == nil {
+		warn = io.Discard
+	}
+	s := &checkpointScan{
+		collection: collection, pchannel: pchannel, warn: warn,
+		pchannels:   map[string]*pchannelState{},
+		collections: map[int64]collMeta{},
+		wanted:      map[string]bool{},
+		resolver:    models.NewSeekResolver(),
+		dropped:     map[string]string{},
+		cpErrors:    map[string]string{},
+		metaOnly:    map[string]string{},
+	}
+	prefixes := []string{
+		models.PChannelPrefix, models.WALPrefix,
+		models.CollectionInfoPrefix, models.LegacyCollectionPrefix,
+		models.ChannelCPPrefix, models.SegmentPrefix,
+	}
+	rev, err := inst.Walk(ctx, 0, prefixes, s.add)
+	if err != nil {
+		return nil, err
+	}
+	return s.result(rev)
+}
+
+func (s *checkpointScan) add(e instance.Entry) error {
+	switch e.Kind {
+	case models.KindPChannel:
+		s.pch(e.PChannel).inMeta = true
+	case models.KindVChannelMeta:
+		// A vchannel the streamingnode knows: listed even when no datacoord
+		// or rootcoord key names it (its level is then "none").
+		if s.inScope(e.VChannel, 0) {
+			s.metaOnly[e.VChannel] = e.Rel
+		}
+	case models.KindConsumeCheckpoint:
+		ps := s.pch(e.PChannel)
+		ps.cpKey = e.Rel
+		cp, err := models.DecodeWALCheckpoint(e.Value)
+		if err != nil {
+			ps.cpErr = fmt.Sprintf("%s: %v", e.Rel, err)
+			s.warnf("consume checkpoint %s does not decode: %v", e.Rel, err)
+			return nil
+		}
+		ps.cp = cp
+		if cp.HasMessageID && cp.WAL != commonpb.WALName_Unknown {
+			ps.counts[cp.WAL]++
+		}
+	case models.KindCollectionInfo, models.KindLegacyCollection:
+		if models.IsTombstone(e.Value) {
+			return nil
+		}
+		c, err := models.DecodeCollectionInfo(e.Value)
+		if err != nil {
+			s.warnf("collection info %s does not decode (its start positions are not considered): %v", e.Rel, err)
+			return nil
+		}
+		// Collection start positions carry no WAL_name: they count as untagged.
+		for _, v := range c.VChannels {
+			if _, ok := c.StartPositionOf(v); ok {
+				s.count(models.PChannelOf(v), commonpb.WALName_Unknown)
+			}
+		}
+		if s.collection != 0 && c.ID != s.collection {
+			return nil
+		}
+		var vs []string
+		for _, v := range c.VChannels {
+			if s.inScope(v, c.ID) {
+				vs = append(vs, v)
+				s.wanted[v] = true
+			}
+		}
+		if len(vs) == 0 && len(c.VChannels) > 0 {
+			return nil
+		}
+		s.collections[c.ID] = collMeta{name: c.Name, state: c.State}
+		scoped := *c
+		scoped.VChannels = vs
+		s.resolver.AddCollection(e.Rel, &scoped)
+	case models.KindChannelCP:
+		pos, err := models.DecodePosition(e.Value)
+		if err != nil {
+			if s.inScope(e.VChannel, 0) {
+				s.cpErrors[e.VChannel] = fmt.Sprintf("%s: %v", e.Rel, err)
+			}
+			s.warnf("channel checkpoint %s does not decode: %v", e.Rel, err)
+			return nil
+		}
+		if models.IsDroppedChannelCP(pos) {
+			if s.inScope(e.VChannel, 0) {
+				s.dropped[e.VChannel] = e.Rel
+			}
+			return nil
+		}
+		s.count(e.PChannel, pos.GetWALName())
+		if s.inScope(e.VChannel, 0) {
+			s.resolver.AddChannelCP(e.Rel, e.VChannel, pos)
+		}
+	case models.KindSegment:
+		seg, err := models.DecodeSegmentInfo(e.Value)
+		if err != nil {
+			s.warnf("segment %s does not decode (not considered as a seek position): %v", e.Rel, err)
+			return nil
+		}
+		if seg.InsertChannel == "" {
+			return nil
+		}
+		pc := models.PChannelOf(seg.InsertChannel)
+		for _, p := range []*msgpb.MsgPosition{seg.StartPosition, seg.DMLPosition} {
+			if p != nil {
+				s.count(pc, p.GetWALName())
+			}
+		}
+		if s.inScope(seg.InsertChannel, seg.CollectionID) {
+			s.resolver.AddSegment(e.Rel, seg)
+		}
+	}
+	return nil
+}
+
+func (s *checkpointScan) cpWAL(pchannel string) commonpb.WALName {
+	if ps, ok := s.pchannels[pchannel]; ok && ps.cp != nil && ps.cp.HasMessageID {
+		return ps.cp.WAL
+	}
+	return commonpb.WALName_Unknown
+}
+
+func (s *checkpointScan) result(rev int64) (*CheckpointResult, error) {
+	res := &CheckpointResult{Revision: rev, PChannels: []PChannelRow{}, VChannels: []VChannelRow{}, SplitPChannels: []string{}}
+	listed := map[string]bool{}
+	for _, sk := range s.resolver.Seeks() {
+		listed[sk.VChannel] = true
+		res.VChannels = append(res.VChannels, s.vchannelRow(sk))
+	}
+	for v := range s.dropped {
+		if !listed[v] {
+			listed[v] = true
+			res.VChannels = append(res.VChannels, s.vchannelRow(models.Seek{VChannel: v, PChannel: models.PChannelOf(v), Level: models.SeekNone}))
+		}
+	}
+	for _, extra := range []map[string]string{s.cpErrors, s.metaOnly} {
+		for v := range extra {
+			if listed[v] {
+				continue
+			}
+			listed[v] = true
+			res.VChannels = append(res.VChannels, s.vchannelRow(models.Seek{VChannel: v, PChannel: models.PChannelOf(v), Level: models.SeekNone}))
+		}
+	}
+	sort.Slice(res.VChannels, func(i, j int) bool {
+		a, b := res.VChannels[i], res.VChannels[j]
+		if a.PChannel != b.PChannel {
+			return a.PChannel < b.PChannel
+		}
+		return a.Name < b.Name
+	})
+
+	// The pchannels reported: all of them, the one named, or those of the collection.
+	names := map[string]bool{}
+	switch {
+	case s.pchannel != "":
+		if _, ok := s.pchannels[s.pchannel]; !ok && len(res.VChannels) == 0 {
+			return nil, fmt.Errorf("no pchannel %q in this instance (no pchannel meta, consume checkpoint or vchannel of it)", s.pchannel)
+		}
+		names[s.pchannel] = true
+	case s.collection != 0:
+		if len(res.VChannels) == 0 {
+			return nil, fmt.Errorf("no collection %d in this instance (no collection info, channel checkpoint or segment of it)", s.collection)
+		}
+		for _, v := range res.VChannels {
+			names[v.PChannel] = true
+		}
+	default:
+		for n := range s.pchannels {
+			names[n] = true
+		}
+		for _, v := range res.VChannels {
+			names[v.PChannel] = true
+		}
+	}
+	sorted := make([]string, 0, len(names))
+	for n := range names {
+		sorted = append(sorted, n)
+	}
+	sort.Strings(sorted)
+	for _, n := range sorted {
+		row := s.pchannelRow(n)
+		if row.Split {
+			res.SplitPChannels = append(res.SplitPChannels, n)
+			s.warnf("pchannel %s is in a SPLIT STATE: its positions name different WALs (%s); Milvus cannot start on it. An interrupted `reset checkpoint` leaves this: run it again to complete it, or `restore --file` to roll it back",
+				n, countsText(row.WALCounts))
+		}
+		res.PChannels = append(res.PChannels, row)
+	}
+	return res, nil
+}
+
+func (s *checkpointScan) pchannelRow(name string) PChannelRow {
+	ps := s.pch(name)
+	row := PChannelRow{Name: name, InMeta: ps.inMeta, CheckpointKey: ps.cpKey, Untagged: ps.untaged, WALCounts: map[string]int{}, Error: ps.cpErr}
+	for w, n := range ps.counts {
+		row.WALCounts[walName(w)] = n
+	}
+	row.Split = len(ps.counts) > 1
+	if cp := ps.cp; cp != nil {
+		row.HasCheckpoint = true
+		row.TimeTick, row.Time = cp.TimeTick, tsoTime(cp.TimeTick)
+		row.ReplicateCheckpoint, row.ReplicateCluster = cp.HasReplicateCheckpoint, cp.ReplicateCluster
+		if cp.HasMessageID {
+			row.WAL, row.MessageID = walName(cp.WAL), cp.MessageID
+			h, err := models.DescribeText(cp.WAL, cp.MessageID)
+			if err != nil {
+				row.Error = fmt.Sprintf("message_id does not decode as %s: %v", walName(cp.WAL), err)
+				s.warnf("consume checkpoint %s: %s", ps.cpKey, row.Error)
+			}
+			row.MessageIDHuman = h
+		} else {
+			row.Error = "consume checkpoint has no message_id"
+		}
+	}
+	return row
+}
+
+func (s *checkpointScan) vchannelRow(sk models.Seek) VChannelRow {
+	row := VChannelRow{Name: sk.VChannel, PChannel: sk.PChannel, Collection: sk.Collection, Level: string(sk.Level), SourceKey: sk.Source}
+	if c, ok := s.collections[sk.Collection]; ok && sk.Collection != 0 {
+		row.CollectionName, row.CollectionState = c.name, c.state
+	}
+	if key, ok := s.dropped[sk.VChannel]; ok {
+		row.Dropped = true
+		if sk.Position == nil {
+			row.SourceKey = key
+		}
+	}
+	if e, ok := s.cpErrors[sk.VChannel]; ok {
+		row.Error = "channel checkpoint does not decode: " + e
+	}
+	if sk.Position == nil {
+		return row
+	}
+	pos := sk.Position
+	wal, guessed := models.PositionWAL(pos, s.cpWAL(sk.PChannel))
+	row.WAL, row.WALGuessed = walName(wal), guessed
+	row.MessageIDHex = fmt.Sprintf("%x", pos.GetMsgID())
+	row.Timestamp, row.Time = pos.GetTimestamp(), tsoTime(pos.GetTimestamp())
+	if wal == commonpb.WALName_Unknown {
+		row.Error = "position names no WAL and its pchannel has no consume checkpoint naming one"
+		s.warnf("vchannel %s: %s (%s)", sk.VChannel, row.Error, sk.Source)
+		return row
+	}
+	h, errText := describe(wal, pos.GetMsgID())
+	row.MessageIDHuman = h
+	if errText != "" {
+		row.Error = fmt.Sprintf("message id does not decode as %s: %s", walName(wal), errText)
+		s.warnf("vchannel %s: position %s: %s", sk.VChannel, sk.Source, row.Error)
+	}
+	return row
+}
+
+func countsText(counts map[string]int) string { return joinCounts(counts, " ", ", ") }
+
+// countsWord renders counts as one word for the line format: pulsar:1,woodpecker:2.
+func countsWord(counts map[string]int) string { return joinCounts(counts, ":", ",") }
+
+func joinCounts(counts map[string]int, kv, sep string) string {
+	keys := make([]string, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s%s%d", k, kv, counts[k])
+	}
+	return strings.Join(parts, sep)
+}
+
+// JSON implements framework.Result.
+func (r *CheckpointResult) JSON() any { return r }
+
+// Table implements framework.Result.
+func (r *CheckpointResult) Table(w io.Writer) error {
+	fmt.Fprintln(w, "PCHANNELS (consume checkpoints)")
+	t := newTable(w, "PCHANNEL", "WAL", "MESSAGE ID", "TIME TICK", "REPLICATE CP", "WAL-TAGGED POSITIONS", "UNTAGGED", "NOTE")
+	for _, p := range r.PChannels {
+		note := p.Error
+		if !p.HasCheckpoint && note == "" {
+			note = "no consume checkpoint"
+		}
+		if p.Split {
+			note = strings.TrimPrefix(note+"; SPLIT", "; ")
+		}
+		t.row(p.Name, p.WAL, p.MessageIDHuman, p.Time, yesNo(p.ReplicateCheckpoint), countsText(p.WALCounts), itoa(p.Untagged), note)
+	}
+	if err := t.flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "VCHANNELS (datacoord seek positions)")
+	t = newTable(w, "VCHANNEL", "COLLECTION", "LEVEL", "WAL", "MESSAGE ID", "TIMESTAMP", "SOURCE KEY", "NOTE")
+	for _, v := range r.VChannels {
+		coll := i64(v.Collection)
+		if v.CollectionName != "" {
+			coll += " (" + v.CollectionName + ")"
+		}
+		wal := v.WAL
+		if v.WALGuessed && wal != "" {
+			wal += " (guessed)"
+		}
+		var notes []string
+		if v.Dropped {
+			notes = append(notes, "dropped vchannel")
+		}
+		if v.CollectionState != "" && v.CollectionState != "Created" {
+			notes = append(notes, "collection "+v.CollectionState)
+		}
+		if v.Error != "" {
+			notes = append(notes, v.Error)
+		}
+		t.row(v.Name, coll, v.Level, wal, v.MessageIDHuman, v.Time, v.SourceKey, strings.Join(notes, "; "))
+	}
+	if err := t.flush(); err != nil {
+		return err
+	}
+	if len(r.SplitPChannels) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "!!! WARNING: SPLIT STATE !!!")
+		fmt.Fprintln(w, "The positions of these pchannels name different WALs; Milvus cannot start on them:")
+		for _, p := range r.PChannels {
+			if p.Split {
+				fmt.Fprintf(w, "  %s: consume checkpoint in %s; positions by WAL: %s (untagged: %d)\n", p.Name, orDash(p.WAL), countsText(p.WALCounts), p.Untagged)
+			}
+		}
+		fmt.Fprintln(w, "An interrupted `reset checkpoint` leaves this state (it writes consume checkpoints last).")
+		fmt.Fprintln(w, "Run the reset again to complete it, or `restore --file` to roll it back.")
+	}
+	return nil
+}
+
+// Lines implements framework.Result.
+func (r *CheckpointResult) Lines(w io.Writer) error {
+	for _, p := range r.PChannels {
+		if err := line(w, "pchannel", "name", p.Name, "wal", p.WAL, "message_id", p.MessageID, "message_id_human", p.MessageIDHuman,
+			"time_tick", u64(p.TimeTick), "time", p.Time, "replicate_checkpoint", boolS(p.ReplicateCheckpoint),
+			"split", boolS(p.Split), "wal_counts", countsWord(p.WALCounts), "untagged", itoa(p.Untagged), "error", p.Error); err != nil {
+			return err
+		}
+	}
+	for _, v := range r.VChannels {
+		if err := line(w, "vchannel", "name", v.Name, "pchannel", v.PChannel, "collection", i64(v.Collection), "level", v.Level,
+			"source_key", v.SourceKey, "wal", v.WAL, "wal_guessed", boolS(v.WALGuessed), "message_id_human", v.MessageIDHuman,
+			"timestamp", u64(v.Timestamp), "time", v.Time, "dropped", boolS(v.Dropped), "error", v.Error); err != nil {
+			return err
+		}
+	}
+	for _, p := range r.PChannels {
+		if p.Split {
+			if err := line(w, "split", "pchannel", p.Name, "checkpoint_wal", p.WAL, "wal_counts", countsWord(p.WALCounts)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,289 @@
+package show
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
+
+	"github.com/heron-shell/heron/models"
+	"github.com/heron-shell/heron/models/msgid"
+	"github.com/heron-shell/heron/models/sample"
+)
+
+func vchannelsByName(r CheckpointResult) map[string]VChannelRow {
+	m := map[string]VChannelRow{}
+	for _, v := range r.VChannels {
+		m[v.Name] = v
+	}
+	return m
+}
+
+func pchannelsByName(r CheckpointResult) map[string]PChannelRow {
+	m := map[string]PChannelRow{}
+	for _, p := range r.PChannels {
+		m[p.Name] = p
+	}
+	return m
+}
+
+func TestShowCheckpointEveryWAL(t *testing.T) {
+	for _, wal := range allWALs {
+		t.Run(walN(wal), func(t *testing.T) {
+			e := seeded(t, wal)
+			res, stderr := runJSON[CheckpointResult](e, "show checkpoint")
+			if strings.Contains(stderr, "warning") {
+				t.Errorf("unexpected warnings on a consistent instance:\n%s", stderr)
+			}
+			vs := vchannelsByName(res)
+			for _, v := range e.sample.VChannels {
+				if _, ok := vs[v]; !ok {
+					t.Errorf("vchannel %s missing from the JSON", v)
+				}
+			}
+			// pchannels: every one of the sample, with its consume checkpoint.
+			ps := pchannelsByName(res)
+			if len(ps) != len(e.sample.PChannels) {
+				t.Errorf("pchannels: got %d, want %d: %+v", len(ps), len(e.sample.PChannels), res.PChannels)
+			}
+			for i, name := range e.sample.PChannels {
+				p, ok := ps[name]
+				if !ok {
+					t.Fatalf("pchannel %s missing", name)
+				}
+				id := sample.ID(wal, int64(50+i))
+				want := PChannelRow{Name: name, WAL: walN(wal), MessageID: id.Text(), MessageIDHuman: id.Human(),
+					TimeTick: ts(60 + i), Time: sample.Base.Add(time.Duration(60+i) * time.Minute).Format(time.RFC3339), ReplicateCheckpoint: i == 2}
+				if p.WAL != want.WAL || p.MessageID != want.MessageID || p.MessageIDHuman != want.MessageIDHuman ||
+					p.TimeTick != want.TimeTick || p.Time != want.Time || p.ReplicateCheckpoint != want.ReplicateCheckpoint {
+					t.Errorf("pchannel %s:\n got %+v\nwant %+v", name, p, want)
+				}
+				if p.Split || !p.InMeta || !p.HasCheckpoint || p.Error != "" {
+					t.Errorf("pchannel %s: split=%v in_meta=%v has_checkpoint=%v error=%q", name, p.Split, p.InMeta, p.HasCheckpoint, p.Error)
+				}
+				if p.WALCounts[walN(wal)] != 1 || len(p.WALCounts) != 1 {
+					t.Errorf("pchannel %s: wal_counts %v, want only the checkpoint's %s", name, p.WALCounts, walN(wal))
+				}
+			}
+			if got := ps[e.pch(0)].Time; got != "2026-11-30T09:00:00Z" {
+				t.Errorf("time tick of dml_0 rendered %q", got)
+			}
+			if len(res.SplitPChannels) != 0 {
+				t.Errorf("split_pchannels %v on a consistent instance", res.SplitPChannels)
+			}
+
+			books0, books1 := e.pch(0)+"_100v0", e.pch(1)+"_100v1"
+			movies, logs := e.pch(1)+"_200v0", e.pch(2)+"_300v0"
+			want := map[string]VChannelRow{
+				books0: {Level: "channel-cp", SourceKey: models.ChannelCPKey(books0), MessageIDHuman: human(wal, 40), Timestamp: ts(55), Collection: 100},
+				books1: {Level: "channel-cp", SourceKey: models.ChannelCPKey(books1), MessageIDHuman: human(wal, 41), Timestamp: ts(55), Collection: 100},
+				// Segment 2001 (Flushed): dml_position, ID(2) at minute 21. The
+				// Dropped segment 2002 has smaller timestamps and must be skipped.
+				movies: {Level: "segment", SourceKey: models.SegmentKey(200, 201, 2001), MessageIDHuman: human(wal, 2), Timestamp: ts(21), Collection: 200},
+				logs:   {Level: "collection-start", SourceKey: models.CollectionInfoKey(1, 300), MessageIDHuman: human(wal, 300), Timestamp: ts(3), Collection: 300},
+			}
+			for name, w := range want {
+				got := vs[name]
+				if got.Level != w.Level || got.SourceKey != w.SourceKey || got.MessageIDHuman != w.MessageIDHuman ||
+					got.Timestamp != w.Timestamp || got.Collection != w.Collection {
+					t.Errorf("vchannel %s:\n got %+v\nwant %+v", name, got, w)
+				}
+				if got.WAL != walN(wal) || !got.WALGuessed {
+					t.Errorf("vchannel %s: wal %q guessed=%v, want %s guessed (positions carry WAL_name Unknown)", name, got.WAL, got.WALGuessed, walN(wal))
+				}
+				if got.PChannel != models.PChannelOf(name) || got.Dropped || got.Error != "" {
+					t.Errorf("vchannel %s: %+v", name, got)
+				}
+				if got.Time != time.UnixMilli(int64(w.Timestamp>>18)).UTC().Format(time.RFC3339) {
+					t.Errorf("vchannel %s: time %q", name, got.Time)
+				}
+			}
+			if vs[books0].CollectionName != "books" || vs[movies].CollectionName != "movies" || vs[logs].CollectionState != "Created" {
+				t.Errorf("collection names/states: %+v %+v %+v", vs[books0], vs[movies], vs[logs])
+			}
+			// The dropped collection's vchannel: listed as dropped, its marker is no seek position.
+			dropped, ok := vs[e.pch(0)+"_400v0"]
+			if !ok || !dropped.Dropped || dropped.Level != "none" || dropped.MessageIDHuman != "" {
+				t.Errorf("dropped vchannel: %+v (present %v)", dropped, ok)
+			}
+
+			table, _ := e.mustRun("show checkpoint")
+			for _, s := range []string{"PCHANNELS", "VCHANNELS", books0, "channel-cp", "segment", "collection-start",
+				human(wal, 40), walN(wal) + " (guessed)", "2026-11-30T09:00:00Z", "dropped vchannel"} {
+				if !strings.Contains(table, s) {
+					t.Errorf("table lacks %q:\n%s", s, table)
+				}
+			}
+			if strings.Contains(table, "SPLIT") {
+				t.Errorf("table reports a split on a consistent instance:\n%s", table)
+			}
+			lines, _ := e.mustRun("show checkpoint --format line")
+			if n := strings.Count(lines, "kind=vchannel "); n != len(res.VChannels) {
+				t.Errorf("line format: %d vchannel lines, want %d:\n%s", n, len(res.VChannels), lines)
+			}
+			if !strings.Contains(lines, "kind=vchannel name="+movies+" ") || !strings.Contains(lines, "level=segment") {
+				t.Errorf("line format:\n%s", lines)
+			}
+		})
+	}
+}
+
+func TestShowCheckpointFilters(t *testing.T) {
+	e := seeded(t, commonpb.WALName_Kafka)
+	p1 := e.pch(1)
+	res, _ := runJSON[CheckpointResult](e, "show checkpoint --pchannel "+p1)
+	if len(res.PChannels) != 1 || res.PChannels[0].Name != p1 {
+		t.Errorf("--pchannel: pchannels %+v", res.PChannels)
+	}
+	names := []string{}
+	for _, v := range res.VChannels {
+		names = append(names, v.Name)
+	}
+	if strings.Join(names, ",") != p1+"_100v1,"+p1+"_200v0" {
+		t.Errorf("--pchannel: vchannels %v", names)
+	}
+
+	res, _ = runJSON[CheckpointResult](e, "show checkpoint --collection 100")
+	names = names[:0]
+	for _, v := range res.VChannels {
+		names = append(names, v.Name)
+	}
+	if strings.Join(names, ",") != e.pch(0)+"_100v0,"+p1+"_100v1" {
+		t.Errorf("--collection: vchannels %v", names)
+	}
+	if len(res.PChannels) != 2 || res.PChannels[0].Name != e.pch(0) || res.PChannels[1].Name != p1 {
+		t.Errorf("--collection: pchannels %+v", res.PChannels)
+	}
+
+	res, _ = runJSON[CheckpointResult](e, "show checkpoint --collection 200 --pchannel "+p1)
+	if len(res.VChannels) != 1 || res.VChannels[0].Level != "segment" {
+		t.Errorf("--collection 200 --pchannel: %+v", res.VChannels)
+	}
+
+	for _, line := range []string{"show checkpoint --collection 12345", "show checkpoint --pchannel nosuch"} {
+		if _, _, code, err := e.run(line); code != 1 {
+			t.Errorf("%s: exit %d (%v), want 1", line, code, err)
+		}
+	}
+	if _, _, code, _ := e.run("show checkpoint --collection abc"); code != 2 {
+		t.Errorf("--collection abc: exit %d, want 2", code)
+	}
+}
+
+// An interrupted reset: one channel-cp of a pulsar instance already says
+// woodpecker while the consume checkpoint still says pulsar.
+func TestShowCheckpointSplitState(t *testing.T) {
+	e := seeded(t, commonpb.WALName_Pulsar)
+	v := e.pch(0) + "_100v0"
+	e.put(models.ChannelCPKey(v), sample.Position(v, msgid.WoodpeckerID{}, ts(55), commonpb.WALName_WoodPecker))
+
+	res, stderr := runJSON[CheckpointResult](e, "show checkpoint")
+	if len(res.SplitPChannels) != 1 || res.SplitPChannels[0] != e.pch(0) {
+		t.Fatalf("split_pchannels = %v, want [%s]", res.SplitPChannels, e.pch(0))
+	}
+	ps := pchannelsByName(res)
+	p0 := ps[e.pch(0)]
+	if !p0.Split || p0.WALCounts["pulsar"] != 1 || p0.WALCounts["woodpecker"] != 1 || len(p0.WALCounts) != 2 {
+		t.Errorf("dml_0: split=%v wal_counts=%v", p0.Split, p0.WALCounts)
+	}
+	if ps[e.pch(1)].Split || ps[e.pch(2)].Split {
+		t.Errorf("other pchannels reported split: %+v", res.PChannels)
+	}
+	vr := vchannelsByName(res)[v]
+	if vr.WAL != "woodpecker" || vr.WALGuessed || vr.MessageIDHuman != "0:0" || vr.Level != "channel-cp" {
+		t.Errorf("rewritten vchannel: %+v", vr)
+	}
+	if !strings.Contains(stderr, "SPLIT STATE") || !strings.Contains(stderr, e.pch(0)) {
+		t.Errorf("no split warning on stderr:\n%s", stderr)
+	}
+
+	table, stderr := e.mustRun("show checkpoint")
+	if !strings.Contains(table, "WARNING: SPLIT STATE") || !strings.Contains(table, e.pch(0)+": consume checkpoint in pulsar; positions by WAL: pulsar 1, woodpecker 1") {
+		t.Errorf("table has no split block:\n%s", table)
+	}
+	if !strings.Contains(stderr, "SPLIT STATE") {
+		t.Errorf("table run: no split warning on stderr:\n%s", stderr)
+	}
+	lines, _ := e.mustRun("show checkpoint --format line")
+	if !strings.Contains(lines, "kind=split pchannel="+e.pch(0)) {
+		t.Errorf("line format has no split record:\n%s", lines)
+	}
+
+	// Segment positions count too: tag one of movies' segments with kafka.
+	seg := sample.Segment{ID: 2003, Collection: 200, Partition: 201, Channel: e.pch(1) + "_200v0", Rows: 1, State: commonpb.SegmentState_Dropped,
+		Start: sample.Position(e.pch(1)+"_200v0", msgid.OffsetID{Of: commonpb.WALName_Kafka, Offset: 0}, ts(1), commonpb.WALName_Kafka)}
+	e.put(models.SegmentKey(200, 201, 2003), seg.Encode())
+	res, _ = runJSON[CheckpointResult](e, "show checkpoint --pchannel "+e.pch(1))
+	if len(res.SplitPChannels) != 1 || res.PChannels[0].WALCounts["kafka"] != 1 {
+		t.Errorf("a tagged Dropped segment position is not counted: %+v", res.PChannels)
+	}
+}
+
+// Undecodable values: show checkpoint warns and reports the rest.
+func TestShowCheckpointBadValues(t *testing.T) {
+	e := seeded(t, commonpb.WALName_Pulsar)
+	e.put(models.ConsumeCheckpointKey(e.pch(1)), []byte{0xff, 0xff})
+	// A pulsar consume checkpoint whose id text is not base64.
+	e.put(models.ConsumeCheckpointKey(e.pch(2)), sample.Checkpoint{ID: badText{}, TimeTick: ts(1)}.Encode())
+	e.put(models.SegmentKey(200, 201, 2009), []byte{0x0a})
+
+	res, stderr := runJSON[CheckpointResult](e, "show checkpoint")
+	ps := pchannelsByName(res)
+	if p := ps[e.pch(1)]; p.HasCheckpoint || !strings.Contains(p.Error, models.ConsumeCheckpointKey(e.pch(1))) {
+		t.Errorf("undecodable checkpoint: %+v", p)
+	}
+	if p := ps[e.pch(2)]; !p.HasCheckpoint || p.Error == "" || p.MessageIDHuman != "" {
+		t.Errorf("bad message id text: %+v", p)
+	}
+	for _, s := range []string{models.ConsumeCheckpointKey(e.pch(1)), models.ConsumeCheckpointKey(e.pch(2)), models.SegmentKey(200, 201, 2009)} {
+		if !strings.Contains(stderr, s) {
+			t.Errorf("stderr does not name %s:\n%s", s, stderr)
+		}
+	}
+	// dml_1's vchannels lost their checkpoint's WAL: the channel-cp cannot be decoded.
+	vr := vchannelsByName(res)[e.pch(1)+"_100v1"]
+	if vr.Error == "" || vr.MessageIDHuman != "" {
+		t.Errorf("vchannel without a WAL: %+v", vr)
+	}
+	if len(res.VChannels) < len(e.sample.VChannels) {
+		t.Errorf("vchannels lost: %+v", res.VChannels)
+	}
+}
+
+// A vchannel known only to the streamingnode (its collection meta is gone)
+// is still listed, with no seek position.
+func TestShowCheckpointVChannelMetaOnly(t *testing.T) {
+	e := seeded(t, commonpb.WALName_Kafka)
+	orphan := e.pch(2) + "_777v0"
+	e.put(models.WALPrefix+e.pch(2)+"/vchannel/"+orphan, sample.VChannelMeta(orphan, 777))
+	res, _ := runJSON[CheckpointResult](e, "show checkpoint")
+	if v, ok := vchannelsByName(res)[orphan]; !ok || v.Level != "none" || v.PChannel != e.pch(2) {
+		t.Errorf("orphan vchannel: %+v (listed %v)", v, ok)
+	}
+	res, _ = runJSON[CheckpointResult](e, "show checkpoint --collection 777")
+	if len(res.VChannels) != 1 || res.VChannels[0].Name != orphan {
+		t.Errorf("--collection 777: %+v", res.VChannels)
+	}
+}
+
+// badText is a pulsar id whose text form is not base64.
+type badText struct{ msgid.PulsarID }
+
+func (badText) Text() string { return "not base64!" }
+
+func TestTSOTime(t *testing.T) {
+	for _, c := range []struct {
+		ts   uint64
+		want string
+	}{
+		{sample.TSO(sample.Base, 0), "2026-11-30T08:00:00Z"},
+		{sample.TSO(sample.Base.Add(1500*time.Millisecond), 7), "2026-11-30T08:00:01.5Z"},
+		{0, ""},
+		{^uint64(0), "max"},
+	} {
+		if got := tsoTime(c.ts); got != c.want {
+			t.Errorf("tsoTime(%d) = %q, want %q", c.ts, got, c.want)
+		}
+	}
+}

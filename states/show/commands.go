@@ -1,0 +1,21 @@
+// Package show holds the read-only `show` commands of a connected instance:
+// checkpoint, session, collections, segment and broadcast-task. Each reads
+// etcd through instance.Instance at one revision, a page at a time, and
+// returns a result that renders as a table, JSON or one line per record.
+package show
+
+import (
+	"github.com/heron-shell/heron/framework"
+	"github.com/heron-shell/heron/states/instance"
+)
+
+// Commands returns the show commands bound to inst.
+func Commands(inst *instance.Instance) []*framework.Command {
+	return []*framework.Command{
+		framework.Read(inst, runCheckpoint),
+		framework.Read(inst, runSession),
+		framework.Read(inst, runCollections),
+		framework.Read(inst, runSegment),
+		framework.Read(inst, runBroadcast),
+	}
+}

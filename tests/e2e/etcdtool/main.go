@@ -1,0 +1,122 @@
+// Command etcdtool seeds and dumps a Milvus meta root for the e2e scripts:
+//
+//	etcdtool seed --etcd HOST:PORT --wal pulsar [--rootPath by-dev] [--gate live-session|growing|sealed|segment-assign|broadcast-pending|broadcast-waitack|broadcast-replicated] [--mqtype]
+//	etcdtool dump --etcd HOST:PORT [--prefix by-dev/]   (key, tab, hex value; sorted)
+//	etcdtool corrupt --etcd HOST:PORT --key KEY          (puts bytes that are not protobuf)
+package main
+
+import (
+	"context"
+	"encoding/hex"
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/heron-shell/heron/models"
+	"github.com/heron-shell/heron/models/msgid"
+	"github.com/heron-shell/heron/models/sample"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "etcdtool:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	if len(args) == 0 {
+		return fmt.Errorf("usage: etcdtool seed|dump|corrupt [flags]")
+	}
+	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
+	endpoint := fs.String("etcd", "127.0.0.1:2379", "etcd address")
+	walName := fs.String("wal", "pulsar", "WAL of the seeded positions")
+	root := fs.String("rootPath", "by-dev", "root path")
+	gate := fs.String("gate", "", "add a key that makes reset refuse")
+	mqtype := fs.Bool("mqtype", false, "add {rootPath}/config/mqtype naming the seeded WAL")
+	prefix := fs.String("prefix", "", "dump only keys under this prefix")
+	key := fs.String("key", "", "key to corrupt")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{*endpoint}, DialTimeout: 5 * time.Second})
+	if err != nil {
+		return err
+	}
+	defer cli.Close()
+	switch args[0] {
+	case "seed":
+		wal, err := msgid.Parse(*walName)
+		if err != nil {
+			return err
+		}
+		layout := models.NewLayout(*root, "meta")
+		in := sample.Build(layout, wal)
+		if *mqtype {
+			in.KVs[layout.Root("config/mqtype")] = []byte(msgid.Name(wal))
+		}
+		if _, err := sample.Seed(ctx, cli, in); err != nil {
+			return err
+		}
+		return addGate(ctx, cli, layout, wal, *gate)
+	case "dump":
+		resp, err := cli.Get(ctx, *prefix, clientv3.WithPrefix(), clientv3.WithSort(clientv3.SortByKey, clientv3.SortAscend))
+		if *prefix == "" {
+			resp, err = cli.Get(ctx, "\x00", clientv3.WithFromKey(), clientv3.WithSort(clientv3.SortByKey, clientv3.SortAscend))
+		}
+		if err != nil {
+			return err
+		}
+		for _, kv := range resp.Kvs {
+			fmt.Printf("%s\t%s\n", kv.Key, hex.EncodeToString(kv.Value))
+		}
+		return nil
+	case "corrupt":
+		_, err := cli.Put(ctx, *key, "\x0a\xff\xff not protobuf")
+		return err
+	}
+	return fmt.Errorf("unknown subcommand %q", args[0])
+}
+
+func addGate(ctx context.Context, cli *clientv3.Client, layout models.Layout, wal commonpb.WALName, gate string) error {
+	p0 := layout.RootPath + "-rootcoord-dml_0"
+	v0 := p0 + "_100v0"
+	put := func(rel string, v []byte, opts ...clientv3.OpOption) error {
+		_, err := cli.Put(ctx, layout.Meta(rel), string(v), opts...)
+		return err
+	}
+	segment := func(state commonpb.SegmentState) error {
+		pos := sample.Position(v0, sample.ID(wal, 7), sample.TSO(sample.Base, 0), 0)
+		return put(models.SegmentKey(100, 101, 1009), sample.Segment{ID: 1009, Collection: 100, Partition: 101,
+			Channel: v0, Rows: 5, State: state, Start: pos}.Encode())
+	}
+	switch gate {
+	case "":
+		return nil
+	case "live-session":
+		lease, err := cli.Grant(ctx, 120)
+		if err != nil {
+			return err
+		}
+		return put(models.SessionPrefix+"querycoord", []byte(`{"ServerID":3,"ServerName":"querycoord","Address":"10.0.0.3:19531"}`), clientv3.WithLease(lease.ID))
+	case "growing":
+		return segment(commonpb.SegmentState_Growing)
+	case "sealed":
+		return segment(commonpb.SegmentState_Sealed)
+	case "segment-assign":
+		return put(models.SegmentAssignPrefix(p0)+"1010", sample.SegmentAssignment(100, 101, 1010, v0))
+	case "broadcast-pending":
+		return put(models.BroadcastTaskPrefix+"2", sample.BroadcastTask(int32(models.BroadcastPending)))
+	case "broadcast-waitack":
+		return put(models.BroadcastTaskPrefix+"2", sample.BroadcastTask(int32(models.BroadcastWaitAck)))
+	case "broadcast-replicated":
+		return put(models.BroadcastTaskPrefix+"2", sample.BroadcastTask(int32(models.BroadcastReplicated)))
+	}
+	return fmt.Errorf("unknown --gate %q", gate)
+}

@@ -1,0 +1,86 @@
+# Shared helpers of the e2e scripts: a real etcd server (Debian's etcd-server)
+# on a free loopback port, the seeding tool, and assertions.
+set -u
+
+E2E_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$E2E_DIR/../.." && pwd)
+HERON=${HERON:-$REPO/bin/heron}
+ETCDTOOL=${ETCDTOOL:-$REPO/bin/etcdtool}
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/heron-e2e.XXXXXX")
+ETCD_PID=""
+FAILS=0
+
+cleanup() {
+	[ -z "$ETCD_PID" ] || kill "$ETCD_PID" 2>/dev/null
+	[ -z "$ETCD_PID" ] || wait "$ETCD_PID" 2>/dev/null
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+
+# start_etcd [extra etcd flags...]: starts etcd, sets ETCD (HOST:PORT).
+start_etcd() {
+	local port peer
+	port=$(free_port)
+	peer=$(free_port)
+	ETCD=127.0.0.1:$port
+	etcd --name e2e --data-dir "$WORK/etcd" \
+		--listen-client-urls "http://$ETCD" --advertise-client-urls "http://$ETCD" \
+		--listen-peer-urls "http://127.0.0.1:$peer" --initial-advertise-peer-urls "http://127.0.0.1:$peer" \
+		--initial-cluster "e2e=http://127.0.0.1:$peer" "$@" >"$WORK/etcd.log" 2>&1 &
+	ETCD_PID=$!
+	for _ in $(seq 1 100); do
+		if ETCDCTL_API=3 etcdctl --endpoints "$ETCD" endpoint health >/dev/null 2>&1; then
+			return 0
+		fi
+		sleep 0.1
+	done
+	echo "etcd did not start; log:" >&2
+	cat "$WORK/etcd.log" >&2
+	exit 1
+}
+
+stop_etcd() {
+	kill "$ETCD_PID" 2>/dev/null
+	wait "$ETCD_PID" 2>/dev/null
+	ETCD_PID=""
+	rm -rf "$WORK/etcd"
+}
+
+seed() { "$ETCDTOOL" seed --etcd "$ETCD" "$@"; }
+dump() { "$ETCDTOOL" dump --etcd "$ETCD" "$@"; }
+
+# run_heron INPUT: pipes INPUT into heron; sets RC, OUT (stdout), ERR (stderr).
+run_heron() {
+	printf '%s\n' "$1" | "$HERON" >"$WORK/out" 2>"$WORK/err"
+	RC=$?
+	OUT=$(cat "$WORK/out")
+	ERR=$(cat "$WORK/err")
+}
+
+connect_line() { echo "connect --etcd $ETCD --rootPath ${1:-by-dev}"; }
+
+pass() { echo "ok   - $1"; }
+fail() {
+	echo "FAIL - $1" >&2
+	echo "  rc=$RC" >&2
+	echo "  stdout: $(echo "$OUT" | head -20)" >&2
+	echo "  stderr: $(echo "$ERR" | head -20)" >&2
+	FAILS=$((FAILS + 1))
+}
+
+expect_rc() { # expect_rc WANT NAME
+	if [ "$RC" -eq "$1" ]; then pass "$2 (exit $1)"; else fail "$2: want exit $1"; fi
+}
+expect_out() { # expect_out PATTERN NAME
+	if printf '%s' "$OUT" | grep -qE -- "$1"; then pass "$2"; else fail "$2: stdout lacks /$1/"; fi
+}
+expect_err() {
+	if printf '%s' "$ERR" | grep -qE -- "$1"; then pass "$2"; else fail "$2: stderr lacks /$1/"; fi
+}
+finish() {
+	[ "$FAILS" -eq 0 ] || { echo "$FAILS check(s) failed in $(basename "$0")" >&2; exit 1; }
+}
