@@ -19,10 +19,13 @@ import (
 	"github.com/heron-shell/heron/framework"
 	"github.com/heron-shell/heron/states"
 	"github.com/heron-shell/heron/states/instance"
+	"github.com/heron-shell/heron/states/show"
 )
 
 // namespaces are the command sets of the connected state.
-var namespaces = []func(*instance.Instance) []*framework.Command{}
+var namespaces = []func(*instance.Instance) []*framework.Command{
+	show.Commands,
+}
 
 func main() {
 	for _, ns := range namespaces {

@@ -1,11 +1,19 @@
 package main
 
 import (
-	"fmt"
+	"context"
 	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/mattn/go-isatty"
+
+	"github.com/heron-shell/heron/states/demo"
 )
 
+// demoMain runs `heron demo`: the shell on an embedded etcd seeded with a sample instance.
 func demoMain(args []string) int {
-	fmt.Fprintln(os.Stderr, "error: heron demo is not available in this build yet")
-	return 1
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return demo.Main(ctx, args, isatty.IsTerminal(os.Stdin.Fd()), os.Stdin, os.Stdout, os.Stderr)
 }

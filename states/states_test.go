@@ -88,7 +88,7 @@ func TestConnectAndDisconnect(t *testing.T) {
 
 	require.NoError(t, s.run(t, "help"))
 	assert.Contains(t, s.out.String(), "disconnect")
-	assert.NotContains(t, s.out.String(), "connect ")
+	assert.NotContains(t, s.out.String(), "  connect ")
 	assert.Equal(t, framework.ExitUsage, framework.ExitCode(s.run(t, "connect --etcd "+ep)), "no connect while connected")
 
 	require.NoError(t, s.run(t, "disconnect"))

@@ -79,12 +79,12 @@ func runCheckpoint(ctx context.Context, inst *instance.Instance, p *CheckpointPa
 }
 
 type pchannelState struct {
-	inMeta  bool
-	cp      *models.WALCheckpoint
-	cpKey   string
-	cpErr   string
-	counts  map[commonpb.WALName]int
-	untaged int
+	inMeta   bool
+	cp       *models.WALCheckpoint
+	cpKey    string
+	cpErr    string
+	counts   map[commonpb.WALName]int
+	untagged int
 }
 
 type collMeta struct {
@@ -141,7 +141,7 @@ func (s *checkpointScan) inScope(vchannel string, collection int64) bool {
 func (s *checkpointScan) count(pchannel string, wal commonpb.WALName) {
 	ps := s.pch(pchannel)
 	if wal == commonpb.WALName_Unknown {
-		ps.untaged++
+		ps.untagged++
 		return
 	}
 	ps.counts[wal]++
@@ -183,10 +183,9 @@ func (s *checkpointScan) add(e instance.Entry) error {
 		s.pch(e.PChannel).inMeta = true
 	case models.KindVChannelMeta:
 		// A vchannel the streamingnode knows: listed even when no datacoord
-		// or rootcoord key names it (its level is then "none").
-		if s.inScope(e.VChannel, 0) {
-			s.metaOnly[e.VChannel] = e.Rel
-		}
+		// or rootcoord key names it (its level is then "none"). Filtered in
+		// result, once the collection infos have named their vchannels.
+		s.metaOnly[e.VChannel] = e.Rel
 	case models.KindConsumeCheckpoint:
 		ps := s.pch(e.PChannel)
 		ps.cpKey = e.Rel
@@ -295,7 +294,7 @@ func (s *checkpointScan) result(rev int64) (*CheckpointResult, error) {
 	}
 	for _, extra := range []map[string]string{s.cpErrors, s.metaOnly} {
 		for v := range extra {
-			if listed[v] {
+			if listed[v] || !s.inScope(v, 0) {
 				continue
 			}
 			listed[v] = true
@@ -352,7 +351,7 @@ func (s *checkpointScan) result(rev int64) (*CheckpointResult, error) {
 
 func (s *checkpointScan) pchannelRow(name string) PChannelRow {
 	ps := s.pch(name)
-	row := PChannelRow{Name: name, InMeta: ps.inMeta, CheckpointKey: ps.cpKey, Untagged: ps.untaged, WALCounts: map[string]int{}, Error: ps.cpErr}
+	row := PChannelRow{Name: name, InMeta: ps.inMeta, CheckpointKey: ps.cpKey, Untagged: ps.untagged, WALCounts: map[string]int{}, Error: ps.cpErr}
 	for w, n := range ps.counts {
 		row.WALCounts[walName(w)] = n
 	}
