@@ -23,7 +23,7 @@ func (sh *Shell) RunREPL(ctx context.Context) (code int) {
 
 	parser, err := newTTYParser()
 	if err != nil {
-		fmt.Fprintf(sh.stderr, "error: no terminal for the REPL (%v); reading commands from standard input\n", err)
+		fmt.Fprintf(sh.stderr, "warning: no terminal for the REPL (%v); reading commands from standard input\n", err)
 		return sh.RunScript(ctx, os.Stdin)
 	}
 
@@ -60,6 +60,9 @@ func (sh *Shell) RunREPL(ctx context.Context) (code int) {
 	for ctx.Err() == nil {
 		parser.eof.Store(false)
 		p := prompt.New(func(string) {}, func(d prompt.Document) []prompt.Suggest {
+			if strings.TrimSpace(d.TextBeforeCursor()) == "" {
+				return nil // no menu over an empty line
+			}
 			return sh.Suggest(d.TextBeforeCursor())
 		},
 			prompt.OptionParser(parser),
@@ -68,7 +71,13 @@ func (sh *Shell) RunREPL(ctx context.Context) (code int) {
 			prompt.OptionTitle("heron"),
 			prompt.OptionMaxSuggestion(12),
 		)
-		line := strings.TrimSpace(p.Input())
+		input, perr := readInput(p)
+		if perr != nil {
+			restore()
+			fmt.Fprintf(sh.stderr, "\nerror: terminal input failed: %v\n", perr)
+			return ExitFailed
+		}
+		line := strings.TrimSpace(input)
 		if line == "" {
 			if parser.eof.Load() {
 				break
@@ -110,6 +119,16 @@ func (sh *Shell) replLine(ctx context.Context, line string) (exit bool) {
 	return false
 }
 
+// readInput reads one line with go-prompt, which panics on some terminals.
+func readInput(p *prompt.Prompt) (line string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	return p.Input(), nil
+}
+
 // ttyParser is go-prompt's terminal reader that also notes a Ctrl-D, so the
 // REPL can tell it from an empty line (both make Input return "").
 type ttyParser struct {
@@ -123,7 +142,11 @@ func newTTYParser() (p *ttyParser, err error) {
 			err = fmt.Errorf("%v", r)
 		}
 	}()
-	return &ttyParser{ConsoleParser: prompt.NewStandardInputParser()}, nil
+	in := prompt.NewStandardInputParser()
+	if ws := in.GetWinSize(); ws.Col == 0 || ws.Row == 0 {
+		return nil, fmt.Errorf("the terminal has no size (%dx%d)", ws.Col, ws.Row)
+	}
+	return &ttyParser{ConsoleParser: in}, nil
 }
 
 func (t *ttyParser) Read() ([]byte, error) {

@@ -130,14 +130,12 @@ func (r *connectResult) JSON() any {
 	}{r.message(), r}
 }
 
-func (r *connectResult) Table(w io.Writer) error {
-	_, err := fmt.Fprintln(w, r.message())
-	return err
-}
+// Table and Lines print nothing: the connect notice goes to stderr (see
+// runConnect), so that a script "connect ..., show ... --format json" still
+// prints exactly one JSON document on stdout.
+func (r *connectResult) Table(io.Writer) error { return nil }
 
-func (r *connectResult) Lines(w io.Writer) error {
-	return framework.WriteLine(w, "endpoints", strings.Join(r.Endpoints, ","), "rootPath", r.RootPath, "metaPath", r.MetaPath)
-}
+func (r *connectResult) Lines(io.Writer) error { return nil }
 
 func (r *connectResult) NextState() framework.State { return r.next }
 
@@ -162,10 +160,12 @@ func runConnect(ctx context.Context, _ *Offline, p *ConnectParams) (framework.Re
 		fmt.Fprintf(framework.Stderr(ctx), "warning: root path %s holds no Milvus metadata (nothing under %s); connected anyway (--force)\n", layout.RootPath, layout.MetaRoot())
 	}
 	inst := instance.New(cli, layout, p.Etcd)
-	return &connectResult{
+	r := &connectResult{
 		Endpoints: p.Etcd, RootPath: layout.RootPath, MetaPath: layout.MetaPath, MetaRoot: layout.MetaRoot(),
 		Forced: !ok, next: NewConnected(inst),
-	}, nil
+	}
+	fmt.Fprintln(framework.Stderr(ctx), r.message())
+	return r, nil
 }
 
 // dial connects to etcd and proves the connection with a read, all within

@@ -75,8 +75,8 @@ func TestConnectAndDisconnect(t *testing.T) {
 
 	require.NoError(t, s.run(t, "connect --etcd "+ep))
 	assert.Equal(t, "Milvus(by-dev) > ", s.sh.State().Prompt())
-	assert.Contains(t, s.out.String(), "connected to etcd "+ep+", root path by-dev")
-	assert.Empty(t, s.errOut.String())
+	assert.Contains(t, s.errOut.String(), "connected to etcd "+ep+", root path by-dev", "the notice is a diagnostic")
+	assert.Empty(t, s.out.String(), "stdout stays clean for the results of later commands")
 	conn, ok := s.sh.State().(*Connected)
 	require.True(t, ok)
 	inst := conn.Instance()

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"go.etcd.io/etcd/server/v3/embed"
+	"go.uber.org/zap"
 )
 
 // Server is a running embedded etcd.
@@ -48,8 +49,9 @@ func startOnce(dir string) (*embed.Etcd, error) {
 	cfg := embed.NewConfig()
 	cfg.Dir = dir
 	cfg.Name = "heron-embedded"
-	cfg.LogLevel = "error"
-	cfg.Logger = "zap"
+	// The server's own log would interleave with the shell's output, and it
+	// reports a normal shutdown as errors: heron reports failures itself.
+	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.NewNop())
 	cfg.ListenClientUrls = []url.URL{*clientURL}
 	cfg.AdvertiseClientUrls = []url.URL{*clientURL}
 	cfg.ListenPeerUrls = []url.URL{*peerURL}

@@ -3,10 +3,15 @@
 //	etcdtool seed --etcd HOST:PORT --wal pulsar [--rootPath by-dev] [--gate live-session|growing|sealed|segment-assign|broadcast-pending|broadcast-waitack|broadcast-replicated] [--mqtype]
 //	etcdtool dump --etcd HOST:PORT [--prefix by-dev/]   (key, tab, hex value; sorted)
 //	etcdtool corrupt --etcd HOST:PORT --key KEY          (puts bytes that are not protobuf)
+//
+// Every subcommand also takes --cacert F [--cert F --key-file F] (https) and
+// --user U (password from $ETCDTOOL_PASSWORD) to reach a secured etcd.
 package main
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/hex"
 	"flag"
 	"fmt"
@@ -40,12 +45,27 @@ func run(args []string) error {
 	mqtype := fs.Bool("mqtype", false, "add {rootPath}/config/mqtype naming the seeded WAL")
 	prefix := fs.String("prefix", "", "dump only keys under this prefix")
 	key := fs.String("key", "", "key to corrupt")
+	cacert := fs.String("cacert", "", "CA certificate (PEM): connect with TLS")
+	cert := fs.String("cert", "", "client certificate (PEM)")
+	keyFile := fs.String("key-file", "", "client key (PEM)")
+	user := fs.String("user", "", "etcd user (password from $ETCDTOOL_PASSWORD)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{*endpoint}, DialTimeout: 5 * time.Second})
+	cfg := clientv3.Config{Endpoints: []string{*endpoint}, DialTimeout: 5 * time.Second}
+	if *cacert != "" {
+		tc, err := tlsConfig(*cacert, *cert, *keyFile)
+		if err != nil {
+			return err
+		}
+		cfg.TLS = tc
+	}
+	if *user != "" {
+		cfg.Username, cfg.Password = *user, os.Getenv("ETCDTOOL_PASSWORD")
+	}
+	cli, err := clientv3.New(cfg)
 	if err != nil {
 		return err
 	}
@@ -119,4 +139,24 @@ func addGate(ctx context.Context, cli *clientv3.Client, layout models.Layout, wa
 		return put(models.BroadcastTaskPrefix+"2", sample.BroadcastTask(int32(models.BroadcastReplicated)))
 	}
 	return fmt.Errorf("unknown --gate %q", gate)
+}
+
+func tlsConfig(ca, cert, key string) (*tls.Config, error) {
+	pem, err := os.ReadFile(ca)
+	if err != nil {
+		return nil, err
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("%s holds no PEM certificate", ca)
+	}
+	tc := &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	if cert != "" {
+		pair, err := tls.LoadX509KeyPair(cert, key)
+		if err != nil {
+			return nil, err
+		}
+		tc.Certificates = []tls.Certificate{pair}
+	}
+	return tc, nil
 }
