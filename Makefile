@@ -2,7 +2,7 @@ GO      ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X github.com/heron-shell/heron/states.Version=$(VERSION)
 
-.PHONY: build test demo clean
+.PHONY: build test demo bench clean
 
 build:
 	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o bin/heron .
@@ -14,6 +14,12 @@ test: build
 
 demo: build
 	bin/heron demo
+
+# bench: reset checkpoint on a generated instance (BENCH_SEGMENTS, default
+# 1000000; BENCH_SIZES="100000 1000000" side by side) against a local etcd
+# server, beside a raw write loop; see bench/run.sh.
+bench: build
+	bash bench/run.sh
 
 clean:
 	rm -rf bin

@@ -19,12 +19,16 @@ import (
 	"github.com/heron-shell/heron/framework"
 	"github.com/heron-shell/heron/states"
 	"github.com/heron-shell/heron/states/instance"
+	"github.com/heron-shell/heron/states/reset"
+	"github.com/heron-shell/heron/states/restore"
 	"github.com/heron-shell/heron/states/show"
 )
 
 // namespaces are the command sets of the connected state.
 var namespaces = []func(*instance.Instance) []*framework.Command{
 	show.Commands,
+	reset.Commands,
+	restore.Commands,
 }
 
 func main() {

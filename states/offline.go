@@ -198,6 +198,14 @@ func dial(ctx context.Context, p *ConnectParams, timeout time.Duration) (*client
 	if err := probeTCP(ctx, p.Etcd); err != nil {
 		return nil, fmt.Errorf("cannot reach etcd at %s: %w", addrs, err)
 	}
+	// So does a TLS handshake that fails (an untrusted CA, a client
+	// certificate the server refuses): the gRPC client would only report a
+	// deadline, without the reason.
+	if cfg.TLS != nil {
+		if err := probeTLS(ctx, p.Etcd, cfg.TLS); err != nil {
+			return nil, fmt.Errorf("TLS handshake with etcd at %s failed: %w (check --rootCAPem, --etcdCert and --etcdKey)", addrs, err)
+		}
+	}
 
 	type made struct {
 		cli *clientv3.Client
@@ -223,7 +231,11 @@ func dial(ctx context.Context, p *ConnectParams, timeout time.Duration) (*client
 		}()
 		return nil, dialError(addrs, timeout, p.UserName, ctx.Err())
 	}
-	if _, err := cli.Get(ctx, "heron-connect-probe", clientv3.WithKeysOnly(), clientv3.WithCountOnly()); err != nil {
+	// The probe reads one key under the meta root: a user granted only the
+	// root path's prefix (as Milvus's own etcd user often is) may read
+	// nothing else.
+	probe := strings.Trim(p.RootPath, "/") + "/" + strings.Trim(p.MetaPath, "/") + "/"
+	if _, err := cli.Get(ctx, probe, clientv3.WithKeysOnly(), clientv3.WithCountOnly()); err != nil {
 		cli.Close()
 		return nil, dialError(addrs, timeout, p.UserName, err)
 	}
@@ -260,6 +272,60 @@ func probeTCP(ctx context.Context, endpoints []string) error {
 				c.Close()
 			}
 			errs <- err
+		}()
+	}
+	var all []error
+	for range endpoints {
+		err := <-errs
+		if err == nil {
+			return nil
+		}
+		all = append(all, err)
+	}
+	return errors.Join(all...)
+}
+
+// tlsProbeRead is how long probeTLS waits after the handshake for the
+// server's verdict on the client certificate (TLS 1.3 sends it after the
+// client's handshake is done).
+const tlsProbeRead = 300 * time.Millisecond
+
+// probeTLS fails when no endpoint completes a TLS handshake with tc. TLS 1.3
+// servers refuse a client certificate only after the client finished, with an
+// alert that the first read returns; the read stops after tlsProbeRead on a
+// server that accepted and waits for the request (etcd does).
+func probeTLS(ctx context.Context, endpoints []string, tc *tls.Config) error {
+	errs := make(chan error, len(endpoints))
+	for _, ep := range endpoints {
+		go func() {
+			network, addr := endpointAddr(ep)
+			if addr == "" || network != "tcp" {
+				errs <- nil
+				return
+			}
+			host, _, _ := net.SplitHostPort(addr)
+			c := tc.Clone()
+			if c.ServerName == "" {
+				c.ServerName = host
+			}
+			d := tls.Dialer{Config: c}
+			conn, err := d.DialContext(ctx, network, addr)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer conn.Close()
+			_ = conn.SetReadDeadline(time.Now().Add(tlsProbeRead))
+			var b [1]byte
+			if _, err := conn.Read(b[:]); err != nil {
+				var ne net.Error
+				if errors.As(err, &ne) && ne.Timeout() {
+					err = nil
+				}
+				errs <- err
+				return
+			}
+			errs <- nil
 		}()
 	}
 	var all []error

@@ -172,7 +172,11 @@ func Apply(ctx context.Context, cli *clientv3.Client, src Source, opt Options) (
 	w := &writer{ctx: ctx, cli: cli, opt: opt, hashes: hashes, prog: prog, total: res.Keys,
 		sem: make(chan struct{}, opt.Concurrency), phase: -1 << 62}
 	b2 := newBatcher(opt, seed, w.send)
-	err = src(ctx, func(op Op) error {
+	src2 := src
+	if opt.Replay != nil {
+		src2 = replay(opt.BackupPath, opt.Replay)
+	}
+	err = src2(ctx, func(op Op) error {
 		Heartbeat(ctx)
 		return b2.add(op)
 	})
@@ -452,4 +456,31 @@ func (w *writer) conflict(ctx context.Context, bt *batch) error {
 	}
 	sort.Strings(keys)
 	return &ConflictError{Key: keys[0] + " (or another key of its transaction)", Revision: w.opt.Header.Revision, Read: bt.ops[0].ModRevision, Now: bt.ops[0].ModRevision}
+}
+
+// replay is a Source that rebuilds the ops of a backup file with fn.
+func replay(path string, fn func(Entry) (Op, error)) Source {
+	return func(ctx context.Context, yield func(Op) error) error {
+		br, err := OpenBackup(path)
+		if err != nil {
+			return err
+		}
+		defer br.Close()
+		for {
+			e, ok, err := br.Next()
+			if err != nil || !ok {
+				return err
+			}
+			op, err := fn(e)
+			if err != nil {
+				return fmt.Errorf("replay %s: %w", e.Key, err)
+			}
+			if err := yield(op); err != nil {
+				return err
+			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+	}
 }

@@ -121,6 +121,13 @@ type Options struct {
 	// Label prefixes progress lines ("reset checkpoint").
 	Label string
 
+	// Replay, when set, makes pass 2 read the ops back from the backup file
+	// instead of calling the source again: it rebuilds each op from its
+	// backup entry (key, value and mod revision as read) with the plan's pure
+	// per-key function. Pass 2 then costs no etcd reads. The rebuilt ops must
+	// equal pass 1's, which Apply checks transaction by transaction.
+	Replay func(e Entry) (Op, error)
+
 	// AfterBackup is called once the backup is synced and renamed, before the
 	// first write to etcd; an error stops the run with nothing written.
 	AfterBackup func(path string) error

@@ -1,10 +1,8 @@
 package instance
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"math/big"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
@@ -13,14 +11,12 @@ import (
 
 // etcd answers a range request with a limit only after counting every key up
 // to the range end, so paging [from, prefixEnd) with a limit costs O(keys
-// left) per page and O(n²/page) for a whole prefix: about 25 s per 200k keys
-// at 1,000 keys a page, minutes for a million. ScanWindowed pages through
-// windows [from, to) sized to hold about one page, estimated from the key
-// density of the page before, so a scan costs O(n).
-
-// windowPrecision is how many key bytes after the prefix place a key in the
-// key space when window bounds are computed.
-const windowPrecision = 128
+// left) per page and O(n²/page) for a whole prefix: seconds per 200k keys at
+// 1,000 keys a page, minutes for a million. ScanWindowed reads windows
+// [from, to) that end where a subtree of the key hierarchy ends (the keys
+// that share the first j bytes of the last key read), and adapts j: one byte
+// longer when a window held more than a page, one byte shorter when it held
+// less than a quarter of one. A scan then costs O(n) etcd work.
 
 // ScanWindowed is Scan (pages of keys under the absolute prefix at revision
 // rev, 0: current; returns the revision read at) in O(n) etcd work. Pages
@@ -31,16 +27,10 @@ func (in *Instance) ScanWindowed(ctx context.Context, prefix string, rev int64, 
 		size = DefaultPageSize
 	}
 	end := clientv3.GetPrefixRangeEnd(prefix)
-	space := newKeySpace(prefix)
 	from := prefix
-	var width *big.Int // nil: the first request spans the whole range
+	j := 0 // 0: the window is the whole rest of the range
 	for {
-		to := end
-		if width != nil {
-			if t, ok := space.add(from, width); ok && t < end {
-				to = t
-			}
-		}
+		to := windowEnd(from, j, len(prefix), end)
 		opts := []clientv3.OpOption{clientv3.WithRange(to), clientv3.WithLimit(int64(size))}
 		if rev > 0 {
 			opts = append(opts, clientv3.WithRev(rev))
@@ -63,30 +53,49 @@ func (in *Instance) ScanWindowed(ctx context.Context, prefix string, rev int64, 
 		}
 		switch {
 		case resp.More:
-			// The window held more than a page: go on after the last key,
-			// with a window about 3/4 as wide as the keys this page covered.
+			// More than a page in the window: go on after the last key,
+			// within the subtree one level below the page's common prefix.
 			first, last := string(resp.Kvs[0].Key), string(resp.Kvs[len(resp.Kvs)-1].Key)
-			width = space.distance(first, last)
-			width.Mul(width, big.NewInt(3))
-			width.Rsh(width, 2)
+			j = min(max(commonPrefix(first, last)+1, j+1), len(last))
 			from = last + "\x00"
 		case to == end:
 			return rev, nil
 		default:
-			// The whole window was read: move on with a window sized for
-			// 3/4 of a page at the density just seen (at most 8 times wider).
-			n := int64(len(resp.Kvs))
-			w := space.distance(from, to)
-			if n == 0 || 8*n < int64(size) {
-				w.Lsh(w, 3)
-			} else {
-				w.Mul(w, big.NewInt(3*int64(size)))
-				w.Div(w, big.NewInt(4*n))
+			// The whole window was read: the next one is its next sibling,
+			// or the rest of its parent when this one was sparse.
+			if n := len(resp.Kvs); (n == 0 || 4*n < size) && j > len(prefix)+1 {
+				j--
 			}
-			width = w
 			from = to
 		}
 	}
+}
+
+// windowEnd is the end of the subtree of keys sharing from's first j bytes,
+// bounded by end; the whole range when j does not name a subtree under prefix.
+func windowEnd(from string, j, prefixLen int, end string) string {
+	if j <= prefixLen || j > len(from) {
+		if j > len(from) && len(from) > prefixLen {
+			j = len(from)
+		} else {
+			return end
+		}
+	}
+	to := clientv3.GetPrefixRangeEnd(from[:j])
+	if to == "\x00" || to > end || to <= from {
+		return end
+	}
+	return to
+}
+
+func commonPrefix(a, b string) int {
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
 }
 
 // WalkWindowed is Walk over ScanWindowed.
@@ -113,42 +122,4 @@ func (in *Instance) WalkWindowed(ctx context.Context, rev int64, prefixes []stri
 		}
 	}
 	return rev, nil
-}
-
-// keySpace maps the keys under a prefix to numbers: the windowPrecision
-// bytes after the prefix, big-endian, zero-padded.
-type keySpace struct{ prefix string }
-
-func newKeySpace(prefix string) keySpace { return keySpace{prefix: prefix} }
-
-func (s keySpace) num(key string) *big.Int {
-	var b [windowPrecision]byte
-	if len(key) > len(s.prefix) {
-		copy(b[:], key[len(s.prefix):])
-	}
-	return new(big.Int).SetBytes(b[:])
-}
-
-// distance is num(b)-num(a), at least 1.
-func (s keySpace) distance(a, b string) *big.Int {
-	d := new(big.Int).Sub(s.num(b), s.num(a))
-	if d.Sign() <= 0 {
-		d.SetInt64(1)
-	}
-	return d
-}
-
-// add returns the key at num(from)+width; ok is false past the key space.
-func (s keySpace) add(from string, width *big.Int) (string, bool) {
-	n := new(big.Int).Add(s.num(from), width)
-	if n.BitLen() > 8*windowPrecision {
-		return "", false
-	}
-	var b [windowPrecision]byte
-	n.FillBytes(b[:])
-	key := s.prefix + string(bytes.TrimRight(b[:], "\x00"))
-	if key <= from {
-		return "", false
-	}
-	return key, true
 }

@@ -1,0 +1,100 @@
+// Package profile profiles `reset checkpoint` in-process against an etcd
+// server that bench/gen seeded, without any hook in heron itself:
+//
+//	bin/bench-gen seed --etcd 127.0.0.1:PORT --segments 100000
+//	HERON_PROFILE_ETCD=127.0.0.1:PORT HERON_PROFILE_RUN=1 \
+//	  go test ./bench/profile -run Profile -v -cpuprofile /tmp/cpu.out -memprofile /tmp/mem.out
+//	go tool pprof -top -nodecount 40 bench/profile.test /tmp/cpu.out
+//
+// Without HERON_PROFILE_ETCD the test is skipped. HERON_PROFILE_RUN=1 also
+// applies the plan (back to the source WAL with HERON_PROFILE_BACK=1, so the
+// seeded instance can be profiled again); HERON_PROFILE_TARGET picks the
+// target WAL (default woodpecker). Each phase logs its wall time, heap and
+// the process's CPU time.
+package profile
+
+import (
+	"context"
+	"io"
+	"os"
+	"runtime"
+	"syscall"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+
+	"github.com/heron-shell/heron/framework"
+	"github.com/heron-shell/heron/framework/apply"
+	"github.com/heron-shell/heron/models"
+	"github.com/heron-shell/heron/states/instance"
+	"github.com/heron-shell/heron/states/reset"
+)
+
+func cpu() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func TestProfile(t *testing.T) {
+	ep := os.Getenv("HERON_PROFILE_ETCD")
+	if ep == "" {
+		t.Skip("set HERON_PROFILE_ETCD=HOST:PORT (an etcd seeded by bench/gen) to run")
+	}
+	target := os.Getenv("HERON_PROFILE_TARGET")
+	if target == "" {
+		target = "woodpecker"
+	}
+	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{ep}, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	inst := instance.New(cli, models.NewLayout("by-dev", "meta"), []string{ep})
+	ctx := framework.WithStderr(context.Background(), io.Discard)
+	if testing.Verbose() {
+		ctx = framework.WithStderr(context.Background(), os.Stderr)
+	}
+
+	phase := func(name string, fn func() error) {
+		runtime.GC()
+		var ms runtime.MemStats
+		start, c0 := time.Now(), cpu()
+		if err := fn(); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		runtime.ReadMemStats(&ms)
+		t.Logf("%-10s wall %6.2fs  cpu %6.2fs  heap in use %4d MiB  sys %4d MiB  total alloc %6d MiB",
+			name, time.Since(start).Seconds(), (cpu() - c0).Seconds(), ms.HeapInuse>>20, ms.Sys>>20, ms.TotalAlloc>>20)
+	}
+
+	run := func(wal string) {
+		p := &reset.Params{TargetWAL: wal, MaxTxnOps: 128, BackupDir: t.TempDir()}
+		var pl *reset.Plan
+		phase("plan", func() error {
+			var err error
+			pl, err = reset.Build(ctx, inst, p)
+			return err
+		})
+		t.Logf("plan: %d keys", pl.TotalKeys)
+		if os.Getenv("HERON_PROFILE_RUN") == "" {
+			return
+		}
+		var times apply.Result
+		phase("run", func() error {
+			res, err := pl.Apply(ctx)
+			if rr, ok := res.(*reset.RunResult); ok && rr.Applied != nil {
+				times = *rr.Applied
+			}
+			return err
+		})
+		t.Logf("run: backup pass %.2fs, write pass %.2fs (%.0f keys/s), apply total %.2fs; the rest of the run is the verify",
+			times.BackupSeconds, times.WriteSeconds, times.KeysPerSecond, times.Seconds)
+	}
+	run(target)
+	if os.Getenv("HERON_PROFILE_RUN") != "" && os.Getenv("HERON_PROFILE_BACK") != "" {
+		run("pulsar")
+	}
+}

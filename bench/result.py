@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""Reads heron's --format json output and bench/gen's JSON lines for bench/run.sh.
+
+  result.py keys RUN_OUT DRY_OUT      the number of keys heron wrote (the raw loop writes as many)
+  result.py table SEG GEN DRY_OUT DRY_SEC DRY_KB RUN_OUT RUN_SEC RUN_KB RAW BACKUP_BYTES STORAGE
+                                      prints the table; exit 1 when a target is missed
+"""
+import json
+import sys
+
+DEFAULT_SEGMENTS = 1000000
+TARGET_RUN_SECONDS = 60
+TARGET_DRY_SECONDS = 20
+TARGET_RSS_MIB = 256
+TARGET_RATIO = 0.60
+
+
+def document(path):
+    """The JSON document in heron's stdout (the last one that parses)."""
+    text = open(path).read()
+    dec = json.JSONDecoder()
+    docs = []
+    i = 0
+    while True:
+        i = text.find("{", i)
+        if i < 0:
+            break
+        try:
+            doc, end = dec.raw_decode(text[i:])
+            docs.append(doc)
+            i += end
+        except ValueError:
+            i += 1
+    return docs[-1] if docs else {}
+
+
+def find(doc, *names):
+    """The first value under any of names, searched breadth first."""
+    queue = [doc]
+    while queue:
+        v = queue.pop(0)
+        if isinstance(v, dict):
+            for n in names:
+                if n in v and not isinstance(v[n], (dict, list)):
+                    return v[n]
+            queue.extend(v.values())
+        elif isinstance(v, list):
+            queue.extend(v)
+    return None
+
+
+def apply_result(doc):
+    """The applier's result (framework/apply.Result) inside the run's document."""
+    queue = [doc]
+    while queue:
+        v = queue.pop(0)
+        if isinstance(v, dict):
+            if "written" in v and ("keys_per_second" in v or "txns" in v):
+                return v
+            queue.extend(v.values())
+        elif isinstance(v, list):
+            queue.extend(v)
+    return {}
+
+
+def plan_keys(doc):
+    """The number of ops of a plan (dry run)."""
+    for n in ("total_keys", "total_ops", "ops", "keys", "total"):
+        v = find(doc, n)
+        if isinstance(v, int):
+            return v
+    return None
+
+
+def written(run_out, dry_out):
+    res = apply_result(document(run_out))
+    if isinstance(res.get("written"), int) and res["written"] > 0:
+        return res["written"]
+    k = plan_keys(document(dry_out))
+    if k:
+        return k
+    raise SystemExit("bench: cannot find the number of keys in heron's output")
+
+
+def fmt_int(n):
+    return f"{n:,}" if isinstance(n, int) else "-"
+
+
+def mib(kb):
+    return float(kb) / 1024.0
+
+
+def table(argv):
+    seg, gen, dry_out, dry_sec, dry_kb, run_out, run_sec, run_kb, raw, backup_bytes, storage = argv
+    seg = int(seg)
+    g = json.loads(open(gen).read())
+    r = json.loads(open(raw).read())
+    dry = document(dry_out)
+    run = document(run_out)
+    res = apply_result(run)
+    dry_sec, run_sec = float(dry_sec), float(run_sec)
+    keys = res.get("written") or plan_keys(dry) or 0
+    planned = plan_keys(dry) or res.get("keys") or keys
+    raw_rate = r["keys_per_second"]
+    run_rate = keys / run_sec if run_sec > 0 else 0
+    write_rate = res.get("keys_per_second") or 0
+    print()
+    print(f"reset checkpoint bench: {seg:,} segments ({g['keys']:,} keys in the instance), etcd data on {storage}")
+    rows = [
+        ("generate", g["keys"], g["seconds"], g["keys_per_second"], None),
+        ("dry run", planned, dry_sec, planned / dry_sec if dry_sec else 0, mib(dry_kb)),
+        ("--run (whole)", keys, run_sec, run_rate, mib(run_kb)),
+    ]
+    if res:
+        rows.append(("  backup pass", res.get("keys"), res.get("backup_seconds"), None, None))
+        rows.append(("  write pass", keys, res.get("write_seconds"), write_rate, None))
+        if isinstance(res.get("seconds"), (int, float)):
+            rows.append(("  plan + verify", None, run_sec - res["seconds"], None, None))
+    rows.append(("raw loop", r["keys"], r["seconds"], raw_rate, None))
+    print(f"{'phase':<16} {'keys':>12} {'seconds':>9} {'keys/s':>10} {'peak RSS MiB':>13}")
+    for name, k, s, rate, rss in rows:
+        ss = f"{s:9.2f}" if isinstance(s, (int, float)) else f"{'-':>9}"
+        rs = f"{rate:10,.0f}" if isinstance(rate, (int, float)) else f"{'-':>10}"
+        ms = f"{rss:13.1f}" if isinstance(rss, float) else f"{'-':>13}"
+        print(f"{name:<16} {fmt_int(k):>12} {ss} {rs} {ms}")
+    ratio_run = run_rate / raw_rate if raw_rate else 0
+    ratio_write = write_rate / raw_rate if raw_rate and write_rate else None
+    print(f"heron / raw loop write throughput: {ratio_run:.2f} (whole --run)" +
+          (f", {ratio_write:.2f} (write pass)" if ratio_write is not None else ""))
+    print(f"backup file: {int(backup_bytes) / 1048576:.1f} MiB; transactions: {res.get('txns', '-')}")
+    checks = [
+        ("peak RSS < %d MiB" % TARGET_RSS_MIB, max(mib(dry_kb), mib(run_kb)) < TARGET_RSS_MIB, f"{max(mib(dry_kb), mib(run_kb)):.0f} MiB"),
+        ("write throughput >= %d%% of raw" % (TARGET_RATIO * 100),
+         (ratio_write if ratio_write is not None else ratio_run) >= TARGET_RATIO,
+         f"{(ratio_write if ratio_write is not None else ratio_run) * 100:.0f}%"),
+    ]
+    if seg == DEFAULT_SEGMENTS:
+        checks.insert(0, ("--run < %d s" % TARGET_RUN_SECONDS, run_sec < TARGET_RUN_SECONDS, f"{run_sec:.1f} s"))
+        checks.insert(1, ("dry run < %d s" % TARGET_DRY_SECONDS, dry_sec < TARGET_DRY_SECONDS, f"{dry_sec:.1f} s"))
+    else:
+        print(f"(the time targets are for {DEFAULT_SEGMENTS:,} segments; scaled to this size: "
+              f"--run < {TARGET_RUN_SECONDS * seg / DEFAULT_SEGMENTS:.1f} s, dry run < {TARGET_DRY_SECONDS * seg / DEFAULT_SEGMENTS:.1f} s)")
+    missed = 0
+    for name, ok, got in checks:
+        print(f"  target {name:<34} {'ok  ' if ok else 'MISS'} ({got})")
+        missed += 0 if ok else 1
+    return 1 if missed else 0
+
+
+def main():
+    if len(sys.argv) < 2:
+        raise SystemExit(__doc__)
+    if sys.argv[1] == "keys":
+        print(written(sys.argv[2], sys.argv[3]))
+        return 0
+    if sys.argv[1] == "table":
+        return table(sys.argv[2:])
+    raise SystemExit(__doc__)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

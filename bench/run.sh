@@ -1,0 +1,190 @@
+#!/usr/bin/env bash
+# make bench: times `reset checkpoint` on a generated large instance against a
+# local etcd server started for the run, beside a raw etcd write loop of the
+# same size.
+#
+#   BENCH_SEGMENTS=1000000    segments of the instance (default size)
+#   BENCH_COLLECTIONS=10000   collections, each with BENCH_SHARDS=2 vchannels
+#   BENCH_PCHANNELS=64        pchannels
+#   BENCH_SIZES="100000 1000000"  run several segment counts, one fresh etcd each,
+#                             and print their peak RSS side by side
+#   BENCH_WAL=pulsar          WAL of the seeded positions; BENCH_TARGET=woodpecker
+#   BENCH_DATA_DIR=DIR        where etcd keeps its data (default: a temp dir on
+#                             /dev/shm when it has room, else under $TMPDIR; see below)
+#   BENCH_WRITERS=4           concurrent writers of the generator
+#   BENCH_STRICT=1            exit 1 when a target is missed
+#
+# etcd runs with --quota-backend-bytes 8GiB and no auto-compaction (every
+# revision of the run is kept: the keys are written three times). Its data dir
+# is on tmpfs by default: a production etcd sits on a disk whose fsync takes a
+# fraction of a millisecond, while this VM's disk takes ~4 ms per fsync, which
+# would make both heron and the raw loop measure the disk only. Set
+# BENCH_DATA_DIR=/var/tmp/x (say) to measure on disk; the ratio to the raw loop
+# stays meaningful there.
+#
+# Phases: generate (bench/gen seed: txns of 128 puts, several writers), dry run
+# (heron, `reset checkpoint --target-wal T --format json`), run (the same with
+# --run --backup-dir), raw loop (bench/gen raw: the number of keys heron wrote,
+# segment-shaped, in sequential transactions of 128 puts). heron's wall time
+# and peak RSS come from /usr/bin/time -v (VmHWM from /proc when it is missing).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+REPO=$(pwd)
+
+SIZES=${BENCH_SIZES:-${BENCH_SEGMENTS:-1000000}}
+COLLECTIONS=${BENCH_COLLECTIONS:-10000}
+SHARDS=${BENCH_SHARDS:-2}
+PCHANNELS=${BENCH_PCHANNELS:-64}
+WAL=${BENCH_WAL:-pulsar}
+TARGET=${BENCH_TARGET:-woodpecker}
+WRITERS=${BENCH_WRITERS:-4}
+HERON=${HERON:-$REPO/bin/heron}
+GEN=$REPO/bin/bench-gen
+
+command -v etcd >/dev/null || { echo "bench: etcd not found (apt-get install -y etcd-server)" >&2; exit 1; }
+command -v python3 >/dev/null || { echo "bench: python3 not found" >&2; exit 1; }
+[ -x "$HERON" ] || { echo "bench: $HERON missing (make build)" >&2; exit 1; }
+CGO_ENABLED=0 go build -o "$GEN" ./bench/gen
+
+TIME=/usr/bin/time
+if [ ! -x "$TIME" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+	echo "bench: installing Debian's time package for peak RSS" >&2
+	apt-get install -y time >/dev/null 2>&1 || true
+fi
+[ -x "$TIME" ] || TIME=""
+
+if [ -n "${BENCH_DATA_DIR:-}" ]; then
+	mkdir -p "$BENCH_DATA_DIR"
+	BASE=$(mktemp -d "$BENCH_DATA_DIR/heron-bench.XXXXXX")
+elif [ -d /dev/shm ] && [ -w /dev/shm ] && [ "$(df -Pk /dev/shm | awk 'NR==2{print $4}')" -gt $((6 * 1024 * 1024)) ]; then
+	BASE=$(mktemp -d /dev/shm/heron-bench.XXXXXX)
+else
+	BASE=$(mktemp -d "${TMPDIR:-/tmp}/heron-bench.XXXXXX")
+fi
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/heron-bench-work.XXXXXX")
+ETCD_PID=""
+cleanup() {
+	if [ -n "$ETCD_PID" ]; then kill "$ETCD_PID" 2>/dev/null || true; wait "$ETCD_PID" 2>/dev/null || true; fi
+	rm -rf "$BASE" "$WORK"
+}
+trap cleanup EXIT
+STORAGE="$(df -P "$BASE" | awk 'NR==2{print $1}') ($BASE)"
+
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+
+start_etcd() { # start_etcd NAME
+	local port peer
+	port=$(free_port)
+	peer=$(free_port)
+	ETCD=127.0.0.1:$port
+	etcd --name bench --data-dir "$BASE/$1" \
+		--listen-client-urls "http://$ETCD" --advertise-client-urls "http://$ETCD" \
+		--listen-peer-urls "http://127.0.0.1:$peer" --initial-advertise-peer-urls "http://127.0.0.1:$peer" \
+		--initial-cluster "bench=http://127.0.0.1:$peer" \
+		--quota-backend-bytes $((8 * 1024 * 1024 * 1024)) --auto-compaction-retention 0 \
+		--max-request-bytes $((3 * 512 * 1024)) >"$WORK/etcd-$1.log" 2>&1 &
+	ETCD_PID=$!
+	for _ in $(seq 1 100); do
+		if ETCDCTL_API=3 etcdctl --endpoints "$ETCD" endpoint health >/dev/null 2>&1; then return 0; fi
+		sleep 0.1
+	done
+	echo "bench: etcd did not start:" >&2
+	tail -20 "$WORK/etcd-$1.log" >&2
+	exit 1
+}
+
+stop_etcd() {
+	kill "$ETCD_PID" 2>/dev/null || true
+	wait "$ETCD_PID" 2>/dev/null || true
+	ETCD_PID=""
+}
+
+# measure NAME SCRIPT: pipes SCRIPT into heron; sets M_RC, M_SEC, M_KB and
+# leaves stdout in $WORK/NAME.out, stderr in $WORK/NAME.err.
+measure() {
+	local name=$1 script=$2
+	printf '%s\n' "$script" >"$WORK/$name.in"
+	local t0 t1
+	t0=$(date +%s.%N)
+	M_RC=0
+	if [ -n "$TIME" ]; then
+		"$TIME" -v -o "$WORK/$name.time" "$HERON" <"$WORK/$name.in" >"$WORK/$name.out" 2>"$WORK/$name.err" || M_RC=$?
+		M_KB=$(awk -F': ' '/Maximum resident set size/{print $2}' "$WORK/$name.time")
+	else
+		"$HERON" <"$WORK/$name.in" >"$WORK/$name.out" 2>"$WORK/$name.err" &
+		local pid=$! hwm=0 v
+		while kill -0 "$pid" 2>/dev/null; do
+			v=$(awk '/^VmHWM/{print $2}' "/proc/$pid/status" 2>/dev/null || true)
+			[ -z "$v" ] || hwm=$v
+			sleep 0.05
+		done
+		wait "$pid" || M_RC=$?
+		M_KB=$hwm
+	fi
+	t1=$(date +%s.%N)
+	M_SEC=$(python3 -c "print(f'{$t1-$t0:.2f}')")
+}
+
+declare -a SUMMARY=()
+FAILED_TARGETS=0
+
+for SEG in $SIZES; do
+	R=$WORK/results-$SEG
+	echo "== bench: $SEG segments, $COLLECTIONS collections x $SHARDS shards, $PCHANNELS pchannels, $WAL -> $TARGET" >&2
+	start_etcd "etcd-$SEG"
+	"$GEN" seed --etcd "$ETCD" --rootPath by-dev --wal "$WAL" --segments "$SEG" --collections "$COLLECTIONS" \
+		--shards "$SHARDS" --pchannels "$PCHANNELS" --writers "$WRITERS" >"$R.gen.json"
+	echo "   generated: $(cat "$R.gen.json")" >&2
+	CONNECT="connect --etcd $ETCD --rootPath by-dev"
+
+	measure "dry-$SEG" "$CONNECT
+reset checkpoint --target-wal $TARGET --format json"
+	DRY_RC=$M_RC DRY_SEC=$M_SEC DRY_KB=$M_KB
+	if [ "$DRY_RC" -ne 0 ]; then
+		echo "bench: dry run failed (exit $DRY_RC):" >&2
+		tail -20 "$WORK/dry-$SEG.err" >&2
+		exit 1
+	fi
+	echo "   dry run: ${DRY_SEC}s" >&2
+
+	mkdir -p "$WORK/backup-$SEG"
+	measure "run-$SEG" "$CONNECT
+reset checkpoint --target-wal $TARGET --run --format json --backup-dir $WORK/backup-$SEG"
+	RUN_RC=$M_RC RUN_SEC=$M_SEC RUN_KB=$M_KB
+	if [ "$RUN_RC" -ne 0 ]; then
+		echo "bench: --run failed (exit $RUN_RC):" >&2
+		tail -20 "$WORK/run-$SEG.err" >&2
+		exit 1
+	fi
+	echo "   --run: ${RUN_SEC}s" >&2
+	BACKUP_BYTES=$(du -sb "$WORK/backup-$SEG" | awk '{print $1}')
+	rm -rf "$WORK/backup-$SEG"
+
+	# The number of keys heron wrote; the raw loop writes as many.
+	KEYS=$(python3 "$REPO/bench/result.py" keys "$WORK/run-$SEG.out" "$WORK/dry-$SEG.out")
+	"$GEN" raw --etcd "$ETCD" --keys "$KEYS" --prefix bench-raw/ >"$R.raw.json"
+	echo "   raw loop: $(cat "$R.raw.json")" >&2
+	stop_etcd
+	rm -rf "$BASE/etcd-$SEG"
+
+	python3 "$REPO/bench/result.py" table "$SEG" "$R.gen.json" "$WORK/dry-$SEG.out" "$DRY_SEC" "$DRY_KB" \
+		"$WORK/run-$SEG.out" "$RUN_SEC" "$RUN_KB" "$R.raw.json" "$BACKUP_BYTES" "$STORAGE" >"$R.table" || FAILED_TARGETS=1
+	cat "$R.table"
+	SUMMARY+=("$SEG $DRY_KB $RUN_KB $DRY_SEC $RUN_SEC")
+done
+
+if [ "${#SUMMARY[@]}" -gt 1 ]; then
+	echo
+	echo "peak RSS by instance size (memory must not grow with the instance):"
+	printf '%12s  %16s  %16s  %10s  %10s\n' segments "dry run RSS MiB" "--run RSS MiB" "dry run s" "--run s"
+	for line in "${SUMMARY[@]}"; do
+		set -- $line
+		printf '%12s  %16.1f  %16.1f  %10s  %10s\n' "$1" "$(awk "BEGIN{print $2/1024}")" "$(awk "BEGIN{print $3/1024}")" "$4" "$5"
+	done
+fi
+if [ "$FAILED_TARGETS" -ne 0 ] && [ "${BENCH_STRICT:-0}" = 1 ]; then
+	exit 1
+fi
+exit 0

@@ -1,0 +1,115 @@
+package instance
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"os"
+	"sort"
+	"strconv"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/heron-shell/heron/models"
+	"github.com/heron-shell/heron/tests/etcdtest"
+)
+
+func putAll(t testing.TB, cli *clientv3.Client, keys []string) {
+	t.Helper()
+	var ops []clientv3.Op
+	for i, k := range keys {
+		ops = append(ops, clientv3.OpPut(k, "v"+k))
+		if len(ops) == 128 || i == len(keys)-1 {
+			if _, err := cli.Txn(context.Background()).Then(ops...).Commit(); err != nil {
+				t.Fatal(err)
+			}
+			ops = ops[:0]
+		}
+	}
+}
+
+func TestScanWindowedSeesEveryKeyOnce(t *testing.T) {
+	cli, _ := etcdtest.Start(t)
+	r := rand.New(rand.NewSource(1))
+	seen := map[string]bool{}
+	var keys []string
+	add := func(k string) {
+		if !seen[k] {
+			seen[k] = true
+			keys = append(keys, k)
+		}
+	}
+	// Milvus-like segment keys, clustered ids, long keys, odd bytes.
+	for i := 0; i < 3000; i++ {
+		coll := 449000000000000000 + int64(r.Intn(20))
+		add(fmt.Sprintf("r/m/s/%d/%d/%d", coll, coll+1, coll+1000+int64(r.Intn(1000000))))
+	}
+	for i := 0; i < 300; i++ {
+		add(fmt.Sprintf("r/m/s/%d", r.Intn(100)))
+		add("r/m/s/" + string([]byte{byte(r.Intn(256)), byte(r.Intn(256))}))
+		add(fmt.Sprintf("r/m/s/long/%0200d", r.Int63()))
+	}
+	add("r/m/s/")
+	add("r/m/s/\xff\xff\xff")
+	add("r/m/t/outside")
+	add("r/m/r/outside")
+	putAll(t, cli, keys)
+	in := New(cli, models.NewLayout("r", "m"), nil)
+	for _, size := range []int{2, 7, 100, 1000} {
+		in.PageSize = size
+		var got []string
+		_, err := in.ScanWindowed(context.Background(), "r/m/s/", 0, func(page []KV) error {
+			for _, kv := range page {
+				got = append(got, kv.Key)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		for _, k := range keys {
+			if len(k) >= 6 && k[:6] == "r/m/s/" {
+				want = append(want, k)
+			}
+		}
+		sort.Strings(want)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("page %d: got %d keys, want %d", size, len(got), len(want))
+		}
+	}
+}
+
+// TestScanWindowedSpeed compares Scan and ScanWindowed on HERON_SCAN_BENCH keys.
+func TestScanWindowedSpeed(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("HERON_SCAN_BENCH"))
+	if n <= 0 {
+		t.Skip("set HERON_SCAN_BENCH=keys to run")
+	}
+	cli, _ := etcdtest.Start(t)
+	var keys []string
+	for i := 0; i < n; i++ {
+		c := 449000000000000000 + int64(i/100)
+		keys = append(keys, fmt.Sprintf("r/m/s/%d/%d/%d", c, c+1, c+int64(i)))
+	}
+	putAll(t, cli, keys)
+	in := New(cli, models.NewLayout("r", "m"), nil)
+	for _, w := range []bool{true, false} {
+		start := time.Now()
+		pages, count := 0, 0
+		scan := in.Scan
+		if w {
+			scan = in.ScanWindowed
+		}
+		if _, err := scan(context.Background(), "r/m/s/", 0, func(page []KV) error {
+			pages++
+			count += len(page)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("windowed=%v: %d keys in %d pages, %s", w, count, pages, time.Since(start))
+	}
+}

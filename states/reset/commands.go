@@ -1,0 +1,57 @@
+// Package reset is the reset namespace: `reset checkpoint` moves a stopped
+// Milvus 2.6/3.0 instance onto another message queue by rewriting every
+// persisted MQ position in one run. The knowledge is in Planner, a pure
+// per-key function; Build folds its decisions over one etcd revision into a
+// bounded Summary, and Apply hands the regenerated ops to framework/apply.
+// README.md beside this file documents the plan and run JSON.
+package reset
+
+import (
+	"context"
+
+	"github.com/heron-shell/heron/framework"
+	"github.com/heron-shell/heron/models/msgid"
+	"github.com/heron-shell/heron/states/instance"
+)
+
+// Params are the flags of `reset checkpoint`.
+type Params struct {
+	framework.ParamBase `use:"reset checkpoint" desc:"rewrite every MQ position of a stopped Milvus for another WAL (a plan unless --run)"`
+	TargetWAL           string   `name:"target-wal" required:"true" enum:"woodpecker,pulsar,kafka,rocksmq" desc:"the WAL to move to: woodpecker, pulsar, kafka or rocksmq"`
+	PChannels           []string `name:"pchannel" desc:"only this pchannel (repeatable); default: every pchannel"`
+	AllowGrowing        bool     `name:"allow-growing" desc:"go on when Growing or Sealed segments exist: their unflushed rows are LOST"`
+	MaxTxnOps           int      `name:"max-txn-ops" default:"128" desc:"at most this many keys per etcd transaction (etcd's --max-txn-ops)"`
+	BackupDir           string   `name:"backup-dir" default:"." desc:"folder of the backup file written before the first write"`
+	framework.Output
+}
+
+// Validate checks the flags that the tags cannot.
+func (p *Params) Validate() error {
+	if _, err := msgid.Parse(p.TargetWAL); err != nil {
+		return framework.Usagef("reset checkpoint: --target-wal: %v", err)
+	}
+	if p.MaxTxnOps < 1 {
+		return framework.Usagef("reset checkpoint: --max-txn-ops must be at least 1, got %d", p.MaxTxnOps)
+	}
+	seen := map[string]bool{}
+	for _, pc := range p.PChannels {
+		if pc == "" || seen[pc] {
+			return framework.Usagef("reset checkpoint: --pchannel %q is empty or given twice", pc)
+		}
+		seen[pc] = true
+	}
+	return nil
+}
+
+// Commands are the reset namespace's commands on a connected instance.
+func Commands(inst *instance.Instance) []*framework.Command {
+	return []*framework.Command{
+		framework.Write(inst, func(ctx context.Context, inst *instance.Instance, p *Params) (framework.Plan, error) {
+			pl, err := Build(ctx, inst, p)
+			if err != nil {
+				return nil, err
+			}
+			return pl, nil
+		}),
+	}
+}

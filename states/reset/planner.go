@@ -1,0 +1,452 @@
+package reset
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
+	"github.com/milvus-io/milvus-proto/go-api/v3/msgpb"
+
+	"github.com/heron-shell/heron/models"
+	"github.com/heron-shell/heron/models/msgid"
+)
+
+// Kinds of keys the reset plans for, as the plan names them.
+const (
+	KindSegment          = "segment"
+	KindChannelCP        = "channel-cp"
+	KindCollection       = "collection-info"
+	KindLegacyCollection = "collection-info (legacy)"
+	KindSnapshot         = "collection-info snapshot"
+	KindQueryTarget      = "query-target"
+	KindSegmentAssign    = "segment-assign"
+	KindMQType           = "mq.type config"
+	KindConsumeCP        = "consume-checkpoint"
+)
+
+// Write phases: the order kinds are written in. Consume checkpoints go last,
+// so an interrupted run leaves target-tagged positions beside a checkpoint
+// still naming the old WAL, which the next plan reports as a split state.
+const (
+	phaseSegment = iota + 1
+	phaseChannelCP
+	phaseCollection
+	phaseQueryTarget
+	phaseSegmentAssign
+	phaseMQType
+	phaseConsumeCP
+)
+
+// kindOrder lists the kinds in write order, for reports.
+var kindOrder = []string{KindSegment, KindChannelCP, KindCollection, KindLegacyCollection, KindSnapshot,
+	KindQueryTarget, KindSegmentAssign, KindMQType, KindConsumeCP}
+
+var kindPhase = map[string]int{
+	KindSegment: phaseSegment, KindChannelCP: phaseChannelCP,
+	KindCollection: phaseCollection, KindLegacyCollection: phaseCollection, KindSnapshot: phaseCollection,
+	KindQueryTarget: phaseQueryTarget, KindSegmentAssign: phaseSegmentAssign,
+	KindMQType: phaseMQType, KindConsumeCP: phaseConsumeCP,
+}
+
+// Action is what the plan does with one key.
+type Action int
+
+const (
+	Keep Action = iota
+	Rewrite
+	Delete
+)
+
+func (a Action) String() string { return [...]string{"keep", "rewrite", "delete"}[a] }
+
+// Reasons a key in a scanned kind is kept.
+const (
+	KeepAtTarget   = "already at the target"
+	KeepDropped    = "dropped-channel marker"
+	KeepTombstone  = "tombstone"
+	KeepOutOfScope = "out of scope"
+	KeepNoPosition = "no position"
+)
+
+// Decision is the planner's verdict on one key.
+type Decision struct {
+	Action Action
+	Kind   string
+	// Value is the new value of a rewrite.
+	Value []byte
+	// Positions is the number of positions the rewrite changes.
+	Positions int
+	// Reason says why a key is kept.
+	Reason string
+	// Before and After describe the first changed position for examples.
+	Before, After string
+	// Unflushed: an in-scope segment that is Growing or Sealed (gate).
+	Unflushed bool
+	State     string
+	// Tags are every position the value holds (in scope or not), for the
+	// split-state report: the pchannel and the WAL_name (Unknown: untagged).
+	Tags []Tag
+}
+
+// Tag is one position of a pchannel and the WAL it names.
+type Tag struct {
+	PChannel string
+	WAL      commonpb.WALName
+	// Data is the id of an untagged position (WAL Unknown): the report
+	// checks that it decodes in the WAL it is attributed to.
+	Data []byte
+}
+
+// Planner is the pure per-key function of a reset: it decides each key from
+// its key and value alone (plus what the plan learnt once: scope and the
+// consume checkpoints' WALs). Build and both apply passes call the same one.
+type Planner struct {
+	Target  msgid.ID // the target's earliest id
+	WAL     commonpb.WALName
+	WALName string // operator name of the target (kafka, ...)
+	Whole   bool
+	Scope   map[string]bool
+	// CheckpointWAL is the WAL of each pchannel's consume checkpoint: the WAL
+	// untagged positions are attributed to in examples.
+	CheckpointWAL map[string]commonpb.WALName
+	// Collections owning a vchannel in scope (scoped runs: their query targets go).
+	Collections map[int64]bool
+	// Quiet skips the human descriptions (Before, After) that only plans show.
+	Quiet bool
+}
+
+// NewPlanner returns the planner for target (an operator WAL name) over the
+// given pchannels (none: the whole instance).
+func NewPlanner(target string, pchannels []string) (*Planner, error) {
+	wal, err := msgid.Parse(target)
+	if err != nil {
+		return nil, err
+	}
+	codec, err := msgid.For(wal)
+	if err != nil {
+		return nil, err
+	}
+	p := &Planner{Target: codec.Earliest(), WAL: wal, WALName: msgid.Name(wal), Whole: len(pchannels) == 0,
+		Scope: map[string]bool{}, CheckpointWAL: map[string]commonpb.WALName{}, Collections: map[int64]bool{}}
+	for _, pc := range pchannels {
+		p.Scope[pc] = true
+	}
+	return p, nil
+}
+
+// InScope reports whether a pchannel is in scope.
+func (p *Planner) InScope(pchannel string) bool { return p.Whole || p.Scope[pchannel] }
+
+// inScopeKey reports whether a start_positions key (a pchannel, or a vchannel) is in scope.
+func (p *Planner) inScopeKey(key string) bool {
+	return p.InScope(key) || p.InScope(models.PChannelOf(key))
+}
+
+// DecodeError is a value under a position key that does not decode.
+type DecodeError struct {
+	Key string
+	Err error
+}
+
+func (e *DecodeError) Error() string {
+	return fmt.Sprintf("the value of %s does not decode (%v): nothing was written; repair or remove that key, then plan again", e.Key, e.Err)
+}
+
+func (e *DecodeError) Unwrap() error { return e.Err }
+
+// Decide plans one key under the meta root (rel is relative to it).
+func (p *Planner) Decide(k models.Key, value []byte) (Decision, error) {
+	if strings.HasPrefix(k.Rel, models.QueryTargetPrefix) {
+		return p.queryTarget(k), nil
+	}
+	switch k.Kind {
+	case models.KindSegment:
+		return p.segment(k, value)
+	case models.KindChannelCP:
+		return p.channelCP(k, value)
+	case models.KindCollectionInfo:
+		return p.collection(k, value, KindCollection)
+	case models.KindLegacyCollection:
+		return p.collection(k, value, KindLegacyCollection)
+	case models.KindSnapshotCollection:
+		return p.collection(k, value, KindSnapshot)
+	case models.KindSegmentAssign:
+		if !p.InScope(k.PChannel) {
+			return Decision{Kind: KindSegmentAssign, Reason: KeepOutOfScope}, nil
+		}
+		return Decision{Action: Delete, Kind: KindSegmentAssign, Before: "segment " + fmt.Sprint(k.Segment), After: "deleted"}, nil
+	case models.KindConsumeCheckpoint:
+		return p.consumeCheckpoint(k, value)
+	}
+	return Decision{Reason: KeepNoPosition}, nil
+}
+
+// DecideConfig plans an mq.type override under {rootPath}/config/.
+func (p *Planner) DecideConfig(value []byte) Decision {
+	d := Decision{Kind: KindMQType}
+	if string(value) == p.WALName {
+		d.Reason = KeepAtTarget
+		return d
+	}
+	d.Action, d.Value, d.Before, d.After = Rewrite, []byte(p.WALName), fmt.Sprintf("%q", value), fmt.Sprintf("%q", p.WALName)
+	return d
+}
+
+func (p *Planner) queryTarget(k models.Key) Decision {
+	d := Decision{Kind: KindQueryTarget}
+	if p.Whole || (k.Kind == models.KindQueryTarget && p.Collections[k.Collection]) {
+		d.Action, d.Before, d.After = Delete, "target of collection "+strings.TrimPrefix(k.Rel, models.QueryTargetPrefix), "deleted"
+		return d
+	}
+	d.Reason = KeepOutOfScope
+	return d
+}
+
+func (p *Planner) consumeCheckpoint(k models.Key, value []byte) (Decision, error) {
+	d := Decision{Kind: KindConsumeCP}
+	if !p.InScope(k.PChannel) {
+		// Out of scope it need not decode; it is tagged for the report when it does.
+		if cp, err := models.DecodeWALCheckpoint(value); err == nil {
+			d.Tags = []Tag{{PChannel: k.PChannel, WAL: cp.WAL}}
+		}
+		d.Reason = KeepOutOfScope
+		return d, nil
+	}
+	cp, err := models.DecodeWALCheckpoint(value)
+	if err != nil {
+		return d, &DecodeError{Key: k.Rel, Err: err}
+	}
+	d.Tags = []Tag{{PChannel: k.PChannel, WAL: cp.WAL}}
+	if cp.InWAL(p.Target) {
+		d.Reason = KeepAtTarget
+		return d, nil
+	}
+	nv, err := models.RewriteWALCheckpoint(value, p.Target)
+	if err != nil {
+		return d, &DecodeError{Key: k.Rel, Err: err}
+	}
+	d.Action, d.Value, d.Positions = Rewrite, nv, 1
+	if !p.Quiet {
+		d.Before, d.After = describeText(cp.WAL, cp.MessageID, cp.HasMessageID), p.after()
+	}
+	return d, nil
+}
+
+func (p *Planner) channelCP(k models.Key, value []byte) (Decision, error) {
+	d := Decision{Kind: KindChannelCP}
+	if !p.InScope(k.PChannel) {
+		if pos, err := models.DecodePosition(value); err == nil && !models.IsDroppedChannelCP(pos) {
+			d.Tags = []Tag{posTag(k.PChannel, pos)}
+		}
+		d.Reason = KeepOutOfScope
+		return d, nil
+	}
+	pos, err := models.DecodePosition(value)
+	if err != nil {
+		return d, &DecodeError{Key: k.Rel, Err: err}
+	}
+	if models.IsDroppedChannelCP(pos) {
+		d.Reason = KeepDropped
+		return d, nil
+	}
+	d.Tags = []Tag{posTag(k.PChannel, pos)}
+	if models.PositionIn(pos, p.Target) {
+		d.Reason = KeepAtTarget
+		return d, nil
+	}
+	nv, err := models.RewritePosition(value, p.Target)
+	if err != nil {
+		return d, &DecodeError{Key: k.Rel, Err: err}
+	}
+	d.Action, d.Value, d.Positions = Rewrite, nv, 1
+	if !p.Quiet {
+		d.Before, d.After = p.describePosition(k.PChannel, pos), p.after()
+	}
+	return d, nil
+}
+
+func (p *Planner) segment(k models.Key, value []byte) (Decision, error) {
+	if d, ok := p.segmentFast(value); ok {
+		return d, nil
+	}
+	return p.segmentSlow(k, value)
+}
+
+// segmentSlow decides a segment with the models decoders and rewriters: the
+// reference the fast path is tested against, and the path for values the
+// fast path does not handle.
+func (p *Planner) segmentSlow(k models.Key, value []byte) (Decision, error) {
+	d := Decision{Kind: KindSegment}
+	s, err := models.DecodeSegmentInfo(value)
+	if err != nil {
+		return d, &DecodeError{Key: k.Rel, Err: err}
+	}
+	pc := models.PChannelOf(s.InsertChannel)
+	for _, pos := range []*msgpb.MsgPosition{s.StartPosition, s.DMLPosition} {
+		if pos != nil {
+			d.Tags = append(d.Tags, posTag(pc, pos))
+		}
+	}
+	if s.InsertChannel == "" || !p.InScope(pc) {
+		d.Reason = KeepOutOfScope
+		return d, nil
+	}
+	d.State = s.State.String()
+	d.Unflushed = s.Unflushed()
+	if s.StartPosition == nil && s.DMLPosition == nil {
+		d.Reason = KeepNoPosition
+		return d, nil
+	}
+	nv, n, err := models.RewriteSegmentPositions(value, p.Target)
+	if err != nil {
+		return d, &DecodeError{Key: k.Rel, Err: err}
+	}
+	if n == 0 {
+		d.Reason = KeepAtTarget
+		return d, nil
+	}
+	d.Action, d.Value, d.Positions = Rewrite, nv, n
+	if !p.Quiet {
+		first := s.DMLPosition
+		if first == nil || models.PositionIn(first, p.Target) {
+			first = s.StartPosition
+		}
+		d.Before, d.After = p.describePosition(pc, first), p.after()
+	}
+	return d, nil
+}
+
+func (p *Planner) collection(k models.Key, value []byte, kind string) (Decision, error) {
+	d := Decision{Kind: kind}
+	if models.IsTombstone(value) {
+		d.Reason = KeepTombstone
+		return d, nil
+	}
+	c, err := models.DecodeCollectionInfo(value)
+	if err != nil {
+		return d, &DecodeError{Key: k.Rel, Err: err}
+	}
+	if kind != KindSnapshot {
+		for _, sp := range c.StartPositions {
+			d.Tags = append(d.Tags, Tag{PChannel: pchannelKey(sp.Key), Data: sp.Data})
+		}
+	}
+	nv, n, err := models.RewriteStartPositions(value, p.inScopeKey, p.Target)
+	if err != nil {
+		return d, &DecodeError{Key: k.Rel, Err: err}
+	}
+	if n == 0 {
+		d.Reason = KeepAtTarget
+		inScope := false
+		for _, sp := range c.StartPositions {
+			inScope = inScope || p.inScopeKey(sp.Key)
+		}
+		if !inScope {
+			d.Reason = KeepOutOfScope
+		}
+		return d, nil
+	}
+	d.Action, d.Value, d.Positions = Rewrite, nv, n
+	if !p.Quiet {
+		for _, sp := range c.StartPositions {
+			if p.inScopeKey(sp.Key) && !bytes.Equal(sp.Data, p.Target.Bytes()) {
+				d.Before = describeBytes(p.CheckpointWAL[pchannelKey(sp.Key)], sp.Data, true)
+				break
+			}
+		}
+		d.After = p.after()
+	}
+	return d, nil
+}
+
+// pchannelKey is the pchannel of a start_positions key: itself when it names
+// a pchannel, else the pchannel of the vchannel it names. Heron cannot tell
+// the two apart by syntax alone, so a key with a "_<digits>v<digits>" tail is
+// taken as a vchannel.
+func pchannelKey(key string) string {
+	i := strings.LastIndexByte(key, '_')
+	if i < 0 {
+		return key
+	}
+	tail := key[i+1:]
+	if v := strings.IndexByte(tail, 'v'); v > 0 && isDigits(tail[:v]) && isDigits(tail[v+1:]) {
+		return key[:i]
+	}
+	return key
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func posTag(pchannel string, pos *msgpb.MsgPosition) Tag {
+	t := Tag{PChannel: pchannel, WAL: pos.GetWALName()}
+	if t.WAL == commonpb.WALName_Unknown {
+		t.Data = pos.GetMsgID()
+		if t.Data == nil {
+			t.Data = []byte{}
+		}
+	}
+	return t
+}
+
+// OwnsScope reports whether a collection owns a vchannel in scope.
+func (p *Planner) OwnsScope(c *models.CollectionInfo) bool {
+	for _, v := range c.VChannels {
+		if p.InScope(models.PChannelOf(v)) {
+			return true
+		}
+	}
+	for _, pc := range c.PChannels {
+		if p.InScope(pc) {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *Planner) after() string {
+	return msgid.Name(p.WAL) + " " + p.Target.Human()
+}
+
+// describePosition names the WAL of a position (its WAL_name, else its
+// pchannel's consume checkpoint WAL, marked as a guess) and its decoded id.
+func (p *Planner) describePosition(pchannel string, pos *msgpb.MsgPosition) string {
+	if pos == nil {
+		return "none"
+	}
+	wal, guessed := models.PositionWAL(pos, p.CheckpointWAL[pchannel])
+	return describeBytes(wal, pos.GetMsgID(), guessed)
+}
+
+func describeBytes(wal commonpb.WALName, b []byte, guessed bool) string {
+	name := msgid.Name(wal)
+	if guessed {
+		name += "?"
+	}
+	h, err := models.DescribeBytes(wal, b)
+	if err != nil {
+		return fmt.Sprintf("%s (%d bytes)", name, len(b))
+	}
+	return name + " " + h
+}
+
+func describeText(wal commonpb.WALName, s string, has bool) string {
+	if !has {
+		return "no message id"
+	}
+	h, err := models.DescribeText(wal, s)
+	if err != nil {
+		return fmt.Sprintf("%s %q", msgid.Name(wal), s)
+	}
+	return msgid.Name(wal) + " " + h
+}

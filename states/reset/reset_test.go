@@ -1,0 +1,415 @@
+package reset
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/heron-shell/heron/framework"
+	"github.com/heron-shell/heron/framework/apply"
+	"github.com/heron-shell/heron/models"
+	"github.com/heron-shell/heron/models/msgid"
+	"github.com/heron-shell/heron/models/sample"
+	"github.com/heron-shell/heron/states/restore"
+	"github.com/heron-shell/heron/tests/etcdtest"
+)
+
+func planJSON(t *testing.T, out string) *Summary {
+	t.Helper()
+	var s Summary
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	return &s
+}
+
+func runJSON(t *testing.T, out string) *RunResult {
+	t.Helper()
+	var r RunResult
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	return &r
+}
+
+func withTune(t *testing.T, fn func(*Plan, *apply.Options)) {
+	testTune = fn
+	t.Cleanup(func() { testTune = nil })
+}
+
+func TestGatesRefuseAndWriteNothing(t *testing.T) {
+	cli, ep := etcdtest.Start(t)
+	ctx := context.Background()
+	lease, err := cli.Grant(ctx, 300)
+	if err != nil {
+		t.Fatal(err)
+	}
+	segment := func(e *env, state commonpb.SegmentState) {
+		v := e.pc(0) + "_100v0"
+		e.put(e.meta(models.SegmentKey(100, 101, 1009)), sample.Segment{ID: 1009, Collection: 100, Partition: 101, Channel: v, Rows: 5, State: state,
+			Start: sample.Position(v, sample.ID(e.sample.WAL, 9), 1, 0)}.Encode())
+	}
+	cases := []struct {
+		name, gate string
+		seed       func(e *env)
+		growing    bool
+	}{
+		{"session", "no live Milvus component", func(e *env) {
+			if _, err := cli.Put(ctx, e.meta("session/querycoord"), `{"ServerID":3,"ServerName":"querycoord"}`, clientv3.WithLease(lease.ID)); err != nil {
+				t.Fatal(err)
+			}
+		}, false},
+		{"growing", "no unflushed segment in scope", func(e *env) { segment(e, commonpb.SegmentState_Growing) }, true},
+		{"sealed", "no unflushed segment in scope", func(e *env) { segment(e, commonpb.SegmentState_Sealed) }, true},
+		{"segment-assign", "no unflushed segment in scope", func(e *env) {
+			e.put(e.meta(models.SegmentAssignPrefix(e.pc(1))+"5001"), sample.SegmentAssignment(100, 101, 5001, e.pc(1)+"_100v1"))
+		}, true},
+		{"pending", "no in-flight broadcast task", func(e *env) {
+			e.put(e.meta(models.BroadcastTaskPrefix+"9"), sample.BroadcastTask(int32(models.BroadcastPending)))
+		}, false},
+		{"waitack", "no in-flight broadcast task", func(e *env) {
+			e.put(e.meta(models.BroadcastTaskPrefix+"9"), sample.BroadcastTask(int32(models.BroadcastWaitAck)))
+		}, false},
+		{"replicated", "no in-flight broadcast task", func(e *env) {
+			e.put(e.meta(models.BroadcastTaskPrefix+"9"), sample.BroadcastTask(int32(models.BroadcastReplicated)))
+		}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := seedEnv(t, cli, ep, "gate-"+c.name, commonpb.WALName_Pulsar)
+			c.seed(e)
+			r0 := e.rev()
+			for _, args := range []string{"--target-wal kafka", "--target-wal kafka --run", "--target-wal kafka --run --format json"} {
+				out, errs, code := e.reset(args)
+				if code != framework.ExitRefused || e.rev() != r0 {
+					t.Fatalf("%s: exit %d, revision %d -> %d\n%s\n%s", args, code, r0, e.rev(), out, errs)
+				}
+				mustContain(t, out+errs, c.gate, "refused")
+			}
+			files, _ := os.ReadDir(e.dir)
+			if len(files) != 0 {
+				t.Fatalf("refused run left %v", files)
+			}
+			if !c.growing {
+				// --allow-growing does not lift the other gates.
+				if _, _, code := e.reset("--target-wal kafka --allow-growing --run"); code != framework.ExitRefused {
+					t.Fatalf("--allow-growing lifted %s: exit %d", c.gate, code)
+				}
+				return
+			}
+			out, _, _ := e.reset("--target-wal kafka --allow-growing")
+			mustContain(t, out, "overridden", "LOST")
+			out, errs, code := e.reset("--target-wal kafka --allow-growing --run --format json")
+			if code != 0 {
+				t.Fatalf("--allow-growing: exit %d\n%s\n%s", code, out, errs)
+			}
+			res := runJSON(t, out)
+			mustContain(t, strings.Join(res.Plan.Warnings, "\n"), "LOST")
+			if !res.Verify.OK {
+				t.Fatalf("verify %+v", res.Verify)
+			}
+			got, _ := cli.Get(ctx, e.meta(models.SegmentAssignPrefix(e.pc(1))), clientv3.WithPrefix(), clientv3.WithCountOnly())
+			if got.Count != 0 {
+				t.Fatal("segment-assign record left")
+			}
+		})
+	}
+}
+
+func TestDryRunWritesNothing(t *testing.T) {
+	e := newEnv(t, commonpb.WALName_Pulsar)
+	r0 := e.rev()
+	for _, f := range []string{"table", "json", "line"} {
+		out, errs, code := e.reset("--target-wal woodpecker --format " + f)
+		if code != 0 || e.rev() != r0 {
+			t.Fatalf("%s: exit %d\n%s\n%s", f, code, out, errs)
+		}
+		mustContain(t, errs, "dry run")
+	}
+	out, _, _ := e.reset("--target-wal woodpecker --format json")
+	s := planJSON(t, out)
+	if s.TotalKeys != 17 || s.Refused || !s.Scope.WholeInstance || len(s.Scope.PChannels) != 3 {
+		t.Fatalf("plan %+v", s)
+	}
+	mustContain(t, strings.Join(s.NotTouched, "\n"), "channel-removal", "schema", "kv/", "replicat", "pchannel", "tombstone")
+	mustContain(t, strings.Join(s.Reminders, "\n"), "mq.type", "fresh", "wp/")
+	if len(s.Deletions) != 1 || s.Deletions[0].Unit != "prefix" || s.Deletions[0].Prefixes[0] != e.meta(models.QueryTargetPrefix) || s.Deletions[0].Count != 3 {
+		t.Fatalf("deletions %+v", s.Deletions)
+	}
+	files, _ := os.ReadDir(e.dir)
+	if len(files) != 0 {
+		t.Fatalf("dry run wrote %v", files)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	e := newEnv(t, commonpb.WALName_Kafka)
+	_, errs, code := e.run("reset checkpoint --target-wal nats")
+	if code != framework.ExitUsage {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	mustContain(t, errs, "kafka", "pulsar", "rocksmq", "woodpecker")
+	_, errs, code = e.run("reset checkpoint --target-wal pulsar --pchannel nope")
+	if code != framework.ExitUsage {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	mustContain(t, errs, "nope", e.pc(0), e.pc(1), e.pc(2))
+	_, _, code = e.run("reset checkpoint --target-wal pulsar --max-txn-ops 0")
+	if code != framework.ExitUsage {
+		t.Fatalf("exit %d", code)
+	}
+}
+
+func TestScopedRun(t *testing.T) {
+	cli, ep := etcdtest.Start(t)
+	e := seedEnv(t, cli, ep, "by-dev", commonpb.WALName_Pulsar)
+	before := e.dump()
+	dry, _, _ := e.reset("--target-wal kafka --pchannel " + e.pc(0) + " --format json")
+	s := planJSON(t, dry)
+	if s.Scope.WholeInstance || fmt.Sprint(s.Scope.PChannels) != fmt.Sprint([]string{e.pc(0)}) {
+		t.Fatalf("scope %+v", s.Scope)
+	}
+	if len(s.Deletions) != 1 || s.Deletions[0].Unit != "keys" || fmt.Sprint(s.Deletions[0].Keys) != fmt.Sprint([]string{e.meta(models.QueryTargetKey(100))}) {
+		t.Fatalf("deletions %+v", s.Deletions)
+	}
+	out, errs, code := e.reset("--target-wal kafka --pchannel " + e.pc(0) + " --run")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	after := e.dump()
+	v0 := e.pc(0) + "_100v0"
+	snapshot := ""
+	for k := range before {
+		if strings.Contains(k, "snapshots/") {
+			snapshot = k
+		}
+	}
+	want := []string{
+		e.meta(models.ConsumeCheckpointKey(e.pc(0))),
+		e.meta(models.ChannelCPKey(v0)),
+		e.meta(models.SegmentKey(100, 101, 1001)),
+		e.meta(models.SegmentKey(100, 101, 1003)),
+		e.meta(models.CollectionInfoKey(1, 100)),
+		snapshot,
+		e.meta(models.QueryTargetKey(100)), // books has a shard on dml_0: its target goes
+	}
+	sort.Strings(want)
+	if got := diffKeys(before, after); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("changed:\n%v\nwant:\n%v", got, want)
+	}
+	if _, ok := after[e.meta(models.QueryTargetKey(100))]; ok {
+		t.Fatal("target of books kept")
+	}
+	for _, id := range []int64{200, 999} {
+		if after[e.meta(models.QueryTargetKey(id))] != before[e.meta(models.QueryTargetKey(id))] {
+			t.Fatalf("target %d touched", id)
+		}
+	}
+	// Only the dml_0 pair of books' start positions changed.
+	c, err := models.DecodeCollectionInfo([]byte(after[e.meta(models.CollectionInfoKey(1, 100))]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, _ := models.DecodeCollectionInfo([]byte(before[e.meta(models.CollectionInfoKey(1, 100))]))
+	if len(c.StartPositions[0].Data) != 8 || string(c.StartPositions[1].Data) != string(old.StartPositions[1].Data) {
+		t.Fatalf("start positions %x", c.StartPositions)
+	}
+	// A whole-instance run then takes the rest, orphans included.
+	out, errs, code = e.reset("--target-wal kafka --run --format json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	if _, ok := e.dump()[e.meta(models.QueryTargetKey(999))]; ok {
+		t.Fatal("orphan target 999 left by a whole-instance run")
+	}
+}
+
+// TestSplitStateRerunAndRestore interrupts runs after k transactions, checks
+// that the plan then reports a split state, that a re-run completes it to
+// the very dump of an uninterrupted run, and that restore brings the
+// original dump back byte for byte.
+func TestSplitStateRerunAndRestore(t *testing.T) {
+	e := newEnv(t, commonpb.WALName_Pulsar)
+	ctx := context.Background()
+	e.put(e.inst.Layout.Root("config/mqtype"), []byte("pulsar"))
+	original := e.dump()
+	restoreRun := func(file string) {
+		t.Helper()
+		var out, errb strings.Builder
+		sh := framework.NewShell(testState{restore.Commands(e.inst)}, &out, &errb)
+		if err := sh.Run(ctx, "restore --backup-dir "+e.dir+" --file "+file+" --run"); err != nil {
+			t.Fatalf("restore: %v\n%s\n%s", err, out.String(), errb.String())
+		}
+		if d := diffKeys(original, e.dump()); len(d) != 0 {
+			t.Fatalf("after restore these keys differ from the original: %v", d)
+		}
+	}
+	out, errs, code := e.reset("--target-wal kafka --max-txn-ops 2 --run --format json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	res := runJSON(t, out)
+	complete := e.dump()
+	if complete[e.inst.Layout.Root("config/mqtype")] != "kafka" {
+		t.Fatal("mq.type config not rewritten")
+	}
+	txns := res.Applied.Txns
+	if txns < 8 {
+		t.Fatalf("only %d transactions", txns)
+	}
+	restoreRun(res.Applied.Backup)
+
+	for _, k := range []int{1, txns / 2, txns - 2, txns - 1} {
+		t.Run(fmt.Sprint("after-", k), func(t *testing.T) {
+			withTune(t, func(_ *Plan, o *apply.Options) {
+				o.Concurrency = 1
+				prev := o.AfterTxn
+				o.AfterTxn = func(n int) error {
+					if prev != nil {
+						_ = prev(n)
+					}
+					if n == k {
+						return errors.New("simulated crash")
+					}
+					return nil
+				}
+			})
+			out, errs, code := e.reset("--target-wal kafka --max-txn-ops 2 --run --format json")
+			if code != framework.ExitFailed {
+				t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+			}
+			mustContain(t, errs, "simulated crash", "re-run", "restore --file")
+			backup := runJSON(t, out).Applied.Backup
+			testTune = nil
+			dry, _, _ := e.reset("--target-wal kafka --format json")
+			s := planJSON(t, dry)
+			if len(s.SplitPChannels) == 0 {
+				t.Fatalf("no split state reported after %d of %d transactions: %+v", k, txns, s.SplitState)
+			}
+			out, errs, code = e.reset("--target-wal kafka --run")
+			if code != 0 {
+				t.Fatalf("re-run: exit %d\n%s\n%s", code, out, errs)
+			}
+			if d := diffKeys(complete, e.dump()); len(d) != 0 {
+				t.Fatalf("re-run differs from an uninterrupted run at %v", d)
+			}
+			restoreRun(backup)
+		})
+	}
+}
+
+func TestConcurrentChangeStopsTheRun(t *testing.T) {
+	e := newEnv(t, commonpb.WALName_Pulsar)
+	key := e.meta(models.SegmentKey(100, 101, 1002))
+	withTune(t, func(_ *Plan, o *apply.Options) {
+		o.Concurrency = 1
+		o.AfterBackup = func(string) error {
+			e.put(key, []byte(e.sample.KVs[key]))
+			return nil
+		}
+	})
+	before := e.dump()
+	out, errs, code := e.reset("--target-wal kafka --max-txn-ops 1 --run")
+	if code != framework.ExitFailed {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	mustContain(t, errs, key, "changed since the plan was read", "is Milvus running?", "re-run")
+	mustContain(t, errs, "nothing after it was written")
+	// Segment 1001 went before 1002 (put back with the same bytes, but a
+	// new mod revision); nothing after 1002 was written.
+	changed := diffKeys(before, e.dump())
+	if fmt.Sprint(changed) != fmt.Sprint([]string{e.meta(models.SegmentKey(100, 101, 1001))}) {
+		t.Fatalf("changed %v", changed)
+	}
+}
+
+func TestCorruptValuesRefuse(t *testing.T) {
+	cli, ep := etcdtest.Start(t)
+	for _, c := range []struct{ name, rel string }{
+		{"segment", models.SegmentKey(100, 101, 1001)},
+		{"channel-cp", "CHANNEL"},
+		{"collection-info", models.CollectionInfoKey(1, 100)},
+		{"legacy-collection", models.LegacyCollectionKey(200)},
+		{"consume-checkpoint", "CP"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := seedEnv(t, cli, ep, "corrupt-"+c.name, commonpb.WALName_Kafka)
+			rel := c.rel
+			switch rel {
+			case "CHANNEL":
+				rel = models.ChannelCPKey(e.pc(0) + "_100v0")
+			case "CP":
+				rel = models.ConsumeCheckpointKey(e.pc(1))
+			}
+			e.put(e.meta(rel), []byte{0xff, 0xff, 0xff, 0x07})
+			r0 := e.rev()
+			for _, args := range []string{"--target-wal pulsar", "--target-wal pulsar --run"} {
+				out, errs, code := e.reset(args)
+				if code == 0 || e.rev() != r0 {
+					t.Fatalf("exit %d, revision %d -> %d\n%s\n%s", code, r0, e.rev(), out, errs)
+				}
+				mustContain(t, errs, e.meta(rel), "does not decode", "nothing was written")
+			}
+		})
+	}
+}
+
+func TestBackupDirNotWritable(t *testing.T) {
+	e := newEnv(t, commonpb.WALName_Pulsar)
+	r0 := e.rev()
+	dir := filepath.Join(e.dir, "ro")
+	if err := os.Mkdir(dir, 0o500); err != nil {
+		t.Fatal(err)
+	}
+	if os.Geteuid() == 0 {
+		dir = filepath.Join(e.dir, "missing", "folder") // root writes anywhere
+	}
+	_, errs, code := e.run("reset checkpoint --target-wal kafka --run --backup-dir " + dir)
+	if code != framework.ExitFailed || e.rev() != r0 {
+		t.Fatalf("exit %d, revision %d -> %d: %s", code, r0, e.rev(), errs)
+	}
+	mustContain(t, errs, "backup", dir)
+}
+
+func TestMQTypeConfigRewrite(t *testing.T) {
+	e := newEnv(t, commonpb.WALName_Pulsar)
+	for _, k := range models.MQTypeConfigKeys {
+		e.put(e.inst.Layout.Root(k), []byte("pulsar"))
+	}
+	out, errs, code := e.reset("--target-wal woodpecker --run --format json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	d := e.dump()
+	for _, k := range models.MQTypeConfigKeys {
+		if d[e.inst.Layout.Root(k)] != "woodpecker" {
+			t.Fatalf("%s = %q", k, d[e.inst.Layout.Root(k)])
+		}
+	}
+	res := runJSON(t, out)
+	found := false
+	for _, r := range res.Plan.Rewrites {
+		found = found || (r.Kind == KindMQType && r.Keys == 2)
+	}
+	if !found {
+		t.Fatalf("rewrites %+v", res.Plan.Rewrites)
+	}
+}
+
+func TestTargetNames(t *testing.T) {
+	for _, w := range allWALs {
+		p, err := NewPlanner(msgid.Name(w), nil)
+		if err != nil || p.WAL != w {
+			t.Fatal(w, err)
+		}
+	}
+}

@@ -1,0 +1,384 @@
+package reset
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/heron-shell/heron/framework"
+	"github.com/heron-shell/heron/framework/apply"
+)
+
+// The JSON shapes of the plan and of a run are documented in README.md.
+
+// Summary is everything a reset plan holds besides its key-by-key ops, which
+// it regenerates: bounded by the number of kinds, pchannels and examples,
+// never by the number of keys.
+type Summary struct {
+	Command   string   `json:"command"`
+	TargetWAL string   `json:"target_wal"`
+	Earliest  Earliest `json:"earliest"`
+	Scope     Scope    `json:"scope"`
+	Revision  int64    `json:"revision"`
+	MetaRoot  string   `json:"meta_root"`
+	Gates     []Gate   `json:"gates"`
+	Refused   bool     `json:"refused"`
+	// Rewrites are the kinds whose keys get new values, in write order.
+	Rewrites []KindCount `json:"rewrites"`
+	// Deletions are the keys removed, in the unit the plan uses.
+	Deletions []Deletion `json:"deletions"`
+	// Kept counts scanned keys left as they are, by kind and reason.
+	Kept []Kept `json:"kept"`
+	// TotalKeys is the number of keys the run writes or deletes (0: nothing to do).
+	TotalKeys int64 `json:"total_keys"`
+	// SplitState reports, per pchannel, how many positions name which WAL.
+	SplitState     []PChannelWALs `json:"split_state"`
+	SplitPChannels []string       `json:"split_pchannels"`
+	NotTouched     []string       `json:"not_touched"`
+	Warnings       []string       `json:"warnings"`
+	Reminders      []string       `json:"reminders"`
+}
+
+// Earliest is the id every position in scope gets.
+type Earliest struct {
+	BytesHex string `json:"bytes_hex"`
+	Text     string `json:"text"`
+	Human    string `json:"human"`
+}
+
+// Scope is what the plan covers.
+type Scope struct {
+	WholeInstance bool `json:"whole_instance"`
+	// PChannels in scope: every known pchannel on a whole-instance run.
+	PChannels []string `json:"pchannels"`
+}
+
+// Gate is one safety check and its verdict.
+type Gate struct {
+	Name string `json:"name"`
+	OK   bool   `json:"ok"`
+	// Overridden: the gate found something and --allow-growing let it pass.
+	Overridden bool     `json:"overridden,omitempty"`
+	Detail     string   `json:"detail"`
+	Count      int64    `json:"count"`
+	Keys       []string `json:"keys,omitempty"`
+}
+
+// Example is one key of a kind with its first changed position before and after.
+type Example struct {
+	Key    string `json:"key"`
+	Before string `json:"before"`
+	After  string `json:"after"`
+}
+
+// KindCount is the keys (and positions in them) of one kind that change.
+type KindCount struct {
+	Kind      string    `json:"kind"`
+	Keys      int64     `json:"keys"`
+	Positions int64     `json:"positions"`
+	Examples  []Example `json:"examples"`
+}
+
+// Deletion is the keys of one kind that go: a prefix (whole-instance runs)
+// or a list of keys (scoped runs; at most maxListedKeys listed).
+type Deletion struct {
+	Kind     string    `json:"kind"`
+	Unit     string    `json:"unit"`
+	Prefixes []string  `json:"prefixes,omitempty"`
+	Keys     []string  `json:"keys,omitempty"`
+	Count    int64     `json:"count"`
+	More     int64     `json:"more,omitempty"`
+	Examples []Example `json:"examples,omitempty"`
+}
+
+// Kept counts keys of a kind left as they are for one reason.
+type Kept struct {
+	Kind   string `json:"kind"`
+	Reason string `json:"reason"`
+	Keys   int64  `json:"keys"`
+}
+
+// PChannelWALs is the split-state report of one pchannel: positions tagged
+// with WAL_name count for that WAL, untagged ones for the WAL of the
+// pchannel's consume checkpoint.
+type PChannelWALs struct {
+	PChannel      string           `json:"pchannel"`
+	InScope       bool             `json:"in_scope"`
+	CheckpointWAL string           `json:"consume_checkpoint_wal"`
+	Positions     map[string]int64 `json:"positions"`
+	Split         bool             `json:"split"`
+}
+
+const (
+	maxExamples   = 3
+	maxListedKeys = 100
+	maxGateKeys   = 5
+)
+
+// --- rendering of the plan --------------------------------------------------
+
+// JSON is the plan document.
+func (s *Summary) JSON() any { return s }
+
+// Table writes the plan for people.
+func (s *Summary) Table(w io.Writer) error {
+	ew := &errWriter{w: w}
+	scope := "whole instance"
+	if !s.Scope.WholeInstance {
+		scope = "pchannels"
+	}
+	ew.printf("reset checkpoint to %s: earliest id %s (bytes %q, text %q), read at revision %d\n",
+		s.TargetWAL, s.Earliest.Human, s.Earliest.BytesHex, s.Earliest.Text, s.Revision)
+	ew.printf("scope: %s: %s\n", scope, strings.Join(s.Scope.PChannels, ", "))
+	ew.printf("\ngates:\n")
+	tw := tabwriter.NewWriter(ew, 0, 4, 2, ' ', 0)
+	for _, g := range s.Gates {
+		v := "ok"
+		if !g.OK {
+			v = "REFUSED"
+		} else if g.Overridden {
+			v = "overridden"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", v, g.Name, g.Detail)
+		for _, k := range g.Keys {
+			fmt.Fprintf(tw, "  \t\t%s\n", k)
+		}
+	}
+	tw.Flush()
+	ew.printf("\nrewrites (in write order):\n")
+	if len(s.Rewrites) == 0 {
+		ew.printf("  none\n")
+	}
+	tw = tabwriter.NewWriter(ew, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "  kind\tkeys\tpositions\texample\tbefore\tafter\n")
+	for _, k := range s.Rewrites {
+		for i := 0; i < max(1, len(k.Examples)); i++ {
+			var ex Example
+			if i < len(k.Examples) {
+				ex = k.Examples[i]
+			}
+			if i == 0 {
+				fmt.Fprintf(tw, "  %s\t%d\t%d\t%s\t%s\t%s\n", k.Kind, k.Keys, k.Positions, ex.Key, ex.Before, ex.After)
+			} else {
+				fmt.Fprintf(tw, "  \t\t\t%s\t%s\t%s\n", ex.Key, ex.Before, ex.After)
+			}
+		}
+	}
+	if len(s.Rewrites) > 0 {
+		tw.Flush()
+	}
+	ew.printf("\ndeletions:\n")
+	if len(s.Deletions) == 0 {
+		ew.printf("  none\n")
+	}
+	for _, d := range s.Deletions {
+		if d.Unit == "prefix" {
+			ew.printf("  %s: %d keys, every key under %s\n", d.Kind, d.Count, strings.Join(d.Prefixes, ", "))
+			continue
+		}
+		ew.printf("  %s: %d keys\n", d.Kind, d.Count)
+		for _, k := range d.Keys {
+			ew.printf("    %s\n", k)
+		}
+		if d.More > 0 {
+			ew.printf("    ... and %d more\n", d.More)
+		}
+	}
+	if len(s.Kept) > 0 {
+		ew.printf("\nkept as they are:\n")
+		tw = tabwriter.NewWriter(ew, 0, 4, 2, ' ', 0)
+		for _, k := range s.Kept {
+			fmt.Fprintf(tw, "  %s\t%d\t%s\n", k.Kind, k.Keys, k.Reason)
+		}
+		tw.Flush()
+	}
+	ew.printf("\nkeys to write or delete: %d\n", s.TotalKeys)
+	if len(s.SplitPChannels) > 0 {
+		ew.printf("\nSPLIT STATE: positions of %s name more than one WAL (an interrupted reset?); a run completes it, restore --file BACKUP rolls it back:\n", strings.Join(s.SplitPChannels, ", "))
+		for _, p := range s.SplitState {
+			if p.Split {
+				ew.printf("  %s (consume checkpoint: %s): %s\n", p.PChannel, p.CheckpointWAL, walCounts(p.Positions))
+			}
+		}
+	}
+	ew.printf("\nnot touched:\n")
+	for _, n := range s.NotTouched {
+		ew.printf("  %s\n", n)
+	}
+	if len(s.Warnings) > 0 {
+		ew.printf("\nwarnings:\n")
+		for _, n := range s.Warnings {
+			ew.printf("  %s\n", n)
+		}
+	}
+	ew.printf("\nreminders:\n")
+	for _, n := range s.Reminders {
+		ew.printf("  %s\n", n)
+	}
+	return ew.err
+}
+
+// Lines writes the plan as key=value records.
+func (s *Summary) Lines(w io.Writer) error {
+	ew := &errWriter{w: w}
+	line := func(kv ...any) {
+		if ew.err == nil {
+			ew.err = framework.WriteLine(w, kv...)
+		}
+	}
+	line("plan", "reset checkpoint", "target_wal", s.TargetWAL, "revision", s.Revision, "whole_instance", s.Scope.WholeInstance,
+		"pchannels", strings.Join(s.Scope.PChannels, ","), "total_keys", s.TotalKeys, "refused", s.Refused)
+	for _, g := range s.Gates {
+		line("gate", g.Name, "ok", g.OK, "overridden", g.Overridden, "count", g.Count, "detail", g.Detail)
+	}
+	for _, k := range s.Rewrites {
+		line("rewrite", k.Kind, "keys", k.Keys, "positions", k.Positions)
+		for _, ex := range k.Examples {
+			line("example", k.Kind, "key", ex.Key, "before", ex.Before, "after", ex.After)
+		}
+	}
+	for _, d := range s.Deletions {
+		line("delete", d.Kind, "unit", d.Unit, "count", d.Count, "prefixes", strings.Join(d.Prefixes, ","), "keys", strings.Join(d.Keys, ","))
+	}
+	for _, k := range s.Kept {
+		line("keep", k.Kind, "keys", k.Keys, "reason", k.Reason)
+	}
+	for _, p := range s.SplitState {
+		line("pchannel", p.PChannel, "in_scope", p.InScope, "consume_checkpoint_wal", p.CheckpointWAL, "positions", walCounts(p.Positions), "split", p.Split)
+	}
+	for _, n := range s.NotTouched {
+		line("not_touched", n)
+	}
+	for _, n := range s.Warnings {
+		line("warning", n)
+	}
+	for _, n := range s.Reminders {
+		line("reminder", n)
+	}
+	return ew.err
+}
+
+func walCounts(m map[string]int64) string {
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = fmt.Sprintf("%s:%d", n, m[n])
+	}
+	return strings.Join(parts, ",")
+}
+
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(b []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(b)
+	e.err = err
+	return n, err
+}
+
+func (e *errWriter) printf(format string, a ...any) { fmt.Fprintf(e, format, a...) }
+
+// --- the result of a run ----------------------------------------------------
+
+// RunResult is what `reset checkpoint --run` prints.
+type RunResult struct {
+	Plan *Summary `json:"plan"`
+	// Applied is null when the plan had nothing to write.
+	Applied *apply.Result `json:"applied"`
+	// Verify is null when the run stopped before the read-back.
+	Verify *Verify `json:"verify"`
+}
+
+// Verify is the read-back after the writes.
+type Verify struct {
+	OK bool `json:"ok"`
+	// Revision is the revision the read-back was pinned to.
+	Revision  int64    `json:"revision"`
+	Keys      int64    `json:"keys_checked"`
+	Positions int64    `json:"positions_checked"`
+	Failures  []string `json:"failures"`
+	// FailuresTotal counts every failure (at most 20 are listed).
+	FailuresTotal int64 `json:"failures_total"`
+}
+
+// JSON is the run document.
+func (r *RunResult) JSON() any { return r }
+
+// Table writes the run for people.
+func (r *RunResult) Table(w io.Writer) error {
+	ew := &errWriter{w: w}
+	if r.Applied == nil {
+		ew.printf("reset checkpoint to %s: nothing to write (every position in scope is already at the target)\n", r.Plan.TargetWAL)
+	} else {
+		a := r.Applied
+		ew.printf("reset checkpoint to %s: wrote %d of %d keys (%d rewritten, %d deleted) in %d transactions, %.1fs (%.0f keys/s)\n",
+			r.Plan.TargetWAL, a.Written, a.Keys, a.Puts, a.Deletes, a.Txns, a.Seconds, a.KeysPerSecond)
+		ew.printf("backup: %s\nplanned:\n", a.Backup)
+		for _, k := range r.Plan.Rewrites {
+			ew.printf("  %-26s %d keys, %d positions\n", k.Kind, k.Keys, k.Positions)
+		}
+		for _, d := range r.Plan.Deletions {
+			ew.printf("  %-26s %d keys deleted\n", d.Kind, d.Count)
+		}
+	}
+	switch {
+	case r.Verify == nil:
+		ew.printf("verify: not run (the run stopped early)\n")
+	case r.Verify.OK:
+		ew.printf("verify: ok, %d positions in %d keys read back at revision %d decode as %s earliest with WAL_name set\n",
+			r.Verify.Positions, r.Verify.Keys, r.Verify.Revision, r.Plan.TargetWAL)
+	default:
+		ew.printf("verify: FAILED, %d problems:\n", r.Verify.FailuresTotal)
+		for _, f := range r.Verify.Failures {
+			ew.printf("  %s\n", f)
+		}
+	}
+	for _, n := range r.Plan.Warnings {
+		ew.printf("warning: %s\n", n)
+	}
+	for _, n := range r.Plan.Reminders {
+		ew.printf("reminder: %s\n", n)
+	}
+	return ew.err
+}
+
+// Lines writes the run as key=value records.
+func (r *RunResult) Lines(w io.Writer) error {
+	if r.Applied != nil {
+		a := r.Applied
+		if err := framework.WriteLine(w, "run", "reset checkpoint", "target_wal", r.Plan.TargetWAL, "backup", a.Backup, "keys", a.Keys,
+			"written", a.Written, "puts", a.Puts, "deletes", a.Deletes, "txns", a.Txns, "seconds", fmt.Sprintf("%.3f", a.Seconds)); err != nil {
+			return err
+		}
+	} else if err := framework.WriteLine(w, "run", "reset checkpoint", "target_wal", r.Plan.TargetWAL, "keys", 0); err != nil {
+		return err
+	}
+	if v := r.Verify; v != nil {
+		if err := framework.WriteLine(w, "verify", v.OK, "revision", v.Revision, "keys", v.Keys, "positions", v.Positions,
+			"failures", v.FailuresTotal); err != nil {
+			return err
+		}
+		for _, f := range v.Failures {
+			if err := framework.WriteLine(w, "failure", f); err != nil {
+				return err
+			}
+		}
+	}
+	for _, n := range r.Plan.Reminders {
+		if err := framework.WriteLine(w, "reminder", n); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,282 @@
+package restore
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/heron-shell/heron/framework"
+	"github.com/heron-shell/heron/framework/apply"
+	"github.com/heron-shell/heron/models"
+	"github.com/heron-shell/heron/models/sample"
+	"github.com/heron-shell/heron/states/instance"
+	"github.com/heron-shell/heron/states/reset"
+	"github.com/heron-shell/heron/tests/etcdtest"
+)
+
+type testState struct{ cmds []*framework.Command }
+
+func (s testState) Prompt() string                 { return "test > " }
+func (s testState) Commands() []*framework.Command { return s.cmds }
+func (s testState) Close() error                   { return nil }
+
+type env struct {
+	t    *testing.T
+	cli  *clientv3.Client
+	inst *instance.Instance
+	dir  string
+}
+
+func newEnv(t *testing.T, cli *clientv3.Client, ep, root string) *env {
+	t.Helper()
+	layout := models.NewLayout(root, "meta")
+	if _, err := sample.Seed(context.Background(), cli, sample.Build(layout, commonpb.WALName_Pulsar)); err != nil {
+		t.Fatal(err)
+	}
+	return &env{t: t, cli: cli, inst: instance.New(cli, layout, []string{ep}), dir: t.TempDir()}
+}
+
+func (e *env) run(line string) (string, string, int) {
+	e.t.Helper()
+	var out, errb bytes.Buffer
+	cmds := append(Commands(e.inst), reset.Commands(e.inst)...)
+	sh := framework.NewShell(testState{cmds}, &out, &errb)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	err := sh.Run(ctx, line)
+	if err != nil {
+		errb.WriteString("error: " + err.Error() + "\n")
+	}
+	return out.String(), errb.String(), framework.ExitCode(err)
+}
+
+func (e *env) dump() map[string]string {
+	e.t.Helper()
+	resp, err := e.cli.Get(context.Background(), "\x00", clientv3.WithFromKey())
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, kv := range resp.Kvs {
+		out[string(kv.Key)] = string(kv.Value)
+	}
+	return out
+}
+
+func (e *env) rev() int64 {
+	r, err := e.inst.Revision(context.Background())
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return r
+}
+
+func diff(a, b map[string]string) []string {
+	var out []string
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			out = append(out, k)
+		}
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// resetRun resets the instance to kafka and returns the backup path.
+func (e *env) resetRun() string {
+	e.t.Helper()
+	out, errs, code := e.run("reset checkpoint --target-wal kafka --max-txn-ops 3 --run --format json --backup-dir " + e.dir)
+	if code != 0 {
+		e.t.Fatalf("reset: exit %d\n%s\n%s", code, out, errs)
+	}
+	var r reset.RunResult
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		e.t.Fatal(err)
+	}
+	return r.Applied.Backup
+}
+
+func TestRestoreIsByteIdentical(t *testing.T) {
+	cli, ep := etcdtest.Start(t)
+	e := newEnv(t, cli, ep, "by-dev")
+	other := newEnv(t, cli, ep, "other")
+	original := e.dump()
+	backup := e.resetRun()
+	afterReset := e.dump()
+
+	// Dry run: a plan, nothing written.
+	r0 := e.rev()
+	out, errs, code := e.run("restore --format json --file " + backup)
+	if code != 0 || e.rev() != r0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	var s Summary
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatal(err)
+	}
+	// 14 rewritten keys go back, and so do the 3 deleted query targets.
+	if s.Entries != 17 || s.Puts != 17 || s.Deletes != 0 || s.Unchanged != 0 || s.TotalKeys != 17 || s.Backup.Target != "kafka" || s.Backup.Revision == 0 || s.Refused {
+		t.Fatalf("plan %+v", s)
+	}
+	out, errs, code = e.run("restore --format json --backup-dir " + e.dir + " --file " + backup + " --run")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	var res RunResult
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if d := diff(original, e.dump()); len(d) != 0 {
+		t.Fatalf("keys differ after restore: %v", d)
+	}
+	if res.Mismatches != 0 || res.Verified != 17 || res.Applied == nil || res.Applied.Backup == "" {
+		t.Fatalf("result %+v", res)
+	}
+	// Restoring again writes nothing; restoring the restore's own backup
+	// brings the reset back.
+	r0 = e.rev()
+	if _, errs, code := e.run("restore --backup-dir " + e.dir + " --file " + backup + " --run"); code != 0 || e.rev() != r0 {
+		t.Fatalf("second restore: exit %d, %s", code, errs)
+	}
+	if _, errs, code := e.run("restore --backup-dir " + e.dir + " --file " + res.Applied.Backup + " --run"); code != 0 {
+		t.Fatalf("restore of the restore: exit %d, %s", code, errs)
+	}
+	if d := diff(afterReset, e.dump()); len(d) != 0 {
+		t.Fatalf("restore of the restore backup differs from the reset at %v", d)
+	}
+
+	// Another instance's backup is refused.
+	r0 = e.rev()
+	_, errs, code = other.run("restore --file " + backup + " --run")
+	if code != framework.ExitRefused || e.rev() != r0 || !strings.Contains(errs, "root path") {
+		t.Fatalf("foreign backup: exit %d: %s", code, errs)
+	}
+}
+
+func TestRestoreGatesAndBadFiles(t *testing.T) {
+	cli, ep := etcdtest.Start(t)
+	e := newEnv(t, cli, ep, "by-dev")
+	backup := e.resetRun()
+	ctx := context.Background()
+
+	// Truncated file.
+	data, _ := os.ReadFile(backup)
+	lines := strings.SplitAfter(string(data), "\n")
+	cut := filepath.Join(e.dir, "cut.jsonl")
+	_ = os.WriteFile(cut, []byte(strings.Join(lines[:len(lines)-2], "")), 0o600)
+	r0 := e.rev()
+	_, errs, code := e.run("restore --file " + cut + " --run")
+	if code != framework.ExitFailed || e.rev() != r0 || !strings.Contains(errs, "truncated") {
+		t.Fatalf("truncated: exit %d: %s", code, errs)
+	}
+	if _, errs, code := e.run("restore --file " + filepath.Join(e.dir, "none")); code != framework.ExitFailed {
+		t.Fatalf("missing file: exit %d: %s", code, errs)
+	}
+
+	// A live Milvus.
+	lease, err := cli.Grant(ctx, 300)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess := e.inst.Layout.Meta("session/datacoord")
+	if _, err := cli.Put(ctx, sess, "{}", clientv3.WithLease(lease.ID)); err != nil {
+		t.Fatal(err)
+	}
+	r0 = e.rev()
+	_, errs, code = e.run("restore --file " + backup + " --run")
+	if code != framework.ExitRefused || e.rev() != r0 {
+		t.Fatalf("live session: exit %d: %s", code, errs)
+	}
+	if _, err := cli.Revoke(ctx, lease.ID); err != nil {
+		t.Fatal(err)
+	}
+
+	// A key changed between plan and apply.
+	key := e.inst.Layout.Meta(models.ConsumeCheckpointKey(e.inst.Layout.RootPath + "-rootcoord-dml_0"))
+	testTune = func(_ *Plan, o *apply.Options) {
+		o.AfterBackup = func(string) error {
+			_, err := cli.Put(ctx, key, "changed")
+			return err
+		}
+	}
+	_, errs, code = e.run("restore --backup-dir " + e.dir + " --file " + backup + " --run")
+	testTune = nil
+	if code != framework.ExitFailed || !strings.Contains(errs, key) || !strings.Contains(errs, "changed since the plan") {
+		t.Fatalf("conflict: exit %d: %s", code, errs)
+	}
+}
+
+func TestRestoreInterruptedThenCompleted(t *testing.T) {
+	cli, ep := etcdtest.Start(t)
+	e := newEnv(t, cli, ep, "by-dev")
+	original := e.dump()
+	backup := e.resetRun()
+	testTune = func(_ *Plan, o *apply.Options) {
+		o.Concurrency, o.MaxTxnOps = 1, 2
+		o.AfterTxn = func(n int) error {
+			if n == 3 {
+				return errors.New("simulated crash")
+			}
+			return nil
+		}
+	}
+	_, errs, code := e.run("restore --backup-dir " + e.dir + " --file " + backup + " --run")
+	testTune = nil
+	if code != framework.ExitFailed || !strings.Contains(errs, "simulated crash") {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	// Consume checkpoints went first: the reset's plan sees the split.
+	out, _, _ := e.run("reset checkpoint --target-wal kafka --format json")
+	var s reset.Summary
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.SplitPChannels) == 0 {
+		t.Fatalf("no split after an interrupted restore: %+v", s.SplitState)
+	}
+	if _, errs, code := e.run("restore --backup-dir " + e.dir + " --file " + backup + " --run"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if d := diff(original, e.dump()); len(d) != 0 {
+		t.Fatalf("keys differ: %v", d)
+	}
+}
+
+func TestRestoreDeletesKeysThatWereAbsent(t *testing.T) {
+	cli, ep := etcdtest.Start(t)
+	e := newEnv(t, cli, ep, "by-dev")
+	ctx := context.Background()
+	original := e.dump()
+	created := e.inst.Layout.Root("config/mqtype")
+	seg := e.inst.Layout.Meta(models.SegmentKey(100, 101, 1001))
+	resp, _ := cli.Get(ctx, seg)
+	path := filepath.Join(e.dir, "made.jsonl")
+	_, err := apply.Apply(ctx, cli, apply.Slice([]apply.Op{
+		{Key: seg, ModRevision: resp.Kvs[0].ModRevision, Delete: true, Original: resp.Kvs[0].Value},
+		{Key: created, Value: []byte("kafka")},
+	}), apply.Options{BackupPath: path, Header: apply.Header{RootPath: "by-dev"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, errs, code := e.run("restore --backup-dir " + e.dir + " --file " + path + " --run"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if d := diff(original, e.dump()); len(d) != 0 {
+		t.Fatalf("keys differ: %v", d)
+	}
+}

@@ -1,0 +1,272 @@
+# reset checkpoint --run under faults, against a real etcd server process:
+# heron killed with SIGKILL early, in the middle and late (through the
+# applier's HERON_APPLY_KILL_AFTER_* hooks, and once from outside during a
+# throttled run); etcd stopped and killed in the middle of a run; a backup
+# that cannot be written. Every interrupted run is reported as a split state,
+# completed by a second run to a meta root byte-identical to that of an
+# uninterrupted run, and rolled back by restore to a byte-identical original.
+. "$(dirname "$0")/../lib.sh"
+
+GEN=${GEN:-$REPO/bin/bench-gen}
+if [ ! -x "$GEN" ] || [ -n "$(find "$REPO/bench/gen" "$REPO/models" -name '*.go' -newer "$GEN" 2>/dev/null | head -1)" ]; then
+	(cd "$REPO" && CGO_ENABLED=0 go build -o "$GEN" ./bench/gen) || { echo "test_faults: cannot build bench/gen" >&2; exit 1; }
+fi
+
+# The instance: big enough for a few dozen transactions of 128 keys.
+ROOT=by-dev
+GENFLAGS="--rootPath $ROOT --wal pulsar --segments 3000 --collections 100 --shards 2 --pchannels 8 --writers 4"
+TARGET=woodpecker
+
+# etcd_up PORT PEER DIR: starts etcd on fixed ports and a data dir (so that it
+# can be restarted as it was); sets ETCD and ETCD_PID.
+etcd_up() {
+	ETCD=127.0.0.1:$1
+	etcd --name faults --data-dir "$3" \
+		--listen-client-urls "http://$ETCD" --advertise-client-urls "http://$ETCD" \
+		--listen-peer-urls "http://127.0.0.1:$2" --initial-advertise-peer-urls "http://127.0.0.1:$2" \
+		--initial-cluster "faults=http://127.0.0.1:$2" >>"$WORK/etcd.log" 2>&1 &
+	ETCD_PID=$!
+	for _ in $(seq 1 100); do
+		ETCDCTL_API=3 etcdctl --endpoints "$ETCD" endpoint health >/dev/null 2>&1 && return 0
+		sleep 0.1
+	done
+	echo "etcd did not start; log:" >&2
+	tail -20 "$WORK/etcd.log" >&2
+	exit 1
+}
+# A frozen etcd must be thawed before lib.sh's cleanup can stop it.
+trap '[ -z "$ETCD_PID" ] || kill -CONT "$ETCD_PID" 2>/dev/null; umount "$WORK/full" 2>/dev/null; cleanup' EXIT
+PORT=$(free_port)
+PEER=$(free_port)
+etcd_up "$PORT" "$PEER" "$WORK/etcd"
+
+revision() { "$GEN" count --etcd "$ETCD" --prefix "$ROOT/" | python3 -c 'import json,sys; print(json.load(sys.stdin)["revision"])'; }
+# reseed: the instance exactly as at the start (values are deterministic).
+reseed() {
+	ETCDCTL_API=3 etcdctl --endpoints "$ETCD" del --prefix "$ROOT/" >/dev/null || exit 1
+	# shellcheck disable=SC2086
+	"$GEN" seed --etcd "$ETCD" $GENFLAGS >/dev/null || { echo "seeding failed" >&2; exit 1; }
+}
+dump_to() { dump --prefix "$ROOT/" >"$1" || { echo "dump failed" >&2; exit 1; }; }
+same() { # same FILE1 FILE2 NAME
+	if cmp -s "$1" "$2"; then pass "$3"; else
+		fail "$3: dumps differ ($(diff "$1" "$2" | grep -c '^[<>]') lines)"
+		diff "$1" "$2" | head -4 | cut -c1-200 >&2
+	fi
+}
+# show_err: with E2E_VERBOSE=1, print the last stderr (to read the messages).
+show_err() { [ -z "${E2E_VERBOSE:-}" ] || printf '  | %s\n' "$ERR"; }
+
+# reset_run NAME [VAR=VALUE ...]: reset checkpoint --run with a backup in
+# $WORK/bk-NAME, environment hooks given as arguments; sets RC, OUT, ERR.
+reset_run() {
+	local name=$1
+	shift
+	rm -rf "$WORK/bk-$name"
+	mkdir -p "$WORK/bk-$name"
+	# In a subshell: bash's own "Killed" notice goes nowhere.
+	(printf '%s\n' "$(connect_line "$ROOT")" "reset checkpoint --target-wal $TARGET --run --format json --backup-dir $WORK/bk-$name" |
+		env "$@" "$HERON" >"$WORK/out" 2>"$WORK/err") 2>/dev/null
+	RC=$?
+	OUT=$(cat "$WORK/out")
+	ERR=$(cat "$WORK/err")
+}
+backup_of() { find "$WORK/bk-$1" -maxdepth 1 -type f ! -name '.*' | head -1; }
+restore_from() { # restore_from FILE: sets RC, OUT, ERR
+	run_heron "$(connect_line "$ROOT")
+restore --file $1 --run"
+}
+json_field() { # json_field NAME: the first value of NAME anywhere in $OUT's JSON document
+	printf '%s' "$OUT" | python3 -c '
+import json, sys
+text = sys.stdin.read()
+i = text.find("{")
+doc = json.JSONDecoder().raw_decode(text[i:])[0] if i >= 0 else {}
+def walk(v):
+    if isinstance(v, dict):
+        if sys.argv[1] in v:
+            return v[sys.argv[1]]
+        for x in v.values():
+            r = walk(x)
+            if r is not None:
+                return r
+    elif isinstance(v, list):
+        for x in v:
+            r = walk(x)
+            if r is not None:
+                return r
+    return None
+r = walk(doc)
+print(json.dumps(r) if not isinstance(r, (int, str)) else r)
+' "$1"
+}
+# split_state: prints the number of pchannels show checkpoint reports split.
+split_state() {
+	run_heron "$(connect_line "$ROOT")
+show checkpoint --format json"
+	[ "$RC" -eq 0 ] || { echo "-1"; return; }
+	printf '%s' "$OUT" | sed -n '/^{/,$p' | python3 -c 'import json,sys; print(len(json.load(sys.stdin).get("split_pchannels") or []))' 2>/dev/null || echo -1
+}
+
+start_all=$(date +%s)
+
+# --- the reference: an uninterrupted run from the start ----------------
+reseed
+dump_to "$WORK/original"
+reset_run ref
+expect_rc 0 "uninterrupted reset checkpoint --run"
+TXNS=$(json_field txns)
+case "$TXNS" in '' | *[!0-9]*) TXNS=0 ;; esac
+if [ "$TXNS" -ge 8 ]; then pass "the run took $TXNS transactions"; else fail "the run reported $TXNS transactions (want >= 8 to kill in between)"; TXNS=8; fi
+REF_BACKUP=$(backup_of ref)
+dump_to "$WORK/reference"
+if cmp -s "$WORK/original" "$WORK/reference"; then fail "the run changed nothing"; else pass "the run changed the meta root"; fi
+n=$(split_state)
+if [ "$n" = 0 ]; then pass "after a complete run: no split state"; else fail "after a complete run: split_pchannels=$n"; fi
+restore_from "$REF_BACKUP"
+expect_rc 0 "restore --file (uninterrupted run's backup) --run"
+dump_to "$WORK/restored"
+same "$WORK/original" "$WORK/restored" "restore returns the meta root byte for byte to the original"
+
+# --- SIGKILL at several points --------------------------------------------
+# kill_case NAME SPLIT HOOK=VALUE: SPLIT is "yes" when the kill comes after
+# the first write.
+kill_case() {
+	local name=$1 split=$2 hook=$3
+	reseed
+	dump_to "$WORK/start-$name"
+	same "$WORK/original" "$WORK/start-$name" "$name: the reseeded start is the original"
+	local rev0
+	rev0=$(revision)
+	reset_run "$name" "$hook"
+	if [ "$RC" -eq 137 ] || [ "$RC" -eq 9 ]; then pass "$name: heron died of SIGKILL ($hook)"; else fail "$name: want death by SIGKILL ($hook)"; fi
+	local backup
+	backup=$(backup_of "$name")
+	if [ -n "$backup" ]; then pass "$name: the backup was written before the kill"; else fail "$name: no backup"; fi
+	local n
+	n=$(split_state)
+	if [ "$split" = yes ]; then
+		if [ "$n" -gt 0 ] 2>/dev/null; then pass "$name: show checkpoint reports a split state ($n pchannels)"; else fail "$name: show checkpoint reports no split state (split_pchannels=$n)"; fi
+	else
+		dump_to "$WORK/killed-$name"
+		same "$WORK/original" "$WORK/killed-$name" "$name: nothing was written"
+		if [ "$(revision)" = "$rev0" ]; then pass "$name: etcd revision unchanged"; else fail "$name: etcd revision moved"; fi
+		if [ "$n" = 0 ]; then pass "$name: no split state"; else fail "$name: split_pchannels=$n"; fi
+	fi
+	reset_run "$name-again"
+	expect_rc 0 "$name: a second reset checkpoint --run completes"
+	dump_to "$WORK/final-$name"
+	same "$WORK/reference" "$WORK/final-$name" "$name: the final meta root is byte-identical to the uninterrupted run's"
+	n=$(split_state)
+	if [ "$n" = 0 ]; then pass "$name: no split state after the second run"; else fail "$name: split_pchannels=$n after the second run"; fi
+	if [ -n "$backup" ]; then
+		restore_from "$backup"
+		expect_rc 0 "$name: restore --file (killed run's backup) --run"
+		dump_to "$WORK/restored-$name"
+		same "$WORK/original" "$WORK/restored-$name" "$name: restore returns the meta root byte for byte to the original"
+	fi
+}
+kill_case "kill-before-first-write" no HERON_APPLY_KILL_AFTER_BACKUP=1
+kill_case "kill-early" yes HERON_APPLY_KILL_AFTER_TXNS=1
+kill_case "kill-middle" yes HERON_APPLY_KILL_AFTER_TXNS=$((TXNS / 2))
+kill_case "kill-late" yes HERON_APPLY_KILL_AFTER_TXNS=$((TXNS - 1))
+
+# From outside: a throttled run, killed once etcd's revision has moved.
+reseed
+rev0=$(revision)
+rm -rf "$WORK/bk-external" && mkdir -p "$WORK/bk-external"
+printf '%s\n' "$(connect_line "$ROOT")" "reset checkpoint --target-wal $TARGET --run --backup-dir $WORK/bk-external" |
+	HERON_APPLY_TXN_DELAY=100ms "$HERON" >"$WORK/out" 2>"$WORK/err" &
+hpid=$!
+for _ in $(seq 1 200); do
+	[ "$(revision)" -gt $((rev0 + 3)) ] && break
+	kill -0 "$hpid" 2>/dev/null || break
+	sleep 0.05
+done
+kill -KILL "$hpid" 2>/dev/null
+wait "$hpid" 2>/dev/null
+RC=$?
+OUT="" ERR=$(cat "$WORK/err")
+if [ "$RC" -eq 137 ]; then pass "external kill -9 during a throttled run"; else fail "external kill: heron was not killed mid-run (exit $RC)"; fi
+n=$(split_state)
+if [ "$n" -gt 0 ] 2>/dev/null; then pass "external kill: split state reported ($n pchannels)"; else fail "external kill: no split state (split_pchannels=$n)"; fi
+reset_run external-again
+expect_rc 0 "external kill: a second run completes"
+dump_to "$WORK/final-external"
+same "$WORK/reference" "$WORK/final-external" "external kill: final meta root byte-identical to the uninterrupted run's"
+
+# --- etcd stops in the middle of a run --------------------------------------
+# etcd_fault NAME SIGNAL: a throttled run; once it has written, etcd gets
+# SIGNAL (STOP: frozen, TERM: gone); heron must fail with exit 1 and a clear
+# message within its timeouts; etcd comes back and a re-run completes.
+etcd_fault() {
+	local name=$1 sig=$2
+	reseed
+	rev0=$(revision)
+	rm -rf "$WORK/bk-$name" && mkdir -p "$WORK/bk-$name"
+	printf '%s\n' "$(connect_line "$ROOT")" "reset checkpoint --target-wal $TARGET --run --backup-dir $WORK/bk-$name" |
+		HERON_APPLY_TXN_DELAY=100ms HERON_APPLY_STALL_TIMEOUT=3s HERON_APPLY_TXN_TIMEOUT=3s "$HERON" >"$WORK/out" 2>"$WORK/err" &
+	local hpid=$!
+	for _ in $(seq 1 200); do
+		[ "$(revision)" -gt $((rev0 + 3)) ] && break
+		sleep 0.05
+	done
+	kill "-$sig" "$ETCD_PID"
+	local t0 t1
+	t0=$(date +%s)
+	wait "$hpid"
+	RC=$?
+	t1=$(date +%s)
+	OUT=$(cat "$WORK/out")
+	ERR=$(cat "$WORK/err")
+	expect_rc 1 "$name: heron fails when etcd stops mid-run"
+	show_err
+	expect_err "error: .*(etcd|answer|reach|timeout|deadline|unavailable)" "$name: the error says etcd stopped answering"
+	expect_err "re-run|run it again|again" "$name: the error says to re-run"
+	if [ $((t1 - t0)) -le 12 ]; then pass "$name: failed within $((t1 - t0))s of etcd stopping"; else fail "$name: took $((t1 - t0))s after etcd stopped"; fi
+	if [ "$sig" = STOP ]; then
+		kill -CONT "$ETCD_PID"
+	else
+		wait "$ETCD_PID" 2>/dev/null
+		etcd_up "$PORT" "$PEER" "$WORK/etcd"
+	fi
+	reset_run "$name-again"
+	expect_rc 0 "$name: once etcd is back, a re-run completes"
+	dump_to "$WORK/final-$name"
+	same "$WORK/reference" "$WORK/final-$name" "$name: final meta root byte-identical to the uninterrupted run's"
+}
+etcd_fault "etcd-frozen" STOP
+etcd_fault "etcd-restarted" TERM
+
+# --- a backup that cannot be written ------------------------------------------
+reseed
+rev0=$(revision)
+: >"$WORK/not-a-dir"
+run_heron "$(connect_line "$ROOT")
+reset checkpoint --target-wal $TARGET --run --backup-dir $WORK/not-a-dir"
+if [ "$RC" -ne 0 ]; then pass "backup dir is a file: refused (exit $RC)"; else fail "backup dir is a file: want a failure"; fi
+show_err
+expect_err "not-a-dir" "backup dir is a file: the error names it"
+if [ "$(revision)" = "$rev0" ]; then pass "backup dir is a file: etcd revision unchanged"; else fail "backup dir is a file: etcd was written"; fi
+
+run_heron "$(connect_line "$ROOT")
+reset checkpoint --target-wal $TARGET --run --backup-dir /proc/self"
+if [ "$RC" -ne 0 ]; then pass "backup dir not writable even by root (/proc/self): refused (exit $RC)"; else fail "/proc/self: want a failure"; fi
+show_err
+if [ "$(revision)" = "$rev0" ]; then pass "unwritable backup dir: etcd revision unchanged"; else fail "unwritable backup dir: etcd was written"; fi
+
+# No space left: a tiny tmpfs, where root may mount one.
+mkdir -p "$WORK/full"
+if mount -t tmpfs -o size=64k tmpfs "$WORK/full" 2>/dev/null; then
+	run_heron "$(connect_line "$ROOT")
+reset checkpoint --target-wal $TARGET --run --backup-dir $WORK/full"
+	umount "$WORK/full"
+	if [ "$RC" -ne 0 ]; then pass "no space for the backup: refused (exit $RC)"; else fail "no space for the backup: want a failure"; fi
+	show_err
+	if [ "$(revision)" = "$rev0" ]; then pass "no space for the backup: etcd revision unchanged"; else fail "no space for the backup: etcd was written"; fi
+else
+	echo "skip - no space for the backup (cannot mount a tmpfs here)"
+fi
+
+echo "test_faults: $(( $(date +%s) - start_all ))s"
+finish
