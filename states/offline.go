@@ -258,31 +258,18 @@ func dialError(addrs string, timeout time.Duration, user string, err error) erro
 // probeTCP fails when no endpoint accepts a TCP connection. Endpoints it
 // cannot parse count as reachable: the etcd client decides for them.
 func probeTCP(ctx context.Context, endpoints []string) error {
-	errs := make(chan error, len(endpoints))
-	for _, ep := range endpoints {
-		go func() {
-			network, addr := endpointAddr(ep)
-			if addr == "" {
-				errs <- nil
-				return
-			}
-			var d net.Dialer
-			c, err := d.DialContext(ctx, network, addr)
-			if err == nil {
-				c.Close()
-			}
-			errs <- err
-		}()
-	}
-	var all []error
-	for range endpoints {
-		err := <-errs
-		if err == nil {
+	return anyEndpoint(endpoints, func(ep string) error {
+		network, addr := endpointAddr(ep)
+		if addr == "" {
 			return nil
 		}
-		all = append(all, err)
-	}
-	return errors.Join(all...)
+		var d net.Dialer
+		c, err := d.DialContext(ctx, network, addr)
+		if err == nil {
+			c.Close()
+		}
+		return err
+	})
 }
 
 // tlsProbeRead is how long probeTLS waits after the handshake for the
@@ -295,38 +282,41 @@ const tlsProbeRead = 300 * time.Millisecond
 // alert that the first read returns; the read stops after tlsProbeRead on a
 // server that accepted and waits for the request (etcd does).
 func probeTLS(ctx context.Context, endpoints []string, tc *tls.Config) error {
+	return anyEndpoint(endpoints, func(ep string) error {
+		network, addr := endpointAddr(ep)
+		if addr == "" || network != "tcp" {
+			return nil
+		}
+		host, _, _ := net.SplitHostPort(addr)
+		c := tc.Clone()
+		if c.ServerName == "" {
+			c.ServerName = host
+		}
+		d := tls.Dialer{Config: c}
+		conn, err := d.DialContext(ctx, network, addr)
+		if err != nil {
+			return err
+		}
+		defer conn.Close()
+		_ = conn.SetReadDeadline(time.Now().Add(tlsProbeRead))
+		var b [1]byte
+		if _, err := conn.Read(b[:]); err != nil {
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				return nil
+			}
+			return err
+		}
+		return nil
+	})
+}
+
+// anyEndpoint runs probe on every endpoint at once; it succeeds when one
+// does, else returns every endpoint's error.
+func anyEndpoint(endpoints []string, probe func(ep string) error) error {
 	errs := make(chan error, len(endpoints))
 	for _, ep := range endpoints {
-		go func() {
-			network, addr := endpointAddr(ep)
-			if addr == "" || network != "tcp" {
-				errs <- nil
-				return
-			}
-			host, _, _ := net.SplitHostPort(addr)
-			c := tc.Clone()
-			if c.ServerName == "" {
-				c.ServerName = host
-			}
-			d := tls.Dialer{Config: c}
-			conn, err := d.DialContext(ctx, network, addr)
-			if err != nil {
-				errs <- err
-				return
-			}
-			defer conn.Close()
-			_ = conn.SetReadDeadline(time.Now().Add(tlsProbeRead))
-			var b [1]byte
-			if _, err := conn.Read(b[:]); err != nil {
-				var ne net.Error
-				if errors.As(err, &ne) && ne.Timeout() {
-					err = nil
-				}
-				errs <- err
-				return
-			}
-			errs <- nil
-		}()
+		go func() { errs <- probe(ep) }()
 	}
 	var all []error
 	for range endpoints {

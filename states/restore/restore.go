@@ -10,6 +10,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -344,8 +345,15 @@ func (pl *Plan) BackupPath(now time.Time) string {
 	if dir == "" {
 		dir = "."
 	}
-	return filepath.Join(dir, fmt.Sprintf("heron-backup-%s-restore-rev%d-%s.jsonl",
+	path := filepath.Join(dir, fmt.Sprintf("heron-backup-%s-restore-rev%d-%s.jsonl",
 		unsafeName.ReplaceAllString(pl.inst.Layout.RootPath, "_"), pl.Revision, now.UTC().Format("20060102T150405Z")))
+	base := strings.TrimSuffix(path, ".jsonl")
+	for i := 2; ; i++ {
+		if _, err := os.Lstat(path); err != nil {
+			return path
+		}
+		path = fmt.Sprintf("%s-%d.jsonl", base, i)
+	}
 }
 
 // Options are the apply options of the run (before Tune).

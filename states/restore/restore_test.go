@@ -1,16 +1,13 @@
 package restore
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -18,17 +15,11 @@ import (
 	"github.com/heron-shell/heron/framework"
 	"github.com/heron-shell/heron/framework/apply"
 	"github.com/heron-shell/heron/models"
-	"github.com/heron-shell/heron/models/sample"
 	"github.com/heron-shell/heron/states/instance"
 	"github.com/heron-shell/heron/states/reset"
 	"github.com/heron-shell/heron/tests/etcdtest"
+	"github.com/heron-shell/heron/tests/shelltest"
 )
-
-type testState struct{ cmds []*framework.Command }
-
-func (s testState) Prompt() string                 { return "test > " }
-func (s testState) Commands() []*framework.Command { return s.cmds }
-func (s testState) Close() error                   { return nil }
 
 type env struct {
 	t    *testing.T
@@ -39,63 +30,21 @@ type env struct {
 
 func newEnv(t *testing.T, cli *clientv3.Client, ep, root string) *env {
 	t.Helper()
-	layout := models.NewLayout(root, "meta")
-	if _, err := sample.Seed(context.Background(), cli, sample.Build(layout, commonpb.WALName_Pulsar)); err != nil {
-		t.Fatal(err)
-	}
-	return &env{t: t, cli: cli, inst: instance.New(cli, layout, []string{ep}), dir: t.TempDir()}
+	s := shelltest.Seed(t, cli, ep, root, commonpb.WALName_Pulsar)
+	return &env{t: t, cli: cli, inst: s.Inst, dir: t.TempDir()}
 }
 
 func (e *env) run(line string) (string, string, int) {
 	e.t.Helper()
-	var out, errb bytes.Buffer
-	cmds := append(Commands(e.inst), reset.Commands(e.inst)...)
-	sh := framework.NewShell(testState{cmds}, &out, &errb)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	err := sh.Run(ctx, line)
-	if err != nil {
-		errb.WriteString("error: " + err.Error() + "\n")
-	}
-	return out.String(), errb.String(), framework.ExitCode(err)
+	out, errs, code, _ := shelltest.Run(e.t, append(Commands(e.inst), reset.Commands(e.inst)...), line)
+	return out, errs, code
 }
 
-func (e *env) dump() map[string]string {
-	e.t.Helper()
-	resp, err := e.cli.Get(context.Background(), "\x00", clientv3.WithFromKey())
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	out := map[string]string{}
-	for _, kv := range resp.Kvs {
-		out[string(kv.Key)] = string(kv.Value)
-	}
-	return out
-}
+func (e *env) dump() map[string]string { return shelltest.Dump(e.t, e.cli) }
 
-func (e *env) rev() int64 {
-	r, err := e.inst.Revision(context.Background())
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return r
-}
+func (e *env) rev() int64 { return shelltest.Revision(e.t, e.inst) }
 
-func diff(a, b map[string]string) []string {
-	var out []string
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			out = append(out, k)
-		}
-	}
-	for k := range b {
-		if _, ok := a[k]; !ok {
-			out = append(out, k)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
+var diff = shelltest.DiffKeys
 
 // resetRun resets the instance to kafka and returns the backup path.
 func (e *env) resetRun() string {

@@ -10,24 +10,16 @@ import (
 	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"github.com/heron-shell/heron/framework"
-	"github.com/heron-shell/heron/models"
 	"github.com/heron-shell/heron/models/msgid"
 	"github.com/heron-shell/heron/models/sample"
 	"github.com/heron-shell/heron/states/instance"
 	"github.com/heron-shell/heron/tests/etcdtest"
+	"github.com/heron-shell/heron/tests/shelltest"
 )
 
 var allWALs = []commonpb.WALName{
 	commonpb.WALName_Pulsar, commonpb.WALName_Kafka, commonpb.WALName_RocksMQ, commonpb.WALName_WoodPecker,
 }
-
-// testState is a connected state holding only the show commands.
-type testState struct{ inst *instance.Instance }
-
-func (s testState) Prompt() string                 { return "test > " }
-func (s testState) Commands() []*framework.Command { return Commands(s.inst) }
-func (s testState) Close() error                   { return nil }
 
 type env struct {
 	t      *testing.T
@@ -46,14 +38,9 @@ func seeded(t *testing.T, wal commonpb.WALName) *env {
 
 func seedInto(t *testing.T, cli *clientv3.Client, endpoint, root string, wal commonpb.WALName) *env {
 	t.Helper()
-	layout := models.NewLayout(root, "meta")
-	in := sample.Build(layout, wal)
-	if _, err := sample.Seed(ctxT(t), cli, in); err != nil {
-		t.Fatal(err)
-	}
-	inst := instance.New(cli, layout, []string{endpoint})
-	inst.PageSize = 3 // make every scan take several pages
-	return &env{t: t, cli: cli, inst: inst, sample: in}
+	s := shelltest.Seed(t, cli, endpoint, root, wal)
+	s.Inst.PageSize = 3 // make every scan take several pages
+	return &env{t: t, cli: cli, inst: s.Inst, sample: s.Sample}
 }
 
 func ctxT(t *testing.T) context.Context {
@@ -64,10 +51,7 @@ func ctxT(t *testing.T) context.Context {
 
 // run runs one command line through a framework shell.
 func (e *env) run(line string) (stdout, stderr string, code int, err error) {
-	var out, errw bytes.Buffer
-	sh := framework.NewShell(testState{e.inst}, &out, &errw)
-	err = sh.Run(ctxT(e.t), line)
-	return out.String(), errw.String(), framework.ExitCode(err), err
+	return shelltest.Run(e.t, Commands(e.inst), line)
 }
 
 // mustRun runs a line that must succeed.
