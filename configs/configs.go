@@ -14,11 +14,6 @@ const (
 	DefaultRootPath    = "by-dev"
 	DefaultMetaPath    = "meta"
 	DefaultDialTimeout = 10 * time.Second
-	// DefaultPageSize is how many keys one etcd range read returns.
-	DefaultPageSize = 1000
-	// DefaultMaxTxnOps is the most operations one etcd transaction carries
-	// (etcd's own default --max-txn-ops).
-	DefaultMaxTxnOps = 128
 )
 
 // HomeEnv names the environment variable that moves heron's folder
@@ -31,8 +26,6 @@ type Defaults struct {
 	RootPath    string
 	MetaPath    string
 	DialTimeout time.Duration
-	PageSize    int
-	MaxTxnOps   int
 	// Home is heron's folder: $HERON_HOME, else ~/.heron; "" when there is
 	// no home directory.
 	Home string
@@ -47,8 +40,6 @@ func Load() Defaults {
 		RootPath:    DefaultRootPath,
 		MetaPath:    DefaultMetaPath,
 		DialTimeout: DefaultDialTimeout,
-		PageSize:    DefaultPageSize,
-		MaxTxnOps:   DefaultMaxTxnOps,
 	}
 	if h := os.Getenv(HomeEnv); h != "" {
 		d.Home = h

@@ -26,7 +26,7 @@ func TestLoad(t *testing.T) {
 				t.Fatalf("Home=%q HistoryFile=%q, want %q %q", d.Home, d.HistoryFile, tt.wantHome, tt.wantHistory)
 			}
 			if d.RootPath != "by-dev" || d.MetaPath != "meta" || d.Etcd != "127.0.0.1:2379" ||
-				d.DialTimeout != 10*time.Second || d.PageSize != 1000 || d.MaxTxnOps != 128 {
+				d.DialTimeout != 10*time.Second {
 				t.Fatalf("defaults: %+v", d)
 			}
 		})

@@ -72,7 +72,7 @@ func Read[S any, P any](s S, run func(ctx context.Context, s S, p *P) (Result, e
 func Write[S any, P any](s S, build func(ctx context.Context, s S, p *P) (Plan, error)) *Command {
 	c := newCommand[P](true)
 	c.exec = func(ctx context.Context, p any, run bool, out io.Writer, format string) (Result, error) {
-		plan, err := build(ctx, s, p.(*P))
+		plan, err := build(WithRun(ctx, run), s, p.(*P))
 		if err != nil {
 			return nil, err
 		}
@@ -174,6 +174,21 @@ func formatOf(p any) string {
 }
 
 type stderrKey struct{}
+
+type runKey struct{}
+
+// WithRun returns a context whose Running is run (Write sets it for build).
+func WithRun(ctx context.Context, run bool) context.Context {
+	return context.WithValue(ctx, runKey{}, run)
+}
+
+// Running tells a Write command's build function that --run was given: the
+// plan will be applied right after it passes its gates, so the build may
+// leave work to Apply that only a run needs (a dry run must plan fully).
+func Running(ctx context.Context) bool {
+	run, _ := ctx.Value(runKey{}).(bool)
+	return run
+}
 
 // WithStderr returns a context whose Stderr is w.
 func WithStderr(ctx context.Context, w io.Writer) context.Context {

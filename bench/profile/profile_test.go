@@ -3,13 +3,16 @@
 //
 //	bin/bench-gen seed --etcd 127.0.0.1:PORT --segments 100000
 //	HERON_PROFILE_ETCD=127.0.0.1:PORT HERON_PROFILE_RUN=1 \
-//	  go test ./bench/profile -run Profile -v -cpuprofile /tmp/cpu.out -memprofile /tmp/mem.out
+//	  go test ./bench/profile -run '^$' -bench Profile -benchtime 1x -v -cpuprofile /tmp/cpu.out -memprofile /tmp/mem.out
 //	go tool pprof -top -nodecount 40 bench/profile.test /tmp/cpu.out
 //
-// Without HERON_PROFILE_ETCD the test is skipped. HERON_PROFILE_RUN=1 also
+// These are benchmarks (go test -bench), not tests: without
+// HERON_PROFILE_ETCD they skip. HERON_PROFILE_RUN=1 plans as `--run` does
+// (the per-key decisions made while the backup is written) and
 // applies the plan (back to the source WAL with HERON_PROFILE_BACK=1, so the
 // seeded instance can be profiled again); HERON_PROFILE_TARGET picks the
-// target WAL (default woodpecker). Each phase logs its wall time, heap and
+// target WAL (default woodpecker); HERON_PROFILE_PAGE the keys per range
+// request. Each phase logs its wall time, heap and
 // the process's CPU time.
 package profile
 
@@ -18,6 +21,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -38,7 +42,13 @@ func cpu() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-func TestProfile(t *testing.T) {
+func BenchmarkProfile(b *testing.B) {
+	for b.Loop() {
+		profile(b)
+	}
+}
+
+func profile(t *testing.B) {
 	ep := os.Getenv("HERON_PROFILE_ETCD")
 	if ep == "" {
 		t.Skip("set HERON_PROFILE_ETCD=HOST:PORT (an etcd seeded by bench/gen) to run")
@@ -53,6 +63,9 @@ func TestProfile(t *testing.T) {
 	}
 	defer cli.Close()
 	inst := instance.New(cli, models.NewLayout("by-dev", "meta"), []string{ep})
+	if v, _ := strconv.Atoi(os.Getenv("HERON_PROFILE_PAGE")); v > 0 {
+		inst.PageSize = v // keys per range request (heron's default: instance.DefaultPageSize)
+	}
 	ctx := framework.WithStderr(context.Background(), io.Discard)
 	if testing.Verbose() {
 		ctx = framework.WithStderr(context.Background(), os.Stderr)
@@ -75,7 +88,7 @@ func TestProfile(t *testing.T) {
 		var pl *reset.Plan
 		phase("plan", func() error {
 			var err error
-			pl, err = reset.Build(ctx, inst, p)
+			pl, err = reset.Build(framework.WithRun(ctx, os.Getenv("HERON_PROFILE_RUN") != ""), inst, p)
 			return err
 		})
 		t.Logf("plan: %d keys", pl.TotalKeys)

@@ -11,12 +11,18 @@ import (
 	"go.uber.org/zap"
 )
 
-// TestRangeCost times a scan of the segment prefix in pages of 1000 keys
+// BenchmarkRangeCost (go test ./bench/profile -run '^$' -bench RangeCost -benchtime 1x -v) times a scan of the segment prefix in pages of 1000 keys
 // (HERON_PROFILE_PAGE), in windows of ids sharing their first 16 digits
 // (HERON_PROFILE_WINDOW; HERON_PROFILE_ONLY=1: one variant),
 // pinned to one revision: linearizable vs serializable reads, and with the
 // next page requested while the current one is handed over (prefetch).
-func TestRangeCost(t *testing.T) {
+func BenchmarkRangeCost(b *testing.B) {
+	for b.Loop() {
+		rangeCost(b)
+	}
+}
+
+func rangeCost(t *testing.B) {
 	ep := os.Getenv("HERON_PROFILE_ETCD")
 	if ep == "" {
 		t.Skip("set HERON_PROFILE_ETCD=HOST:PORT (an etcd seeded by bench/gen) to run")

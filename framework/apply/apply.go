@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -147,7 +148,20 @@ func Apply(ctx context.Context, cli *clientv3.Client, src Source, opt Options) (
 	if err != nil {
 		bw.abort()
 		prog.finish(false)
-		return res, Cause(ctx, fmt.Errorf("backup: %w", err))
+		return res, Cause(ctx, backupErr(err))
+	}
+	if opt.Check != nil {
+		if err := opt.Check(); err != nil {
+			bw.abort()
+			prog.finish(false)
+			return res, err
+		}
+	}
+	if res.Keys == 0 && opt.SkipEmpty {
+		bw.abort()
+		prog.finish(true)
+		res.Seconds = time.Since(start).Seconds()
+		return res, nil
 	}
 	if err := bw.commit(); err != nil {
 		prog.finish(false)
@@ -207,6 +221,15 @@ func Apply(ctx context.Context, cli *clientv3.Client, src Source, opt Options) (
 		return res, &InterruptedError{Err: errors.New("the second pass yielded fewer keys than the backup"), Txns: w.txns, Written: w.written, Total: res.Keys}
 	}
 	return res, nil
+}
+
+// backupErr prefixes a pass-1 error with "backup: " unless it has it already
+// (the backup writer's own errors do).
+func backupErr(err error) error {
+	if strings.HasPrefix(err.Error(), "backup") {
+		return err
+	}
+	return fmt.Errorf("backup: %w", err)
 }
 
 // batch is the ops of one transaction.
@@ -410,6 +433,9 @@ func (w *writer) commit(bt *batch) {
 	defer cancel()
 	resp, err := w.cli.Txn(tctx).If(cmps...).Then(thens...).Commit()
 	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = &timeoutError{d: w.opt.TxnTimeout, err: err}
+		}
 		w.fail(bt.seq, fmt.Errorf("etcd transaction %d (%d keys from %s) failed, its keys may or may not be written: %w", bt.seq+1, len(bt.ops), bt.ops[0].Key, err))
 		return
 	}
@@ -484,3 +510,16 @@ func replay(path string, fn func(Entry) (Op, error)) Source {
 		}
 	}
 }
+
+// timeoutError is a transaction that hit its timeout, worded like the
+// watchdog's StallError rather than as "context deadline exceeded".
+type timeoutError struct {
+	d   time.Duration
+	err error
+}
+
+func (e *timeoutError) Error() string {
+	return fmt.Sprintf("etcd did not answer within %s: is it running and reachable?", e.d)
+}
+
+func (e *timeoutError) Unwrap() error { return e.err }

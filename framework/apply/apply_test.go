@@ -86,6 +86,16 @@ func TestApplyPutsDeletesCreatesAndBacksUp(t *testing.T) {
 	res, err := Apply(context.Background(), cli, Slice(ops), Options{
 		BackupPath: path, Header: Header{Command: "test", RootPath: "r", Revision: 7}, Total: 4,
 		Progress: &progress, Label: "test", MaxTxnOps: 2,
+		AfterBackup: func(p string) error {
+			// The backup is complete and named before the first write.
+			if _, entries := readBackup(t, p); len(entries) != 4 {
+				t.Errorf("backup has %d entries", len(entries))
+			}
+			if dump(t, cli)["a"] != "1" {
+				t.Error("written before the backup")
+			}
+			return nil
+		},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -350,3 +360,40 @@ func TestFromEnv(t *testing.T) {
 }
 
 func seedOf() maphash.Seed { return maphash.MakeSeed() }
+
+func TestReplayFromBackup(t *testing.T) {
+	cli, _ := etcdtest.Start(t)
+	revs := seed(t, cli, map[string]string{"a": "1", "b": "2"})
+	ops := []Op{
+		{Key: "a", ModRevision: revs["a"], Value: []byte("1+"), Original: []byte("1")},
+		{Key: "b", ModRevision: revs["b"], Value: []byte("2+"), Original: []byte("2"), Phase: 1},
+	}
+	calls := 0
+	src := func(ctx context.Context, yield func(Op) error) error {
+		calls++
+		return Slice(ops)(ctx, yield)
+	}
+	rebuild := func(e Entry) (Op, error) {
+		phase := 0
+		if e.Key == "b" {
+			phase = 1
+		}
+		return Op{Key: e.Key, ModRevision: e.ModRevision, Value: append(append([]byte{}, e.Value...), '+'), Original: e.Value, Phase: phase}, nil
+	}
+	res, err := Apply(context.Background(), cli, src, Options{BackupPath: filepath.Join(t.TempDir(), "b"), Replay: rebuild})
+	if err != nil || res.Written != 2 || calls != 1 {
+		t.Fatalf("%+v %v calls=%d", res, err, calls)
+	}
+	if got := dump(t, cli); got["a"] != "1+" || got["b"] != "2+" {
+		t.Fatalf("%v", got)
+	}
+	// A replay that rebuilds other ops than pass 1 wrote nothing.
+	revs = seed(t, cli, map[string]string{"a": "1", "b": "2"})
+	ops[0].ModRevision, ops[1].ModRevision = revs["a"], revs["b"]
+	r0 := rev(t, cli)
+	_, err = Apply(context.Background(), cli, src, Options{BackupPath: filepath.Join(t.TempDir(), "b"),
+		Replay: func(e Entry) (Op, error) { op, _ := rebuild(e); op.Value = []byte("other"); return op, nil }})
+	if err == nil || !strings.Contains(err.Error(), "differs from what the backup holds") || rev(t, cli) != r0 {
+		t.Fatalf("err %v", err)
+	}
+}

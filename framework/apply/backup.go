@@ -263,6 +263,14 @@ func (br *BackupReader) Next() (e Entry, ok bool, err error) {
 	if err != nil {
 		return Entry{}, false, err
 	}
+	if e, ok := parseEntryLine(b); ok {
+		if e.Absent != (e.ModRevision == 0) {
+			return Entry{}, false, fmt.Errorf("backup %s: line %d: absent=%v with mod_revision %d", br.Path, br.line, e.Absent, e.ModRevision)
+		}
+		e.Line = br.line
+		br.n++
+		return e, true, nil
+	}
 	var l struct {
 		backupLine
 		backupEnd
@@ -303,3 +311,78 @@ func (br *BackupReader) Next() (e Entry, ok bool, err error) {
 
 // Close closes the file.
 func (br *BackupReader) Close() error { return br.f.Close() }
+
+// parseEntryLine reads an entry line in exactly the form backupWriter.add
+// writes it, without encoding/json (replay reads every line of a run's
+// backup): a key without escapes, a base64 value, a mod revision, "absent"
+// and the op in that order. ok is false for anything else (escaped or
+// base64 keys, other spacing or order, the end line), which Next then reads
+// with encoding/json.
+func parseEntryLine(b []byte) (e Entry, ok bool) {
+	rest, ok := cutPrefix(b, `{"key":"`)
+	if !ok {
+		return Entry{}, false
+	}
+	i := 0
+	for ; i < len(rest); i++ {
+		c := rest[i]
+		if c == '"' {
+			break
+		}
+		if c == '\\' || c < 0x20 {
+			return Entry{}, false
+		}
+	}
+	if i == 0 || i == len(rest) || !utf8.Valid(rest[:i]) {
+		return Entry{}, false
+	}
+	e.Key = string(rest[:i])
+	if rest, ok = cutPrefix(rest[i:], `","value":"`); !ok {
+		return Entry{}, false
+	}
+	i = 0
+	for i < len(rest) && rest[i] != '"' {
+		i++
+	}
+	if i == len(rest) {
+		return Entry{}, false
+	}
+	e.Value = make([]byte, base64.StdEncoding.DecodedLen(i))
+	n, err := base64.StdEncoding.Decode(e.Value, rest[:i])
+	if err != nil {
+		return Entry{}, false
+	}
+	e.Value = e.Value[:n]
+	if rest, ok = cutPrefix(rest[i:], `","mod_revision":`); !ok {
+		return Entry{}, false
+	}
+	i = 0
+	var rev int64
+	for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' && i < 18 {
+		rev = rev*10 + int64(rest[i]-'0')
+		i++
+	}
+	if i == 0 || (i > 1 && rest[0] == '0') || (i < len(rest) && rest[i] >= '0' && rest[i] <= '9') {
+		return Entry{}, false
+	}
+	e.ModRevision = rev
+	rest = rest[i:]
+	if r, ok := cutPrefix(rest, `,"absent":true`); ok {
+		e.Absent, rest = true, r
+	}
+	switch string(rest) {
+	case `,"op":"put"}`:
+	case `,"op":"delete"}`:
+		e.Delete = true
+	default:
+		return Entry{}, false
+	}
+	return e, true
+}
+
+func cutPrefix(b []byte, p string) ([]byte, bool) {
+	if len(b) < len(p) || string(b[:len(p)]) != p {
+		return b, false
+	}
+	return b[len(p):], true
+}

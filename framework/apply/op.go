@@ -128,6 +128,16 @@ type Options struct {
 	// equal pass 1's, which Apply checks transaction by transaction.
 	Replay func(e Entry) (Op, error)
 
+	// Check, when set, is called after pass 1 read every op and wrote it to
+	// the temporary backup file, before the file is synced and published: an
+	// error removes the file and stops the run with nothing written (Apply
+	// returns the error as it is). A source that plans while it yields (the
+	// plan and the backup from one read) checks its gates here.
+	Check func() error
+	// SkipEmpty: when pass 1 yields no op, remove the backup file instead of
+	// publishing an empty one (Result.Backup stays "").
+	SkipEmpty bool
+
 	// AfterBackup is called once the backup is synced and renamed, before the
 	// first write to etcd; an error stops the run with nothing written.
 	AfterBackup func(path string) error

@@ -3,46 +3,35 @@ package apply
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
-	"strconv"
 	"testing"
-	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/heron-shell/heron/tests/etcdtest"
 )
 
-// TestThroughput compares Apply with a raw loop of 128-put transactions over
-// the same number of keys. It runs only with HERON_APPLY_BENCH=N (keys):
-//
-//	HERON_APPLY_BENCH=200000 go test ./framework/apply -run Throughput -v
-func TestThroughput(t *testing.T) {
-	n, _ := strconv.Atoi(os.Getenv("HERON_APPLY_BENCH"))
-	if n <= 0 {
-		t.Skip("set HERON_APPLY_BENCH=keys to run")
-	}
-	cli, _ := etcdtest.Start(t)
+// BenchmarkApply times Apply (backup, replay, writes) over 20,000 keys of
+// 300 bytes at concurrency 1, 2 and 4 (go test -run '^$' -bench Apply
+// ./framework/apply). make bench compares heron's write pass with a raw loop
+// of 128-put transactions at 1,000,000 segments.
+func BenchmarkApply(b *testing.B) {
+	cli, _ := etcdtest.Start(b)
 	ctx := context.Background()
-	value := make([]byte, 300)
-	key := func(prefix string, i int) string { return fmt.Sprintf("%s/%08d", prefix, i) }
-
-	start := time.Now()
+	const n = 20000
 	var ops []clientv3.Op
 	for i := 0; i < n; i++ {
-		ops = append(ops, clientv3.OpPut(key("raw", i), string(value)))
+		ops = append(ops, clientv3.OpPut(fmt.Sprintf("raw/%08d", i), string(make([]byte, 300))))
 		if len(ops) == DefaultMaxTxnOps || i == n-1 {
 			if _, err := cli.Txn(ctx).Then(ops...).Commit(); err != nil {
-				t.Fatal(err)
+				b.Fatal(err)
 			}
 			ops = ops[:0]
 		}
 	}
-	raw := time.Since(start)
-	t.Logf("raw loop: %d keys in %s (%.0f keys/s)", n, raw, float64(n)/raw.Seconds())
-
-	// Apply rewrites the raw keys, re-reading them page by page like a plan.
+	// The source re-reads the keys page by page like a plan and sets every
+	// value to one of two lengths, so that each run has work.
+	size := 300
 	src := func(ctx context.Context, yield func(Op) error) error {
 		from := "raw/"
 		for {
@@ -52,7 +41,7 @@ func TestThroughput(t *testing.T) {
 			}
 			Heartbeat(ctx)
 			for _, kv := range resp.Kvs {
-				if err := yield(Op{Key: string(kv.Key), ModRevision: kv.ModRevision, Value: value[:299], Original: kv.Value}); err != nil {
+				if err := yield(Op{Key: string(kv.Key), ModRevision: kv.ModRevision, Value: make([]byte, size), Original: kv.Value}); err != nil {
 					return err
 				}
 			}
@@ -63,21 +52,19 @@ func TestThroughput(t *testing.T) {
 		}
 	}
 	for _, c := range []int{1, 2, 4} {
-		res, err := Apply(ctx, cli, src, Options{BackupPath: filepath.Join(t.TempDir(), "b"), Concurrency: c, Total: int64(n)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("apply (concurrency %d): backup %.1fs, write %.1fs (%.0f keys/s, %.0f%% of raw), total %.1fs",
-			c, res.BackupSeconds, res.WriteSeconds, res.KeysPerSecond, 100*res.KeysPerSecond/(float64(n)/raw.Seconds()), res.Seconds)
-		// Put the values back so the next run has work.
-		value = append(value[:0:0], value...)
-		value = value[:300]
-		if c != 4 {
-			if _, err := Apply(ctx, cli, func(ctx context.Context, yield func(Op) error) error {
-				return src(ctx, func(op Op) error { op.Value = make([]byte, 300); return yield(op) })
-			}, Options{BackupPath: filepath.Join(t.TempDir(), "b")}); err != nil {
-				t.Fatal(err)
+		b.Run(fmt.Sprintf("concurrency=%d", c), func(b *testing.B) {
+			var written int64
+			for b.Loop() {
+				size = 599 - size
+				res, err := Apply(ctx, cli, src, Options{BackupPath: filepath.Join(b.TempDir(), "b"), Concurrency: c, Replay: func(e Entry) (Op, error) {
+					return Op{Key: e.Key, ModRevision: e.ModRevision, Value: make([]byte, size), Original: e.Value}, nil
+				}})
+				if err != nil || res.Written != n {
+					b.Fatalf("%+v %v", res, err)
+				}
+				written += res.Written
 			}
-		}
+			b.ReportMetric(float64(written)/b.Elapsed().Seconds(), "keys/s")
+		})
 	}
 }

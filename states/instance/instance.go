@@ -7,14 +7,25 @@ import (
 	"context"
 	"fmt"
 
+	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/heron-shell/heron/models"
 )
 
-// DefaultPageSize is how many keys one range request returns: it bounds the
-// memory of every scan.
-const DefaultPageSize = 1000
+// DefaultPageSize is the most keys one range request returns, and
+// DefaultPageBytes the bytes (keys and values) a page aims at: together they
+// bound the memory of every scan. etcd spends most of a range request's CPU
+// per key on small pages, so pages are sized by bytes: after each page the
+// next limit is PageBytes over the mean size of a key seen so far, at most
+// PageSize keys.
+const (
+	DefaultPageSize  = 10000
+	DefaultPageBytes = 4 << 20
+	// firstPageKeys is the limit of a scan's first request, before any
+	// key size is known.
+	firstPageKeys = 1000
+)
 
 // Instance is a connected Milvus instance.
 type Instance struct {
@@ -22,12 +33,47 @@ type Instance struct {
 	Layout models.Layout
 	// Endpoints are the etcd addresses, for messages.
 	Endpoints []string
+	// PageSize is the most keys per range request (0: DefaultPageSize),
+	// PageBytes the bytes a page aims at (0: DefaultPageBytes).
 	PageSize  int
+	PageBytes int
 }
 
 // New wraps a connected client.
 func New(cli *clientv3.Client, layout models.Layout, endpoints []string) *Instance {
-	return &Instance{Client: cli, Layout: layout, Endpoints: endpoints, PageSize: DefaultPageSize}
+	return &Instance{Client: cli, Layout: layout, Endpoints: endpoints, PageSize: DefaultPageSize, PageBytes: DefaultPageBytes}
+}
+
+// pager sizes the pages of one scan by the bytes of the keys it has seen.
+type pager struct {
+	max, target   int
+	limit         int
+	keys, byteSum int64
+}
+
+func (in *Instance) pager() *pager {
+	p := &pager{max: in.PageSize, target: in.PageBytes}
+	if p.max <= 0 {
+		p.max = DefaultPageSize
+	}
+	if p.target <= 0 {
+		p.target = DefaultPageBytes
+	}
+	p.limit = min(p.max, firstPageKeys)
+	return p
+}
+
+// saw adapts the limit to a page just read.
+func (p *pager) saw(kvs []*mvccpb.KeyValue) {
+	if len(kvs) == 0 {
+		return
+	}
+	for _, kv := range kvs {
+		p.byteSum += int64(len(kv.Key) + len(kv.Value) + 16)
+	}
+	p.keys += int64(len(kvs))
+	mean := max(1, p.byteSum/p.keys)
+	p.limit = int(min(int64(p.max), max(1, int64(p.target)/mean)))
 }
 
 // KV is one key read from etcd, with the key relative to the meta root when
@@ -46,48 +92,6 @@ func (in *Instance) Revision(ctx context.Context) (int64, error) {
 		return 0, fmt.Errorf("read etcd revision: %w", err)
 	}
 	return resp.Header.Revision, nil
-}
-
-// Scan reads every key under the absolute prefix at revision rev (0: the
-// current one), a page at a time, and calls fn with each page. It returns the
-// revision it read at. Keys in the page are absolute.
-func (in *Instance) Scan(ctx context.Context, prefix string, rev int64, fn func(page []KV) error) (int64, error) {
-	return in.ScanRange(ctx, prefix, clientv3.GetPrefixRangeEnd(prefix), rev, fn)
-}
-
-// ScanRange reads the keys in [from, end) at revision rev a page at a time.
-func (in *Instance) ScanRange(ctx context.Context, from, end string, rev int64, fn func(page []KV) error) (int64, error) {
-	size := in.PageSize
-	if size <= 0 {
-		size = DefaultPageSize
-	}
-	key := from
-	for {
-		opts := []clientv3.OpOption{clientv3.WithRange(end), clientv3.WithLimit(int64(size))}
-		if rev > 0 {
-			opts = append(opts, clientv3.WithRev(rev))
-		}
-		resp, err := in.Client.Get(ctx, key, opts...)
-		if err != nil {
-			return rev, fmt.Errorf("read %s: %w", from, err)
-		}
-		if rev == 0 {
-			rev = resp.Header.Revision
-		}
-		page := make([]KV, len(resp.Kvs))
-		for i, kv := range resp.Kvs {
-			page[i] = KV{Key: string(kv.Key), Value: kv.Value, ModRevision: kv.ModRevision, Lease: kv.Lease}
-		}
-		if len(page) > 0 {
-			if err := fn(page); err != nil {
-				return rev, err
-			}
-		}
-		if !resp.More || len(resp.Kvs) == 0 {
-			return rev, nil
-		}
-		key = string(resp.Kvs[len(resp.Kvs)-1].Key) + "\x00"
-	}
 }
 
 // ScanMeta scans a prefix relative to the meta root; keys passed to fn stay absolute.

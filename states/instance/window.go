@@ -5,32 +5,29 @@ import (
 	"fmt"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-
-	"github.com/heron-shell/heron/models"
 )
 
 // etcd answers a range request with a limit only after counting every key up
 // to the range end, so paging [from, prefixEnd) with a limit costs O(keys
 // left) per page and O(n²/page) for a whole prefix: seconds per 200k keys at
-// 1,000 keys a page, minutes for a million. ScanWindowed reads windows
+// 1,000 keys a page, minutes for a million. Scan reads windows
 // [from, to) that end where a subtree of the key hierarchy ends (the keys
 // that share the first j bytes of the last key read), and adapts j: one byte
 // longer when a window held more than a page, one byte shorter when it held
 // less than a quarter of one. A scan then costs O(n) etcd work.
 
-// ScanWindowed is Scan (pages of keys under the absolute prefix at revision
-// rev, 0: current; returns the revision read at) in O(n) etcd work. Pages
+// Scan reads every key under the absolute prefix at revision rev (0: the
+// current one), a page at a time, calls fn with each page (keys absolute),
+// and returns the revision it read at, in O(n) etcd work. Pages
 // may be shorter than PageSize; keys come in order, each exactly once.
-func (in *Instance) ScanWindowed(ctx context.Context, prefix string, rev int64, fn func(page []KV) error) (int64, error) {
-	size := in.PageSize
-	if size <= 0 {
-		size = DefaultPageSize
-	}
+func (in *Instance) Scan(ctx context.Context, prefix string, rev int64, fn func(page []KV) error) (int64, error) {
+	pg := in.pager()
 	end := clientv3.GetPrefixRangeEnd(prefix)
 	from := prefix
 	j := 0 // 0: the window is the whole rest of the range
 	for {
 		to := windowEnd(from, j, len(prefix), end)
+		size := pg.limit
 		opts := []clientv3.OpOption{clientv3.WithRange(to), clientv3.WithLimit(int64(size))}
 		if rev > 0 {
 			opts = append(opts, clientv3.WithRev(rev))
@@ -42,6 +39,7 @@ func (in *Instance) ScanWindowed(ctx context.Context, prefix string, rev int64, 
 		if rev == 0 {
 			rev = resp.Header.Revision
 		}
+		pg.saw(resp.Kvs)
 		if len(resp.Kvs) > 0 {
 			page := make([]KV, len(resp.Kvs))
 			for i, kv := range resp.Kvs {
@@ -96,30 +94,4 @@ func commonPrefix(a, b string) int {
 		}
 	}
 	return n
-}
-
-// WalkWindowed is Walk over ScanWindowed.
-func (in *Instance) WalkWindowed(ctx context.Context, rev int64, prefixes []string, fn func(e Entry) error) (int64, error) {
-	if rev == 0 {
-		r, err := in.Revision(ctx)
-		if err != nil {
-			return 0, err
-		}
-		rev = r
-	}
-	for _, prefix := range prefixes {
-		_, err := in.ScanWindowed(ctx, in.Layout.Meta(prefix), rev, func(page []KV) error {
-			for _, kv := range page {
-				rel, _ := in.Layout.Rel(kv.Key)
-				if err := fn(Entry{KV: kv, Key: models.Classify(rel)}); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return rev, err
-		}
-	}
-	return rev, nil
 }

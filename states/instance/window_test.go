@@ -4,11 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
-	"os"
 	"sort"
-	"strconv"
 	"testing"
-	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
@@ -30,7 +27,7 @@ func putAll(t testing.TB, cli *clientv3.Client, keys []string) {
 	}
 }
 
-func TestScanWindowedSeesEveryKeyOnce(t *testing.T) {
+func TestScanSeesEveryKeyOnce(t *testing.T) {
 	cli, _ := etcdtest.Start(t)
 	r := rand.New(rand.NewSource(1))
 	seen := map[string]bool{}
@@ -60,7 +57,7 @@ func TestScanWindowedSeesEveryKeyOnce(t *testing.T) {
 	for _, size := range []int{2, 7, 100, 1000} {
 		in.PageSize = size
 		var got []string
-		_, err := in.ScanWindowed(context.Background(), "r/m/s/", 0, func(page []KV) error {
+		_, err := in.Scan(context.Background(), "r/m/s/", 0, func(page []KV) error {
 			for _, kv := range page {
 				got = append(got, kv.Key)
 			}
@@ -82,34 +79,58 @@ func TestScanWindowedSeesEveryKeyOnce(t *testing.T) {
 	}
 }
 
-// TestScanWindowedSpeed compares Scan and ScanWindowed on HERON_SCAN_BENCH keys.
-func TestScanWindowedSpeed(t *testing.T) {
-	n, _ := strconv.Atoi(os.Getenv("HERON_SCAN_BENCH"))
-	if n <= 0 {
-		t.Skip("set HERON_SCAN_BENCH=keys to run")
-	}
-	cli, _ := etcdtest.Start(t)
+// BenchmarkScan scans 50,000 segment-like keys (go test -bench Scan
+// ./states/instance); make bench times the real scans.
+func BenchmarkScan(b *testing.B) {
+	cli, _ := etcdtest.Start(b)
 	var keys []string
-	for i := 0; i < n; i++ {
+	for i := 0; i < 50000; i++ {
 		c := 449000000000000000 + int64(i/100)
 		keys = append(keys, fmt.Sprintf("r/m/s/%d/%d/%d", c, c+1, c+int64(i)))
 	}
+	putAll(b, cli, keys)
+	in := New(cli, models.NewLayout("r", "m"), nil)
+	for b.Loop() {
+		count := 0
+		if _, err := in.Scan(context.Background(), "r/m/s/", 0, func(page []KV) error {
+			count += len(page)
+			return nil
+		}); err != nil {
+			b.Fatal(err)
+		}
+		if count != len(keys) {
+			b.Fatalf("%d keys, want %d", count, len(keys))
+		}
+	}
+}
+
+func TestPagesAreSizedByBytes(t *testing.T) {
+	cli, _ := etcdtest.Start(t)
+	var keys []string
+	for i := 0; i < 3000; i++ {
+		keys = append(keys, fmt.Sprintf("r/m/s/%04d", i))
+	}
 	putAll(t, cli, keys)
 	in := New(cli, models.NewLayout("r", "m"), nil)
-	for _, w := range []bool{true, false} {
-		start := time.Now()
-		pages, count := 0, 0
+	in.PageBytes = 30 * 50 // about 50 keys of ~30 bytes
+	{
 		scan := in.Scan
-		if w {
-			scan = in.ScanWindowed
-		}
+		var sizes []int
+		total := 0
 		if _, err := scan(context.Background(), "r/m/s/", 0, func(page []KV) error {
-			pages++
-			count += len(page)
+			sizes = append(sizes, len(page))
+			total += len(page)
 			return nil
 		}); err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("windowed=%v: %d keys in %d pages, %s", w, count, pages, time.Since(start))
+		if total != 3000 || len(sizes) < 2 {
+			t.Fatalf("pages %v", sizes)
+		}
+		for _, n := range sizes[1:] {
+			if n > 100 {
+				t.Fatalf("a page of %d keys after the first: %v", n, sizes)
+			}
+		}
 	}
 }

@@ -28,19 +28,30 @@ type accumulator struct {
 }
 
 func newAccumulator(p *Planner) *accumulator {
-	return &accumulator{p: p, kinds: map[string]*KindCount{}, deletions: map[string]*Deletion{},
+	a := &accumulator{p: p, kinds: map[string]*KindCount{}, deletions: map[string]*Deletion{},
 		assignPCs: map[string]bool{}, kept: map[[2]string]int64{}, tags: map[string]map[string]int64{}}
+	p.examplesFull = func(kind string) bool {
+		k := a.kinds[kind]
+		return k != nil && len(k.Examples) >= maxExamples
+	}
+	return a
 }
 
 // decide plans one entry and adds it.
 func (a *accumulator) decide(e instance.Entry) error {
+	_, err := a.decision(e)
+	return err
+}
+
+// decision plans one entry, adds it, and returns the decision.
+func (a *accumulator) decision(e instance.Entry) (Decision, error) {
 	d, err := a.p.Decide(e.Key, e.Value)
 	if err != nil {
 		var de *DecodeError
 		if errors.As(err, &de) {
 			de.Key = e.KV.Key
 		}
-		return err
+		return d, err
 	}
 	if d.Kind == KindSegment && d.Unflushed {
 		a.unflushed++
@@ -56,7 +67,7 @@ func (a *accumulator) decide(e instance.Entry) error {
 		}
 	}
 	a.add(e.KV.Key, e.ModRevision, d)
-	return nil
+	return d, nil
 }
 
 // add counts one decision on the absolute key.

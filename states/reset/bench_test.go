@@ -3,15 +3,13 @@ package reset
 import (
 	"context"
 	"fmt"
-	"os"
-	"runtime"
-	"strconv"
+	"io"
 	"testing"
-	"time"
 
 	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/heron-shell/heron/framework"
 	"github.com/heron-shell/heron/models"
 	"github.com/heron-shell/heron/models/sample"
 	"github.com/heron-shell/heron/states/instance"
@@ -66,23 +64,36 @@ func seedLarge(t testing.TB, cli *clientv3.Client, layout models.Layout, wal com
 	}
 }
 
-// TestLargeReset times a dry run and a run on HERON_RESET_BENCH segments.
-func TestLargeReset(t *testing.T) {
-	n, _ := strconv.Atoi(os.Getenv("HERON_RESET_BENCH"))
-	if n <= 0 {
-		t.Skip("set HERON_RESET_BENCH=segments to run")
-	}
-	cli, ep := etcdtest.Start(t)
+// BenchmarkReset times a dry run and a run of reset checkpoint on 20,000
+// segments (go test -run '^$' -bench Reset ./states/reset); make bench times
+// the real thing at 1,000,000 against a separate etcd server.
+func BenchmarkReset(b *testing.B) {
+	cli, ep := etcdtest.Start(b)
 	layout := models.NewLayout("by-dev", "meta")
-	start := time.Now()
-	seedLarge(t, cli, layout, commonpb.WALName_Pulsar, n)
-	t.Logf("seeded %d segments in %s", n, time.Since(start))
-	e := &env{t: t, cli: cli, inst: instance.New(cli, layout, []string{ep}), dir: t.TempDir()}
-	var ms runtime.MemStats
-	for _, args := range []string{"--target-wal kafka", "--target-wal kafka --run", "--target-wal kafka"} {
-		start = time.Now()
-		out, errs, code := e.reset(args + " --format line")
-		runtime.ReadMemStats(&ms)
-		t.Logf("%s: exit %d in %s (heap in use %d MiB, sys %d MiB)\n%.600s\n%.2000s", args, code, time.Since(start), ms.HeapInuse>>20, ms.Sys>>20, out, errs)
-	}
+	const n = 20000
+	seedLarge(b, cli, layout, commonpb.WALName_Pulsar, n)
+	inst := instance.New(cli, layout, []string{ep})
+	ctx := framework.WithStderr(context.Background(), io.Discard)
+	b.Run("dry-run", func(b *testing.B) {
+		for b.Loop() {
+			pl, err := Build(ctx, inst, &Params{TargetWAL: "kafka", MaxTxnOps: 128})
+			if err != nil || pl.TotalKeys < n {
+				b.Fatalf("%v, %d keys", err, pl.TotalKeys)
+			}
+		}
+	})
+	b.Run("run", func(b *testing.B) {
+		wals := []string{"kafka", "pulsar"}
+		i := 0
+		for b.Loop() {
+			pl, err := Build(framework.WithRun(ctx, true), inst, &Params{TargetWAL: wals[i%2], MaxTxnOps: 128, BackupDir: b.TempDir()})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := pl.Apply(ctx); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+	})
 }

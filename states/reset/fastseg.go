@@ -247,7 +247,7 @@ func (p *Planner) segmentFast(value []byte) (d Decision, ok bool) {
 		off += n + m
 	}
 	d.Action, d.Value = Rewrite, out
-	if !p.Quiet {
+	if !p.Quiet && (p.examplesFull == nil || !p.examplesFull(KindSegment)) {
 		first := s.pos[1]
 		if !change[1] {
 			first = s.pos[0]

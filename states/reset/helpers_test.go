@@ -1,28 +1,18 @@
 package reset
 
 import (
-	"bytes"
 	"context"
-	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"github.com/heron-shell/heron/framework"
-	"github.com/heron-shell/heron/models"
 	"github.com/heron-shell/heron/models/sample"
 	"github.com/heron-shell/heron/states/instance"
 	"github.com/heron-shell/heron/tests/etcdtest"
+	"github.com/heron-shell/heron/tests/shelltest"
 )
-
-type testState struct{ cmds []*framework.Command }
-
-func (s testState) Prompt() string                 { return "test > " }
-func (s testState) Commands() []*framework.Command { return s.cmds }
-func (s testState) Close() error                   { return nil }
 
 type env struct {
 	t      *testing.T
@@ -44,12 +34,8 @@ func newEnv(t *testing.T, wal commonpb.WALName) *env {
 // one etcd between instances of different roots).
 func seedEnv(t *testing.T, cli *clientv3.Client, ep, root string, wal commonpb.WALName) *env {
 	t.Helper()
-	layout := models.NewLayout(root, "meta")
-	in := sample.Build(layout, wal)
-	if _, err := sample.Seed(context.Background(), cli, in); err != nil {
-		t.Fatal(err)
-	}
-	return &env{t: t, cli: cli, inst: instance.New(cli, layout, []string{ep}), sample: in, dir: t.TempDir()}
+	s := shelltest.Seed(t, cli, ep, root, wal)
+	return &env{t: t, cli: cli, inst: s.Inst, sample: s.Sample, dir: t.TempDir()}
 }
 
 // meta is the absolute key of a key relative to the meta root.
@@ -61,15 +47,8 @@ func (e *env) pc(i int) string { return e.sample.PChannels[i] }
 // run runs one command line and returns stdout, stderr and the exit code.
 func (e *env) run(line string) (string, string, int) {
 	e.t.Helper()
-	var out, errb bytes.Buffer
-	sh := framework.NewShell(testState{Commands(e.inst)}, &out, &errb)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	err := sh.Run(ctx, line)
-	if err != nil {
-		errb.WriteString("error: " + err.Error() + "\n")
-	}
-	return out.String(), errb.String(), framework.ExitCode(err)
+	out, errs, code, _ := shelltest.Run(e.t, Commands(e.inst), line)
+	return out, errs, code
 }
 
 func (e *env) reset(args string) (string, string, int) {
@@ -78,11 +57,7 @@ func (e *env) reset(args string) (string, string, int) {
 
 func (e *env) rev() int64 {
 	e.t.Helper()
-	r, err := e.inst.Revision(context.Background())
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return r
+	return shelltest.Revision(e.t, e.inst)
 }
 
 func (e *env) put(key string, value []byte) {
@@ -93,34 +68,9 @@ func (e *env) put(key string, value []byte) {
 }
 
 // dump reads the whole keyspace.
-func (e *env) dump() map[string]string {
-	e.t.Helper()
-	resp, err := e.cli.Get(context.Background(), "\x00", clientv3.WithFromKey())
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	out := map[string]string{}
-	for _, kv := range resp.Kvs {
-		out[string(kv.Key)] = string(kv.Value)
-	}
-	return out
-}
+func (e *env) dump() map[string]string { return shelltest.Dump(e.t, e.cli) }
 
-func diffKeys(a, b map[string]string) []string {
-	var out []string
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			out = append(out, k)
-		}
-	}
-	for k := range b {
-		if _, ok := a[k]; !ok {
-			out = append(out, k)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
+var diffKeys = shelltest.DiffKeys
 
 func mustContain(t *testing.T, s string, subs ...string) {
 	t.Helper()

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -42,6 +43,16 @@ type Plan struct {
 	rev       int64
 	configs   []string // absolute config keys that exist at rev
 	backupDir string
+
+	// deferred: a --run plan whose per-key decisions are left to Apply,
+	// which makes them while it writes the backup, from one read (Build
+	// only read the context and checked the context gates).
+	deferred                 bool
+	acc                      *accumulator
+	live                     []string
+	inflight                 []string
+	liveCount, inflightCount int64
+	planErr                  error
 
 	// Tune, when set, adjusts the apply options before the run: the
 	// benchmark and tests set hooks (AfterTxn, AfterBackup), concurrency,
@@ -83,23 +94,31 @@ func Build(ctx context.Context, inst *instance.Instance, p *Params) (*Plan, erro
 	}
 	ctx, stop := apply.WithStallTimeout(ctx, stallTimeout())
 	defer stop()
-	pl, err := build(ctx, inst, p, planner)
+	pl, err := build(ctx, inst, p, planner, framework.Running(ctx))
 	return pl, apply.Cause(ctx, err)
 }
 
-func build(ctx context.Context, inst *instance.Instance, p *Params, planner *Planner) (*Plan, error) {
+// build reads the context (sessions, broadcast tasks, pchannels, WAL meta,
+// collections) and, unless deferred, decides every key. A deferred plan
+// leaves the decisions to Apply: see Plan.deferred.
+func build(ctx context.Context, inst *instance.Instance, p *Params, planner *Planner, deferred bool) (*Plan, error) {
 	rev, err := inst.Revision(ctx)
 	if err != nil {
 		return nil, err
 	}
 	layout := inst.Layout
-	pl := &Plan{inst: inst, planner: planner, params: *p, rev: rev, backupDir: p.BackupDir}
+	pl := &Plan{inst: inst, planner: planner, params: *p, rev: rev, backupDir: p.BackupDir, deferred: deferred}
 	pl.Command = "reset checkpoint"
 	pl.TargetWAL = planner.WALName
 	pl.Earliest = Earliest{BytesHex: hex.EncodeToString(planner.Target.Bytes()), Text: planner.Target.Text(), Human: planner.Target.Human()}
 	pl.Revision = rev
 	pl.MetaRoot = layout.MetaRoot()
 	a := newAccumulator(planner)
+	pl.acc = a
+	decide := a.decide
+	if deferred {
+		decide = func(instance.Entry) error { return nil }
+	}
 
 	// Gates and context first: sessions, broadcast tasks, pchannels,
 	// streamingnode meta (consume checkpoints, segment assignments).
@@ -162,7 +181,7 @@ func build(ctx context.Context, inst *instance.Instance, p *Params, planner *Pla
 		default:
 			return nil
 		}
-		return a.decide(e)
+		return decide(e)
 	})
 	if err != nil {
 		return nil, err
@@ -174,7 +193,9 @@ func build(ctx context.Context, inst *instance.Instance, p *Params, planner *Pla
 		}
 		if ok {
 			pl.configs = append(pl.configs, kv.Key)
-			a.add(kv.Key, kv.ModRevision, planner.DecideConfig(kv.Value))
+			if !deferred {
+				a.add(kv.Key, kv.ModRevision, planner.DecideConfig(kv.Value))
+			}
 		}
 	}
 
@@ -196,7 +217,7 @@ func build(ctx context.Context, inst *instance.Instance, p *Params, planner *Pla
 				}
 			}
 		}
-		return a.decide(e)
+		return decide(e)
 	})
 	if err != nil {
 		return nil, err
@@ -213,6 +234,19 @@ func build(ctx context.Context, inst *instance.Instance, p *Params, planner *Pla
 				strings.Join(unknown, ", "), strings.Join(sortedKeys(known), ", "))
 		}
 	}
+	pl.liveCount, pl.live, pl.inflightCount, pl.inflight = liveCount, live, inflightCount, inflight
+	if planner.Whole {
+		pl.Scope = Scope{WholeInstance: true, PChannels: sortedKeys(known)}
+	} else {
+		pl.Scope = Scope{PChannels: sortedKeys(planner.Scope)}
+	}
+	if deferred {
+		pl.Gates = pl.contextGates()
+		for _, g := range pl.Gates {
+			pl.Refused = pl.Refused || !g.OK
+		}
+		return pl, nil
+	}
 	for _, prefixes := range [][]string{snapshotPrefixes, {models.ChannelCPPrefix}, {models.SegmentPrefix}, {models.QueryTargetPrefix}} {
 		size := 0
 		if prefixes[0] != models.ChannelCPPrefix && prefixes[0] != models.SegmentPrefix {
@@ -222,21 +256,29 @@ func build(ctx context.Context, inst *instance.Instance, p *Params, planner *Pla
 			return nil, err
 		}
 	}
-
-	// The summary.
-	if planner.Whole {
-		pl.Scope = Scope{WholeInstance: true, PChannels: sortedKeys(known)}
-	} else {
-		pl.Scope = Scope{PChannels: sortedKeys(planner.Scope)}
+	if err := pl.finish(ctx); err != nil {
+		return nil, err
 	}
-	pl.Gates = []Gate{
-		gate("no live Milvus component", liveCount, live,
+	return pl, nil
+}
+
+func (pl *Plan) contextGates() []Gate {
+	return []Gate{
+		gate("no live Milvus component", pl.liveCount, pl.live,
 			"no session key has a lease",
 			"%d session keys hold a lease: stop Milvus (every component) and wait for the leases to expire"),
-		gate("no in-flight broadcast task", inflightCount, inflight,
+		gate("no in-flight broadcast task", pl.inflightCount, pl.inflight,
 			"no broadcast task is Pending, WaitAck or Replicated",
 			"%d broadcast tasks are in flight (a half-applied DDL whose callbacks would write old-WAL ids back): start Milvus on the old WAL until they finish"),
 	}
+}
+
+// finish completes the summary once every key is decided: the gates, the
+// counts, the warnings.
+func (pl *Plan) finish(ctx context.Context) error {
+	a, planner, p, inst, layout, rev := pl.acc, pl.planner, &pl.params, pl.inst, pl.inst.Layout, pl.rev
+	pl.Gates = pl.contextGates()
+	pl.Refused = false
 	unflushed := a.unflushed + a.assigns
 	g := gate("no unflushed segment in scope", unflushed, a.unflushedKeys,
 		"no Growing or Sealed segment and no segment-assign record in scope",
@@ -259,7 +301,7 @@ func build(ctx context.Context, inst *instance.Instance, p *Params, planner *Pla
 	if planner.WAL == commonpb.WALName_WoodPecker {
 		resp, err := inst.Client.Get(ctx, layout.Root("wp/"), clientv3.WithPrefix(), clientv3.WithCountOnly(), clientv3.WithRev(rev))
 		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", layout.Root("wp/"), err)
+			return fmt.Errorf("read %s: %w", layout.Root("wp/"), err)
 		}
 		if resp.Count > 0 {
 			pl.Warnings = append(pl.Warnings, fmt.Sprintf("%s holds %d keys: woodpecker's own metadata must be empty for a fresh WAL", layout.Root("wp/"), resp.Count))
@@ -269,7 +311,7 @@ func build(ctx context.Context, inst *instance.Instance, p *Params, planner *Pla
 		pl.Warnings = append(pl.Warnings, fmt.Sprintf("split state on %s (positions in more than one WAL, as an interrupted reset leaves them): this run completes it",
 			strings.Join(pl.SplitPChannels, ", ")))
 	}
-	return pl, nil
+	return nil
 }
 
 func gate(name string, count int64, keys []string, okDetail, failFormat string) Gate {
@@ -293,7 +335,7 @@ func walkAt(ctx context.Context, inst *instance.Instance, rev int64, prefixes []
 		in.PageSize = pageSize
 	}
 	for _, prefix := range prefixes {
-		_, err := in.ScanWindowed(ctx, in.Layout.Meta(prefix), rev, func(page []instance.KV) error {
+		_, err := in.Scan(ctx, in.Layout.Meta(prefix), rev, func(page []instance.KV) error {
 			apply.Heartbeat(ctx)
 			for _, kv := range page {
 				rel, _ := in.Layout.Rel(kv.Key)
@@ -313,14 +355,14 @@ func walkAt(ctx context.Context, inst *instance.Instance, rev int64, prefixes []
 // --- the op stream ----------------------------------------------------------
 
 // Ops streams the plan's ops in write order by reading etcd again at the
-// plan's revision: the Source of apply's first pass.
+// plan's revision: the Source of apply's first pass when the plan was built
+// in full (not deferred).
 func (pl *Plan) Ops() apply.Source {
 	quiet := *pl.planner
 	quiet.Quiet = true
 	p := &quiet
 	return func(ctx context.Context, yield func(apply.Op) error) error {
-		inst := pl.inst
-		emit := func(e instance.Entry) error {
+		return pl.walkWriteOrder(ctx, func(e instance.Entry) error {
 			d, err := p.Decide(e.Key, e.Value)
 			if err != nil {
 				return err
@@ -329,51 +371,89 @@ func (pl *Plan) Ops() apply.Source {
 				return nil
 			}
 			return yield(op(e.KV.Key, e.ModRevision, e.Value, d))
-		}
-		steps := []struct {
-			prefixes []string
-			size     int
-			filter   models.Kind
-		}{
-			{[]string{models.SegmentPrefix}, 0, -1},
-			{[]string{models.ChannelCPPrefix}, 0, -1},
-			{collectionPrefixes, collectionPageSize, -1},
-			{[]string{models.QueryTargetPrefix}, collectionPageSize, -1},
-			{[]string{models.WALPrefix}, 0, models.KindSegmentAssign},
-			{nil, 0, -1}, // mq.type config
-			{[]string{models.WALPrefix}, 0, models.KindConsumeCheckpoint},
-		}
-		for _, st := range steps {
-			if st.prefixes == nil {
-				for _, key := range pl.configs {
-					kv, ok, err := inst.Get(ctx, key, pl.rev)
-					if err != nil {
-						return err
-					}
-					apply.Heartbeat(ctx)
-					if !ok {
-						continue
-					}
-					if d := p.DecideConfig(kv.Value); d.Action != Keep {
-						if err := yield(op(key, kv.ModRevision, kv.Value, d)); err != nil {
-							return err
-						}
-					}
-				}
-				continue
+		}, func(kv instance.KV) error {
+			if d := p.DecideConfig(kv.Value); d.Action != Keep {
+				return yield(op(kv.Key, kv.ModRevision, kv.Value, d))
 			}
-			err := walkAt(ctx, inst, pl.rev, st.prefixes, st.size, func(e instance.Entry) error {
-				if st.filter >= 0 && e.Kind != st.filter {
-					return nil
-				}
-				return emit(e)
-			})
+			return nil
+		})
+	}
+}
+
+// planOps is the Source of a deferred plan's first pass: it decides every
+// key into the summary as Build would, and yields the ops, from one read.
+// A key that does not decode stops it with the error Build would return
+// (kept in planErr).
+func (pl *Plan) planOps() apply.Source {
+	a := pl.acc
+	return func(ctx context.Context, yield func(apply.Op) error) error {
+		return pl.walkWriteOrder(ctx, func(e instance.Entry) error {
+			d, err := a.decision(e)
 			if err != nil {
+				pl.planErr = err
 				return err
 			}
-		}
-		return nil
+			if d.Action == Keep {
+				return nil
+			}
+			return yield(op(e.KV.Key, e.ModRevision, e.Value, d))
+		}, func(kv instance.KV) error {
+			d := pl.planner.DecideConfig(kv.Value)
+			a.add(kv.Key, kv.ModRevision, d)
+			if d.Action != Keep {
+				return yield(op(kv.Key, kv.ModRevision, kv.Value, d))
+			}
+			return nil
+		})
 	}
+}
+
+// walkWriteOrder reads every key the reset may write at the plan's revision,
+// in write order: entry gets the keys under the meta root, config the mq.type
+// overrides that exist.
+func (pl *Plan) walkWriteOrder(ctx context.Context, entry func(e instance.Entry) error, config func(kv instance.KV) error) error {
+	inst := pl.inst
+	steps := []struct {
+		prefixes []string
+		size     int
+		filter   models.Kind
+	}{
+		{[]string{models.SegmentPrefix}, 0, -1},
+		{[]string{models.ChannelCPPrefix}, 0, -1},
+		{collectionPrefixes, collectionPageSize, -1},
+		{[]string{models.QueryTargetPrefix}, collectionPageSize, -1},
+		{[]string{models.WALPrefix}, 0, models.KindSegmentAssign},
+		{nil, 0, -1}, // mq.type config
+		{[]string{models.WALPrefix}, 0, models.KindConsumeCheckpoint},
+	}
+	for _, st := range steps {
+		if st.prefixes == nil {
+			for _, key := range pl.configs {
+				kv, ok, err := inst.Get(ctx, key, pl.rev)
+				if err != nil {
+					return err
+				}
+				apply.Heartbeat(ctx)
+				if !ok {
+					continue
+				}
+				if err := config(kv); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		err := walkAt(ctx, inst, pl.rev, st.prefixes, st.size, func(e instance.Entry) error {
+			if st.filter >= 0 && e.Kind != st.filter {
+				return nil
+			}
+			return entry(e)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func op(key string, modRev int64, original []byte, d Decision) apply.Op {
@@ -430,7 +510,18 @@ func (pl *Plan) BackupPath(now time.Time) string {
 	}
 	name := fmt.Sprintf("heron-backup-%s-reset-%s-rev%d-%s.jsonl", unsafeName.ReplaceAllString(pl.inst.Layout.RootPath, "_"),
 		pl.TargetWAL, pl.rev, now.UTC().Format("20060102T150405Z"))
-	return filepath.Join(dir, name)
+	return freeName(filepath.Join(dir, name))
+}
+
+// freeName adds -2, -3, ... before the extension while the path exists.
+func freeName(path string) string {
+	base := strings.TrimSuffix(path, ".jsonl")
+	for i := 2; ; i++ {
+		if _, err := os.Lstat(path); err != nil {
+			return path
+		}
+		path = fmt.Sprintf("%s-%d.jsonl", base, i)
+	}
 }
 
 func (pl *Plan) commandLine() string {
@@ -476,10 +567,27 @@ func (pl *Plan) Apply(ctx context.Context) (framework.Result, error) {
 	}
 	res := &RunResult{Plan: &pl.Summary}
 	stderr := framework.Stderr(ctx)
-	if pl.TotalKeys > 0 {
+	if pl.TotalKeys > 0 || pl.deferred {
 		opt, err := pl.Options(stderr)
 		if err != nil {
 			return nil, framework.Usagef("reset checkpoint: %v", err)
+		}
+		src := pl.Ops()
+		var refused error
+		if pl.deferred {
+			// One read plans and backs up: the gates that need every key
+			// are checked once it is done, before the backup is published
+			// and before anything is written.
+			src = pl.planOps()
+			opt.Total, opt.SkipEmpty = 0, true
+			opt.Check = func() error {
+				if err := pl.finish(ctx); err != nil {
+					return err
+				}
+				pl.deferred = false
+				refused = pl.Refusal()
+				return refused
+			}
 		}
 		if pl.Tune != nil {
 			pl.Tune(&opt)
@@ -487,8 +595,17 @@ func (pl *Plan) Apply(ctx context.Context) (framework.Result, error) {
 		if testTune != nil {
 			testTune(pl, &opt)
 		}
-		ar, err := apply.Apply(ctx, pl.inst.Client, pl.Ops(), opt)
+		ar, err := apply.Apply(ctx, pl.inst.Client, src, opt)
+		if pl.planErr != nil {
+			return nil, pl.planErr
+		}
+		if refused != nil && err == refused {
+			return pl, refused
+		}
 		res.Applied = ar
+		if ar != nil && ar.Keys == 0 && ar.Backup == "" && err == nil {
+			res.Applied = nil
+		}
 		if err != nil {
 			if ar != nil && ar.Backup != "" {
 				return res, fmt.Errorf("%w (backup of the original values: %s; restore --file %s --run rolls back)", err, ar.Backup, ar.Backup)

@@ -114,6 +114,9 @@ type Planner struct {
 	Collections map[int64]bool
 	// Quiet skips the human descriptions (Before, After) that only plans show.
 	Quiet bool
+	// examplesFull, when set, tells that the plan has all the examples of
+	// a kind it shows: the hot paths then skip describing its keys.
+	examplesFull func(kind string) bool
 }
 
 // NewPlanner returns the planner for target (an operator WAL name) over the

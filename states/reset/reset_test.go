@@ -21,6 +21,7 @@ import (
 	"github.com/heron-shell/heron/models/sample"
 	"github.com/heron-shell/heron/states/restore"
 	"github.com/heron-shell/heron/tests/etcdtest"
+	"github.com/heron-shell/heron/tests/shelltest"
 )
 
 func planJSON(t *testing.T, out string) *Summary {
@@ -239,15 +240,13 @@ func TestScopedRun(t *testing.T) {
 // original dump back byte for byte.
 func TestSplitStateRerunAndRestore(t *testing.T) {
 	e := newEnv(t, commonpb.WALName_Pulsar)
-	ctx := context.Background()
 	e.put(e.inst.Layout.Root("config/mqtype"), []byte("pulsar"))
 	original := e.dump()
 	restoreRun := func(file string) {
 		t.Helper()
-		var out, errb strings.Builder
-		sh := framework.NewShell(testState{restore.Commands(e.inst)}, &out, &errb)
-		if err := sh.Run(ctx, "restore --backup-dir "+e.dir+" --file "+file+" --run"); err != nil {
-			t.Fatalf("restore: %v\n%s\n%s", err, out.String(), errb.String())
+		out, errs, _, err := shelltest.Run(t, restore.Commands(e.inst), "restore --backup-dir "+e.dir+" --file "+file+" --run")
+		if err != nil {
+			t.Fatalf("restore: %v\n%s\n%s", err, out, errs)
 		}
 		if d := diffKeys(original, e.dump()); len(d) != 0 {
 			t.Fatalf("after restore these keys differ from the original: %v", d)

@@ -143,7 +143,7 @@ func build(ctx context.Context, inst *instance.Instance, p *Params) (*Plan, erro
 	pl.Gates = append(pl.Gates, g)
 
 	var live []string
-	_, err = inst.ScanWindowed(ctx, inst.Layout.Meta(models.SessionPrefix), rev, func(page []instance.KV) error {
+	_, err = inst.Scan(ctx, inst.Layout.Meta(models.SessionPrefix), rev, func(page []instance.KV) error {
 		apply.Heartbeat(ctx)
 		for _, kv := range page {
 			rel, _ := inst.Layout.Rel(kv.Key)
