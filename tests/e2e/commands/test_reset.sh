@@ -1,0 +1,88 @@
+# reset checkpoint against Debian's etcd: dry run, each refusal, one full run, show checkpoint after.
+. "$(dirname "$0")/../lib.sh"
+start_etcd
+BK=$WORK/backups
+mkdir -p "$BK"
+rev() { ETCDCTL_API=3 etcdctl --endpoints "$ETCD" endpoint status -w json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["Status"]["header"]["revision"])'; }
+
+# Each gate refuses with exit 3 and leaves etcd's revision where it was.
+for gate in live-session growing sealed segment-assign broadcast-pending broadcast-waitack broadcast-replicated; do
+	root="gate-$gate"
+	seed --wal pulsar --rootPath "$root" --gate "$gate"
+	before=$(rev)
+	run_heron "$(connect_line "$root")
+reset checkpoint --target-wal woodpecker --run --backup-dir $BK"
+	expect_rc 3 "$gate: reset refused"
+	if [ "$(rev)" = "$before" ]; then pass "$gate: nothing written"; else fail "$gate: etcd revision moved"; fi
+done
+
+seed --wal pulsar --rootPath gate-growing-allowed --gate growing
+run_heron "$(connect_line gate-growing-allowed)
+reset checkpoint --target-wal kafka --allow-growing --backup-dir $BK"
+expect_rc 0 "--allow-growing lets the plan through"
+expect_out "LOST|lost" "--allow-growing says the unflushed rows are lost"
+
+# Bad input: usage errors naming what is wrong.
+seed --wal pulsar --rootPath by-dev --mqtype
+run_heron "$(connect_line)
+reset checkpoint --target-wal natsmq"
+expect_rc 2 "unknown --target-wal"
+expect_err "woodpecker" "the error lists the valid WALs"
+run_heron "$(connect_line)
+reset checkpoint --target-wal kafka --pchannel no-such-pchannel"
+expect_rc 2 "unknown --pchannel"
+expect_err "by-dev-rootcoord-dml_0" "the error lists the pchannels that exist"
+
+# Dry run: the plan, and nothing written.
+before=$(rev)
+run_heron "$(connect_line)
+reset checkpoint --target-wal woodpecker --format json"
+expect_rc 0 "dry run"
+if [ "$(rev)" = "$before" ]; then pass "dry run writes nothing"; else fail "dry run moved the revision"; fi
+printf '%s' "$OUT" >"$WORK/plan.json"
+if python3 - "$WORK/plan.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert p["target_wal"] == "woodpecker" and not p["refused"], p
+kinds = {r["kind"] for r in p["rewrites"]}
+assert {"segment", "channel-cp", "collection-info", "consume-checkpoint"} <= kinds, kinds
+assert any(d["kind"] == "query-target" and d["unit"] == "prefix" for d in p["deletions"]), p["deletions"]
+assert p["not_touched"] and p["reminders"], p
+PY
+then pass "the plan names the rewrites, the prefix deletions, the not-touched notice"; else fail "plan JSON"; fi
+
+# One full run, then show checkpoint names woodpecker everywhere, and a second run plans nothing.
+dump >"$WORK/before.dump"
+run_heron "$(connect_line)
+reset checkpoint --target-wal woodpecker --run --backup-dir $BK
+show checkpoint --format json"
+expect_rc 0 "reset --run then show checkpoint"
+expect_err "backup: .*heron-backup" "the backup file is named"
+expect_out "verify: ok" "the run is verified"
+printf '%s' "$OUT" | sed -n '/^{/,$p' >"$WORK/cp.json"
+if python3 - "$WORK/cp.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert all(p["wal"] == "woodpecker" for p in d["pchannels"]), d["pchannels"]
+live = [v for v in d["vchannels"] if not v["dropped"]]
+assert live and all(v["wal"] == "woodpecker" and v["message_id_human"] == "0:0" for v in live), live
+assert not d["split_pchannels"], d["split_pchannels"]
+PY
+then pass "show checkpoint after the run: every position on woodpecker earliest, no split"; else fail "show checkpoint after the run"; fi
+if dump --prefix by-dev/config/mqtype | grep -q "$(python3 -c "print(b'woodpecker'.hex())")"; then pass "config/mqtype rewritten"; else fail "config/mqtype not rewritten"; fi
+if dump --prefix by-dev/meta/datacoord-meta/channel-removal/ | cmp -s - <(grep "^by-dev/meta/datacoord-meta/channel-removal/" "$WORK/before.dump"); then pass "channel-removal markers untouched"; else fail "channel-removal markers changed"; fi
+
+before=$(rev)
+run_heron "$(connect_line)
+reset checkpoint --target-wal woodpecker --run --backup-dir $BK"
+expect_rc 0 "second run"
+if [ "$(rev)" = "$before" ]; then pass "a second run plans and writes nothing"; else fail "second run wrote"; fi
+
+# restore from the backup puts the original back byte for byte.
+backup=$(ls "$BK"/heron-backup-by-dev-reset-woodpecker-*.jsonl | head -1)
+run_heron "$(connect_line)
+restore --file $backup --run --backup-dir $BK"
+expect_rc 0 "restore --run"
+if dump | cmp -s - "$WORK/before.dump"; then pass "restore returns the keyspace byte for byte"; else fail "dump after restore differs"; fi
+
+finish
