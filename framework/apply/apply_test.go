@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/heron-shell/heron/tests/shelltest"
+
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/heron-shell/heron/tests/etcdtest"
@@ -30,18 +32,7 @@ func seed(t testing.TB, cli *clientv3.Client, kvs map[string]string) map[string]
 	return revs
 }
 
-func dump(t testing.TB, cli *clientv3.Client) map[string]string {
-	t.Helper()
-	resp, err := cli.Get(context.Background(), "", clientv3.WithFromKey())
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]string{}
-	for _, kv := range resp.Kvs {
-		out[string(kv.Key)] = string(kv.Value)
-	}
-	return out
-}
+var dump = shelltest.Dump
 
 func rev(t testing.TB, cli *clientv3.Client) int64 {
 	t.Helper()
