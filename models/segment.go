@@ -72,8 +72,12 @@ func DecodeSegmentInfo(b []byte) (*SegmentInfo, error) {
 }
 
 // Unflushed reports whether the segment's rows exist only in the MQ.
-func (s *SegmentInfo) Unflushed() bool {
-	return s.State == commonpb.SegmentState_Growing || s.State == commonpb.SegmentState_Sealed
+func (s *SegmentInfo) Unflushed() bool { return UnflushedState(s.State) }
+
+// UnflushedState reports a state whose rows are not all in binlogs yet:
+// Growing, Sealed, and Flushing (a flush that a stopped Milvus never finished).
+func UnflushedState(s commonpb.SegmentState) bool {
+	return s == commonpb.SegmentState_Growing || s == commonpb.SegmentState_Sealed || s == commonpb.SegmentState_Flushing
 }
 
 // SeekCandidate is the position datacoord would consider for this segment's

@@ -19,7 +19,7 @@ type Params struct {
 	framework.ParamBase `use:"reset checkpoint" desc:"rewrite every MQ position of a stopped Milvus for another WAL (a plan unless --run)"`
 	TargetWAL           string   `name:"target-wal" required:"true" enum:"woodpecker,pulsar,kafka,rocksmq" desc:"the WAL to move to: woodpecker, pulsar, kafka or rocksmq"`
 	PChannels           []string `name:"pchannel" desc:"only this pchannel (repeatable); default: every pchannel"`
-	AllowGrowing        bool     `name:"allow-growing" desc:"go on when Growing or Sealed segments exist: their unflushed rows are LOST"`
+	AllowGrowing        bool     `name:"allow-growing" desc:"go on when Growing, Sealed or Flushing segments exist: their unflushed rows are LOST"`
 	MaxTxnOps           int      `name:"max-txn-ops" default:"128" desc:"at most this many keys per etcd transaction (etcd's --max-txn-ops)"`
 	BackupDir           string   `name:"backup-dir" default:"." desc:"folder of the backup file written before the first write"`
 	framework.Output

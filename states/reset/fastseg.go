@@ -216,7 +216,7 @@ func (p *Planner) segmentFast(value []byte) (d Decision, ok bool) {
 	}
 	state := commonpb.SegmentState(s.state)
 	d.State = state.String()
-	d.Unflushed = state == commonpb.SegmentState_Growing || state == commonpb.SegmentState_Sealed
+	d.Unflushed = models.UnflushedState(state)
 	if !s.pos[0].present && !s.pos[1].present {
 		d.Reason = KeepNoPosition
 		return d, true

@@ -281,11 +281,11 @@ func (pl *Plan) finish(ctx context.Context) error {
 	pl.Refused = false
 	unflushed := a.unflushed + a.assigns
 	g := gate("no unflushed segment in scope", unflushed, a.unflushedKeys,
-		"no Growing or Sealed segment and no segment-assign record in scope",
-		fmt.Sprintf("%d Growing or Sealed segments and %d segment-assign records in scope: their rows exist only in the old MQ; flush them first (or pass --allow-growing to lose them)", a.unflushed, a.assigns))
+		"no Growing, Sealed or Flushing segment and no segment-assign record in scope",
+		fmt.Sprintf("%d Growing, Sealed or Flushing segments and %d segment-assign records in scope: their rows exist only in the old MQ; flush them first (or pass --allow-growing to lose them)", a.unflushed, a.assigns))
 	if unflushed > 0 && p.AllowGrowing {
 		g.OK, g.Overridden = true, true
-		g.Detail = fmt.Sprintf("--allow-growing: %d Growing or Sealed segments and %d segment-assign records in scope; their unflushed rows are LOST (flushed data survives)", a.unflushed, a.assigns)
+		g.Detail = fmt.Sprintf("--allow-growing: %d Growing, Sealed or Flushing segments and %d segment-assign records in scope; their unflushed rows are LOST (flushed data survives)", a.unflushed, a.assigns)
 		pl.Warnings = append(pl.Warnings, g.Detail)
 	}
 	pl.Gates = append(pl.Gates, g)

@@ -81,7 +81,7 @@ type Decision struct {
 	Reason string
 	// Before and After describe the first changed position for examples.
 	Before, After string
-	// Unflushed: an in-scope segment that is Growing or Sealed (gate).
+	// Unflushed: an in-scope segment that is Growing, Sealed or Flushing (gate).
 	Unflushed bool
 	State     string
 	// Tags are every position the value holds (in scope or not), for the

@@ -176,7 +176,7 @@ func TestPChannelKey(t *testing.T) {
 // and requires the same decision, byte for byte.
 func TestSegmentFastPathMatchesModels(t *testing.T) {
 	r := rand.New(rand.NewSource(7))
-	states := []commonpb.SegmentState{commonpb.SegmentState_Flushed, commonpb.SegmentState_Growing, commonpb.SegmentState_Sealed, commonpb.SegmentState_Dropped}
+	states := []commonpb.SegmentState{commonpb.SegmentState_Flushed, commonpb.SegmentState_Growing, commonpb.SegmentState_Sealed, commonpb.SegmentState_Flushing, commonpb.SegmentState_Dropped}
 	var values [][]byte
 	for i := 0; i < 400; i++ {
 		src := allWALs[r.Intn(4)]

@@ -71,6 +71,7 @@ func TestGatesRefuseAndWriteNothing(t *testing.T) {
 		}, false},
 		{"growing", "no unflushed segment in scope", func(e *env) { segment(e, commonpb.SegmentState_Growing) }, true},
 		{"sealed", "no unflushed segment in scope", func(e *env) { segment(e, commonpb.SegmentState_Sealed) }, true},
+		{"flushing", "no unflushed segment in scope", func(e *env) { segment(e, commonpb.SegmentState_Flushing) }, true},
 		{"segment-assign", "no unflushed segment in scope", func(e *env) {
 			e.put(e.meta(models.SegmentAssignPrefix(e.pc(1))+"5001"), sample.SegmentAssignment(100, 101, 5001, e.pc(1)+"_100v1"))
 		}, true},

@@ -129,6 +129,8 @@ func addGate(ctx context.Context, cli *clientv3.Client, layout models.Layout, wa
 		return segment(commonpb.SegmentState_Growing)
 	case "sealed":
 		return segment(commonpb.SegmentState_Sealed)
+	case "flushing":
+		return segment(commonpb.SegmentState_Flushing)
 	case "segment-assign":
 		return put(models.SegmentAssignPrefix(p0)+"1010", sample.SegmentAssignment(100, 101, 1010, v0))
 	case "broadcast-pending":
