@@ -534,3 +534,16 @@ func TestSuggest(t *testing.T) {
 		assert.Equal(t, tt.want, texts(tt.before), "%q", tt.before)
 	}
 }
+
+func TestRefusalNamesFailedGates(t *testing.T) {
+	if err := Refusal("reset checkpoint", []Gate{{Name: "a", OK: true}}); err != nil {
+		t.Fatalf("all gates passed, got %v", err)
+	}
+	err := Refusal("reset checkpoint", []Gate{{Name: "a", OK: true}, {Name: "no live Milvus component", Detail: "1 session holds a lease"}})
+	if ExitCode(err) != ExitRefused {
+		t.Fatalf("exit %d, want %d", ExitCode(err), ExitRefused)
+	}
+	if want := "reset checkpoint refused, nothing was written: no live Milvus component: 1 session holds a lease"; err.Error() != want {
+		t.Fatalf("got %q, want %q", err.Error(), want)
+	}
+}

@@ -61,18 +61,7 @@ type Plan struct {
 }
 
 // Refusal is nil when every gate passed.
-func (pl *Plan) Refusal() error {
-	var failed []string
-	for _, g := range pl.Gates {
-		if !g.OK {
-			failed = append(failed, g.Name+": "+g.Detail)
-		}
-	}
-	if len(failed) == 0 {
-		return nil
-	}
-	return framework.Refusedf("reset checkpoint refused, nothing was written: %s", strings.Join(failed, "; "))
-}
+func (pl *Plan) Refusal() error { return framework.Refusal("reset checkpoint", pl.Gates) }
 
 // Planner is the plan's per-key function.
 func (pl *Plan) Planner() *Planner { return pl.planner }

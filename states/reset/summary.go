@@ -56,15 +56,7 @@ type Scope struct {
 }
 
 // Gate is one safety check and its verdict.
-type Gate struct {
-	Name string `json:"name"`
-	OK   bool   `json:"ok"`
-	// Overridden: the gate found something and --allow-growing let it pass.
-	Overridden bool     `json:"overridden,omitempty"`
-	Detail     string   `json:"detail"`
-	Count      int64    `json:"count"`
-	Keys       []string `json:"keys,omitempty"`
-}
+type Gate = framework.Gate
 
 // Example is one key of a kind with its first changed position before and after.
 type Example struct {

@@ -79,11 +79,7 @@ type Summary struct {
 }
 
 // Gate is one safety check.
-type Gate struct {
-	Name   string `json:"name"`
-	OK     bool   `json:"ok"`
-	Detail string `json:"detail"`
-}
+type Gate = framework.Gate
 
 // Example is one key the restore changes.
 type Example struct {
@@ -312,18 +308,7 @@ func (pl *Plan) current(ctx context.Context, chunk []apply.Entry) ([]current, er
 }
 
 // Refusal is nil when every gate passed.
-func (pl *Plan) Refusal() error {
-	var failed []string
-	for _, g := range pl.Gates {
-		if !g.OK {
-			failed = append(failed, g.Name+": "+g.Detail)
-		}
-	}
-	if len(failed) == 0 {
-		return nil
-	}
-	return framework.Refusedf("restore refused, nothing was written: %s", strings.Join(failed, "; "))
-}
+func (pl *Plan) Refusal() error { return framework.Refusal("restore", pl.Gates) }
 
 // Ops streams the restore's ops (consume checkpoints first): apply's Source.
 func (pl *Plan) Ops() apply.Source {
