@@ -68,15 +68,16 @@ func Read[S any, P any](s S, run func(ctx context.Context, s S, p *P) (Result, e
 // Write binds a write command to the state value s; it gets the flag --run.
 // The framework builds the plan, then: if the plan refuses, renders it and
 // returns the refusal (exit 3); without --run renders the plan (a dry run);
-// with --run applies it and renders only what Apply returns.
-func Write[S any, P any](s S, build func(ctx context.Context, s S, p *P) (Plan, error)) *Command {
+// with --run applies it and renders only what Apply returns. build may return
+// its own plan type, so a command's Build function binds as it is.
+func Write[S any, P any, L Plan](s S, build func(ctx context.Context, s S, p *P) (L, error)) *Command {
 	c := newCommand[P](true)
 	c.exec = func(ctx context.Context, p any, run bool, out io.Writer, format string) (Result, error) {
 		plan, err := build(WithRun(ctx, run), s, p.(*P))
 		if err != nil {
 			return nil, err
 		}
-		if plan == nil {
+		if v := reflect.ValueOf(plan); !v.IsValid() || (v.Kind() == reflect.Pointer && v.IsNil()) {
 			return nil, fmt.Errorf("%s: built no plan", c.Path())
 		}
 		if refusal := plan.Refusal(); refusal != nil {

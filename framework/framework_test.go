@@ -547,3 +547,22 @@ func TestRefusalNamesFailedGates(t *testing.T) {
 		t.Fatalf("got %q, want %q", err.Error(), want)
 	}
 }
+
+// A build function that returns its own plan type binds as it is; a nil
+// plan of that type is an error, not a panic.
+func TestWriteTakesConcretePlanTypes(t *testing.T) {
+	type nilParams struct {
+		ParamBase `use:"noplan" desc:"builds no plan"`
+	}
+	var out, errb strings.Builder
+	st := &fakeState{name: "t"}
+	st.cmds = []*Command{Write(st, func(context.Context, *fakeState, *nilParams) (*fakePlan, error) { return nil, nil })}
+	sh := NewShell(st, &out, &errb)
+	err := sh.Run(context.Background(), "noplan")
+	if err == nil || !strings.Contains(err.Error(), "built no plan") {
+		t.Fatalf("got %v, want a 'built no plan' error", err)
+	}
+	if ExitCode(err) != ExitFailed {
+		t.Fatalf("exit %d, want %d", ExitCode(err), ExitFailed)
+	}
+}

@@ -7,8 +7,6 @@
 package reset
 
 import (
-	"context"
-
 	"github.com/heron-shell/heron/framework"
 	"github.com/heron-shell/heron/models/msgid"
 	"github.com/heron-shell/heron/states/instance"
@@ -46,12 +44,6 @@ func (p *Params) Validate() error {
 // Commands are the reset namespace's commands on a connected instance.
 func Commands(inst *instance.Instance) []*framework.Command {
 	return []*framework.Command{
-		framework.Write(inst, func(ctx context.Context, inst *instance.Instance, p *Params) (framework.Plan, error) {
-			pl, err := Build(ctx, inst, p)
-			if err != nil {
-				return nil, err
-			}
-			return pl, nil
-		}),
+		framework.Write(inst, Build),
 	}
 }

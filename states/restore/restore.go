@@ -48,13 +48,7 @@ func (p *Params) Validate() error {
 // Commands are the restore command on a connected instance.
 func Commands(inst *instance.Instance) []*framework.Command {
 	return []*framework.Command{
-		framework.Write(inst, func(ctx context.Context, inst *instance.Instance, p *Params) (framework.Plan, error) {
-			pl, err := Build(ctx, inst, p)
-			if err != nil {
-				return nil, err
-			}
-			return pl, nil
-		}),
+		framework.Write(inst, Build),
 	}
 }
 
