@@ -42,6 +42,21 @@ func cpu() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
+// profileClient connects to the etcd named by HERON_PROFILE_ETCD (one seeded
+// by bench/gen), or skips the benchmark.
+func profileClient(t *testing.B) (*clientv3.Client, string) {
+	ep := os.Getenv("HERON_PROFILE_ETCD")
+	if ep == "" {
+		t.Skip("set HERON_PROFILE_ETCD=HOST:PORT (an etcd seeded by bench/gen) to run")
+	}
+	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{ep}, DialTimeout: 5 * time.Second, Logger: zap.NewNop(),
+		MaxCallRecvMsgSize: 64 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cli, ep
+}
+
 func BenchmarkProfile(b *testing.B) {
 	for b.Loop() {
 		profile(b)
@@ -49,19 +64,12 @@ func BenchmarkProfile(b *testing.B) {
 }
 
 func profile(t *testing.B) {
-	ep := os.Getenv("HERON_PROFILE_ETCD")
-	if ep == "" {
-		t.Skip("set HERON_PROFILE_ETCD=HOST:PORT (an etcd seeded by bench/gen) to run")
-	}
+	cli, ep := profileClient(t)
+	defer cli.Close()
 	target := os.Getenv("HERON_PROFILE_TARGET")
 	if target == "" {
 		target = "woodpecker"
 	}
-	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{ep}, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cli.Close()
 	inst := instance.New(cli, models.NewLayout("by-dev", "meta"), []string{ep})
 	if v, _ := strconv.Atoi(os.Getenv("HERON_PROFILE_PAGE")); v > 0 {
 		inst.PageSize = v // keys per range request (heron's default: instance.DefaultPageSize)

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.uber.org/zap"
 )
 
 // BenchmarkRangeCost (go test ./bench/profile -run '^$' -bench RangeCost -benchtime 1x -v) times a scan of the segment prefix in pages of 1000 keys
@@ -23,15 +22,7 @@ func BenchmarkRangeCost(b *testing.B) {
 }
 
 func rangeCost(t *testing.B) {
-	ep := os.Getenv("HERON_PROFILE_ETCD")
-	if ep == "" {
-		t.Skip("set HERON_PROFILE_ETCD=HOST:PORT (an etcd seeded by bench/gen) to run")
-	}
-	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{ep}, DialTimeout: 5 * time.Second, Logger: zap.NewNop(),
-		MaxCallRecvMsgSize: 64 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cli, _ := profileClient(t)
 	defer cli.Close()
 	ctx := context.Background()
 	prefix := "by-dev/meta/datacoord-meta/s/"
