@@ -18,7 +18,7 @@ type Command struct {
 	spec      *commandSpec
 	paramType reflect.Type
 	write     bool
-	exec      func(ctx context.Context, p any, run bool, out io.Writer, format string) (Result, error)
+	exec      func(ctx context.Context, p any, m mode, w WriteIO) (Result, error)
 }
 
 // Path is the command's words joined by spaces.
@@ -37,26 +37,86 @@ func (c *Command) Flags() []string {
 }
 
 // Plan is what a write command builds before it writes anything: rendered as
-// a Result, it says what would change and each gate's verdict.
+// a Result, it says what would change and each gate's verdict. Build reads
+// what the gates and the per-key function need; Preview or Apply then decide
+// every key in one scan.
 type Plan interface {
 	Result
-	// Refusal is nil when every gate passed, else why the write is refused.
+	// Refusal is nil when every gate decided so far passed, else why the
+	// write is refused.
 	Refusal() error
-	// Apply performs the plan and returns what it did.
-	Apply(ctx context.Context) (Result, error)
+	// Preview decides every key without writing: the dry run.
+	Preview(ctx context.Context) error
+	// Apply decides every key while it backs them up, has w approve the plan
+	// before the first write (WriteIO.Approve), writes, verifies, and returns
+	// what it did. A refusal found while deciding is returned as a
+	// *RefusedError (the plan is then rendered); a plan not approved returns
+	// ErrNotConfirmed.
+	Apply(ctx context.Context, w WriteIO) (Result, error)
 }
 
-// runFlagDesc is the help of the --run flag that Write adds.
-const runFlagDesc = "apply the plan (without it, only print the plan and write nothing)"
+// ErrNotConfirmed is what a plan's Apply returns when the question before the
+// first write was not answered yes: nothing was written.
+var ErrNotConfirmed = errors.New("not confirmed: nothing was written")
+
+// Confirm asks a yes/no question and reports a yes.
+type Confirm func(ctx context.Context, question string) (bool, error)
+
+// WriteIO is what the shell hands a write command's plan: where its output
+// goes, in which format, and who approves the write.
+type WriteIO struct {
+	Stdout, Stderr io.Writer
+	Format         string
+	// Confirm is the question on a terminal; nil in script mode, with --olc
+	// and with --yes, where the write goes ahead unasked.
+	Confirm Confirm
+}
+
+// Approve shows plan before the first write (on stdout; on stderr when the
+// format is JSON, so that stdout stays the one run document) and, on a
+// terminal, asks "apply these N key changes to ROOT? [y/N]".
+func (w WriteIO) Approve(ctx context.Context, plan Result, keys int64, root string) (bool, error) {
+	out, format := w.Stdout, w.Format
+	if format == FormatJSON {
+		out, format = w.Stderr, FormatTable
+	}
+	if out != nil {
+		if err := Render(out, plan, format); err != nil {
+			return false, err
+		}
+	}
+	if w.Confirm == nil {
+		return true, nil
+	}
+	return w.Confirm(ctx, fmt.Sprintf("apply these %d key changes to %s? [y/N] ", keys, root))
+}
+
+// WriteFlags are the flags every write command has; embed them in the param
+// struct as Output is embedded.
+type WriteFlags struct {
+	MaxTxnOps int    `name:"max-txn-ops" default:"128" desc:"at most this many keys per etcd transaction (etcd's --max-txn-ops)"`
+	BackupDir string `name:"backup-dir" default:"." desc:"folder of the backup file written before the first write"`
+}
+
+func (f *WriteFlags) writeFlags() *WriteFlags { return f }
+
+// Flag descriptions of the flags Write adds.
+const (
+	runFlagDesc = "apply the plan (without it, only print the plan and write nothing)"
+	yesFlagDesc = "with --run: write without asking on a terminal"
+)
+
+// mode is what the framework flags of a command line asked for.
+type mode struct{ run, yes bool }
 
 // Read binds a read command to the state value s. The command's path, help
 // and flags come from the tags of P (see ParamBase).
 func Read[S any, P any](s S, run func(ctx context.Context, s S, p *P) (Result, error)) *Command {
 	c := newCommand[P](false)
-	c.exec = func(ctx context.Context, p any, _ bool, out io.Writer, format string) (Result, error) {
-		res, err := run(ctx, s, p.(*P))
+	c.exec = func(ctx context.Context, p any, _ mode, w WriteIO) (Result, error) {
+		res, err := run(WithStderr(ctx, w.Stderr), s, p.(*P))
 		if res != nil {
-			if rerr := Render(out, res, format); rerr != nil && err == nil {
+			if rerr := Render(w.Stdout, res, w.Format); rerr != nil && err == nil {
 				err = rerr
 			}
 		}
@@ -65,37 +125,59 @@ func Read[S any, P any](s S, run func(ctx context.Context, s S, p *P) (Result, e
 	return c
 }
 
-// Write binds a write command to the state value s; it gets the flag --run.
-// The framework builds the plan, then: if the plan refuses, renders it and
-// returns the refusal (exit 3); without --run renders the plan (a dry run);
-// with --run applies it and renders only what Apply returns. build may return
-// its own plan type, so a command's Build function binds as it is.
-func Write[S any, P any, L Plan](s S, build func(ctx context.Context, s S, p *P) (L, error)) *Command {
+// Write binds a write command to the state value s; it gets the flags --run
+// and --yes. The framework builds the plan, then without --run previews it
+// and renders it (a dry run; a refusal is rendered too and exits 3); with
+// --run applies it (the plan approves itself through WriteIO before the first
+// write) and renders what Apply returns. build returns its own plan type.
+func Write[S any, P any, T any, L interface {
+	*T
+	Plan
+}](s S, build func(ctx context.Context, s S, p *P) (L, error)) *Command {
 	c := newCommand[P](true)
-	c.exec = func(ctx context.Context, p any, run bool, out io.Writer, format string) (Result, error) {
-		plan, err := build(WithRun(ctx, run), s, p.(*P))
+	c.exec = func(ctx context.Context, p any, m mode, w WriteIO) (Result, error) {
+		plan, err := build(ctx, s, p.(*P))
 		if err != nil {
 			return nil, err
 		}
-		if v := reflect.ValueOf(plan); !v.IsValid() || (v.Kind() == reflect.Pointer && v.IsNil()) {
+		if plan == nil {
 			return nil, fmt.Errorf("%s: built no plan", c.Path())
 		}
-		if refusal := plan.Refusal(); refusal != nil {
-			if rerr := Render(out, plan, format); rerr != nil {
-				fmt.Fprintf(Stderr(ctx), "error: %v\n", rerr)
+		refuse := func(refusal error) (Result, error) {
+			if rerr := Render(w.Stdout, plan, w.Format); rerr != nil {
+				fmt.Fprintf(w.Stderr, "error: %v\n", rerr)
 			}
 			return nil, asRefused(refusal)
 		}
-		if !run {
-			if err := Render(out, plan, format); err != nil {
+		if !m.run {
+			if err := plan.Preview(ctx); err != nil {
 				return nil, err
 			}
-			fmt.Fprintln(Stderr(ctx), "dry run: nothing was written; add --run to apply the plan")
+			if refusal := plan.Refusal(); refusal != nil {
+				return refuse(refusal)
+			}
+			if err := Render(w.Stdout, plan, w.Format); err != nil {
+				return nil, err
+			}
+			fmt.Fprintln(w.Stderr, "dry run: nothing was written; add --run to apply the plan")
 			return plan, nil
 		}
-		res, err := plan.Apply(ctx)
+		if refusal := plan.Refusal(); refusal != nil {
+			return refuse(refusal)
+		}
+		if m.yes {
+			w.Confirm = nil
+		}
+		res, err := plan.Apply(ctx, w)
+		switch {
+		case errors.Is(err, ErrNotConfirmed):
+			fmt.Fprintln(w.Stderr, "nothing was written")
+			return nil, nil
+		case isRefused(err):
+			return refuse(err)
+		}
 		if res != nil {
-			if rerr := Render(out, res, format); rerr != nil && err == nil {
+			if rerr := Render(w.Stdout, res, w.Format); rerr != nil && err == nil {
 				err = rerr
 			}
 		}
@@ -110,11 +192,12 @@ func newCommand[P any](write bool) *Command {
 	if err != nil {
 		panic("framework: " + err.Error())
 	}
-	if write && spec.flag("run") != nil {
-		panic(fmt.Sprintf("framework: command %q: --run is added by framework.Write; do not declare it", strings.Join(spec.Path, " ")))
+	if write && (spec.flag("run") != nil || spec.flag("yes") != nil) {
+		panic(fmt.Sprintf("framework: command %q: --run and --yes are added by framework.Write; do not declare them", strings.Join(spec.Path, " ")))
 	}
 	if write {
-		spec.Flags = append(spec.Flags, &flagSpec{Name: "run", Kind: kindBool, Desc: runFlagDesc})
+		spec.Flags = append(spec.Flags, &flagSpec{Name: "run", Kind: kindBool, Desc: runFlagDesc},
+			&flagSpec{Name: "yes", Kind: kindBool, Desc: yesFlagDesc})
 	}
 	return &Command{spec: spec, paramType: t, write: write}
 }
@@ -123,48 +206,58 @@ func newCommand[P any](write bool) *Command {
 var errHelp = errors.New("help requested")
 
 // parse builds the params from the words after the command path.
-func (c *Command) parse(args []string) (params any, run bool, err error) {
+func (c *Command) parse(args []string) (params any, m mode, err error) {
 	name := c.Path()
 	pv := reflect.New(c.paramType)
 	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.SortFlags = false
 	for _, f := range c.spec.Flags {
-		if f.index == nil {
-			fs.BoolVar(&run, f.Name, false, f.Desc)
+		switch {
+		case f.index == nil && f.Name == "run":
+			fs.BoolVar(&m.run, f.Name, false, f.Desc)
+			continue
+		case f.index == nil:
+			fs.BoolVar(&m.yes, f.Name, false, f.Desc)
 			continue
 		}
 		f.bind(fs, pv.Elem())
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
-			return nil, false, errHelp
+			return nil, mode{}, errHelp
 		}
-		return nil, false, Usagef("%s: %v", name, err)
+		return nil, mode{}, Usagef("%s: %v", name, err)
 	}
 	if rest := fs.Args(); len(rest) > 0 {
-		return nil, false, Usagef("%s: unexpected argument %q (flags start with --)", name, rest[0])
+		return nil, mode{}, Usagef("%s: unexpected argument %q (flags start with --)", name, rest[0])
 	}
 	for _, f := range c.spec.Flags {
 		if f.index == nil {
 			continue
 		}
 		if err := f.after(fs, name); err != nil {
-			return nil, false, err
+			return nil, mode{}, err
 		}
 	}
+	if m.yes && !m.run {
+		return nil, mode{}, Usagef("%s: --yes goes with --run", name)
+	}
 	p := pv.Interface()
+	if wf, ok := p.(interface{ writeFlags() *WriteFlags }); ok && wf.writeFlags().MaxTxnOps < 1 {
+		return nil, mode{}, Usagef("%s: --max-txn-ops must be at least 1, got %d", name, wf.writeFlags().MaxTxnOps)
+	}
 	if cp, ok := p.(interface{ Complete() error }); ok {
 		if err := cp.Complete(); err != nil {
-			return nil, false, err
+			return nil, mode{}, err
 		}
 	}
 	if vp, ok := p.(interface{ Validate() error }); ok {
 		if err := vp.Validate(); err != nil {
-			return nil, false, asUsage(err)
+			return nil, mode{}, asUsage(err)
 		}
 	}
-	return p, run, nil
+	return p, m, nil
 }
 
 func formatOf(p any) string {
@@ -175,21 +268,6 @@ func formatOf(p any) string {
 }
 
 type stderrKey struct{}
-
-type runKey struct{}
-
-// WithRun returns a context whose Running is run (Write sets it for build).
-func WithRun(ctx context.Context, run bool) context.Context {
-	return context.WithValue(ctx, runKey{}, run)
-}
-
-// Running tells a Write command's build function that --run was given: the
-// plan will be applied right after it passes its gates, so the build may
-// leave work to Apply that only a run needs (a dry run must plan fully).
-func Running(ctx context.Context) bool {
-	run, _ := ctx.Value(runKey{}).(bool)
-	return run
-}
 
 // WithStderr returns a context whose Stderr is w.
 func WithStderr(ctx context.Context, w io.Writer) context.Context {

@@ -92,13 +92,17 @@ type fakePlan struct {
 	refuse error
 }
 
-func (p *fakePlan) JSON() any               { return map[string]any{"plan": "put k v"} }
-func (p *fakePlan) Table(w io.Writer) error { _, err := fmt.Fprintln(w, "PLAN put k v"); return err }
-func (p *fakePlan) Lines(w io.Writer) error { return WriteLine(w, "op", "put", "key", "k") }
-func (p *fakePlan) Refusal() error          { return p.refuse }
-func (p *fakePlan) Apply(ctx context.Context) (Result, error) {
+func (p *fakePlan) JSON() any                     { return map[string]any{"plan": "put k v"} }
+func (p *fakePlan) Table(w io.Writer) error       { _, err := fmt.Fprintln(w, "PLAN put k v"); return err }
+func (p *fakePlan) Lines(w io.Writer) error       { return WriteLine(w, "op", "put", "key", "k") }
+func (p *fakePlan) Refusal() error                { return p.refuse }
+func (p *fakePlan) Preview(context.Context) error { return nil }
+func (p *fakePlan) Apply(ctx context.Context, w WriteIO) (Result, error) {
+	if ok, err := w.Approve(ctx, p, 1, "root"); err != nil || !ok {
+		return nil, ErrNotConfirmed
+	}
 	p.st.applied++
-	fmt.Fprintln(Stderr(ctx), "applying...")
+	fmt.Fprintln(w.Stderr, "applying...")
 	return Message("applied 1 key"), nil
 }
 
@@ -138,7 +142,7 @@ func newFake(name string) *fakeState {
 		Read(st, func(ctx context.Context, s *fakeState, p *group2Params) (Result, error) {
 			return Message("two"), nil
 		}),
-		Write(st, func(ctx context.Context, s *fakeState, p *planParams) (Plan, error) {
+		Write(st, func(ctx context.Context, s *fakeState, p *planParams) (*fakePlan, error) {
 			plan := &fakePlan{st: s}
 			switch {
 			case p.PlainError:

@@ -52,7 +52,7 @@ func TestParseSpecTags(t *testing.T) {
 	assert.Equal(t, kindStrings, c.spec.flag("item").Kind)
 	assert.Equal(t, kindInt64s, c.spec.flag("id").Kind)
 
-	w := Write(0, func(context.Context, int, *planParams) (Plan, error) { return nil, nil })
+	w := Write(0, func(context.Context, int, *planParams) (*fakePlan, error) { return nil, nil })
 	assert.Equal(t, "reset thing", w.Path())
 	assert.Contains(t, w.Flags(), "run")
 
@@ -95,7 +95,7 @@ func TestParseSpecErrorsPanic(t *testing.T) {
 		{"enum default", func() { Read(0, func(context.Context, int, *badEnumDefault) (Result, error) { return nil, nil }) }, "not one of"},
 		{"kind", func() { Read(0, func(context.Context, int, *badKind) (Result, error) { return nil, nil }) }, "unsupported flag type"},
 		{"dup", func() { Read(0, func(context.Context, int, *dupFlag) (Result, error) { return nil, nil }) }, "declared twice"},
-		{"run", func() { Write(0, func(context.Context, int, *declaresRun) (Plan, error) { return nil, nil }) }, "--run"},
+		{"run", func() { Write(0, func(context.Context, int, *declaresRun) (*fakePlan, error) { return nil, nil }) }, "--run"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

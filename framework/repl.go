@@ -26,6 +26,8 @@ func (sh *Shell) RunREPL(ctx context.Context) (code int) {
 		fmt.Fprintf(sh.stderr, "warning: no terminal for the REPL (%v); reading commands from standard input\n", err)
 		return sh.RunScript(ctx, os.Stdin)
 	}
+	sh.confirm = terminalConfirm(os.Stdin, sh.stderr)
+	defer func() { sh.confirm = nil }()
 
 	histPath := sh.historyPath()
 	hist := loadHistory(histPath)

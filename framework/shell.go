@@ -39,6 +39,7 @@ type Shell struct {
 	stderr      io.Writer
 	historyFile string
 	historySet  bool
+	confirm     Confirm // the question before a write; set by the REPL
 }
 
 // NewShell returns a shell in state initial that renders results to stdout
@@ -112,7 +113,7 @@ func (sh *Shell) Run(ctx context.Context, line string) (err error) {
 	if err != nil {
 		return err
 	}
-	res, err := cmd.exec(WithStderr(ctx, sh.stderr), p, run, sh.stdout, formatOf(p))
+	res, err := cmd.exec(ctx, p, run, WriteIO{Stdout: sh.stdout, Stderr: sh.stderr, Format: formatOf(p), Confirm: sh.confirm})
 	if err != nil {
 		return err
 	}

@@ -7,13 +7,13 @@
 //	go tool pprof -top -nodecount 40 bench/profile.test /tmp/cpu.out
 //
 // These are benchmarks (go test -bench), not tests: without
-// HERON_PROFILE_ETCD they skip. HERON_PROFILE_RUN=1 plans as `--run` does
-// (the per-key decisions made while the backup is written) and
-// applies the plan (back to the source WAL with HERON_PROFILE_BACK=1, so the
-// seeded instance can be profiled again); HERON_PROFILE_TARGET picks the
-// target WAL (default woodpecker); HERON_PROFILE_PAGE the keys per range
-// request. Each phase logs its wall time, heap and
-// the process's CPU time.
+// HERON_PROFILE_ETCD they skip. Without HERON_PROFILE_RUN they time the dry
+// run; HERON_PROFILE_RUN=1 applies the plan as `--run --yes` does (the
+// per-key decisions made while the backup is written), back to the source
+// WAL too with HERON_PROFILE_BACK=1 (so the seeded instance can be profiled
+// again); HERON_PROFILE_TARGET picks the target WAL (default woodpecker);
+// HERON_PROFILE_PAGE the keys per range request. Each phase logs its wall
+// time, heap and the process's CPU time.
 package profile
 
 import (
@@ -74,9 +74,10 @@ func profile(t *testing.B) {
 	if v, _ := strconv.Atoi(os.Getenv("HERON_PROFILE_PAGE")); v > 0 {
 		inst.PageSize = v // keys per range request (heron's default: instance.DefaultPageSize)
 	}
-	ctx := framework.WithStderr(context.Background(), io.Discard)
+	ctx := context.Background()
+	w := framework.WriteIO{Stdout: io.Discard, Stderr: io.Discard, Format: framework.FormatTable}
 	if testing.Verbose() {
-		ctx = framework.WithStderr(context.Background(), os.Stderr)
+		w.Stderr = os.Stderr
 	}
 
 	phase := func(name string, fn func() error) {
@@ -92,20 +93,21 @@ func profile(t *testing.B) {
 	}
 
 	run := func(wal string) {
-		p := &reset.Params{TargetWAL: wal, MaxTxnOps: 128, BackupDir: t.TempDir()}
+		p := &reset.Params{TargetWAL: wal, WriteFlags: framework.WriteFlags{MaxTxnOps: 128, BackupDir: t.TempDir()}}
 		var pl *reset.Plan
-		phase("plan", func() error {
+		phase("context", func() error {
 			var err error
-			pl, err = reset.Build(framework.WithRun(ctx, os.Getenv("HERON_PROFILE_RUN") != ""), inst, p)
+			pl, err = reset.Build(ctx, inst, p)
 			return err
 		})
-		t.Logf("plan: %d keys", pl.TotalKeys)
 		if os.Getenv("HERON_PROFILE_RUN") == "" {
+			phase("plan", func() error { return pl.Preview(ctx) })
+			t.Logf("plan: %d keys", pl.TotalKeys)
 			return
 		}
 		var times apply.Result
 		phase("run", func() error {
-			res, err := pl.Apply(ctx)
+			res, err := pl.Apply(ctx, w)
 			if rr, ok := res.(*reset.RunResult); ok && rr.Applied != nil {
 				times = *rr.Applied
 			}

@@ -104,10 +104,13 @@ func (o Options) withDefaults() Options {
 // the backup could not be written (nothing written to etcd); the source
 // yielded other ops on the second pass than on the first; a *ConflictError; an
 // *InterruptedError; a *StallError cause when etcd stopped answering.
-func Apply(ctx context.Context, cli *clientv3.Client, src Source, opt Options) (*Result, error) {
+func Apply(ctx context.Context, store Store, src Source, opt Options) (*Result, error) {
 	opt = opt.withDefaults()
-	ctx, stop := WithStallTimeout(ctx, opt.StallTimeout)
-	defer stop()
+	if !watched(ctx) {
+		var stop func()
+		ctx, stop = WithStallTimeout(ctx, opt.StallTimeout)
+		defer stop()
+	}
 	start := time.Now()
 	res := &Result{}
 	seed := maphash.MakeSeed()
@@ -163,11 +166,16 @@ func Apply(ctx context.Context, cli *clientv3.Client, src Source, opt Options) (
 		res.Seconds = time.Since(start).Seconds()
 		return res, nil
 	}
+	prog.finish(true)
+	if opt.Approve != nil {
+		if err := opt.Approve(res.Keys); err != nil {
+			bw.abort()
+			return res, err
+		}
+	}
 	if err := bw.commit(); err != nil {
-		prog.finish(false)
 		return res, err
 	}
-	prog.finish(true)
 	res.Backup = opt.BackupPath
 	res.BackupSeconds = time.Since(start).Seconds()
 	if opt.AfterBackup != nil {
@@ -183,7 +191,7 @@ func Apply(ctx context.Context, cli *clientv3.Client, src Source, opt Options) (
 	// Pass 2: the writes.
 	wstart := time.Now()
 	prog = startProgress(opt.Progress, opt.Label+": write", res.Keys, opt.ProgressInterval)
-	w := &writer{ctx: ctx, cli: cli, opt: opt, hashes: hashes, prog: prog, total: res.Keys,
+	w := &writer{ctx: ctx, store: store, opt: opt, hashes: hashes, prog: prog, total: res.Keys,
 		sem: make(chan struct{}, opt.Concurrency), phase: -1 << 62}
 	b2 := newBatcher(opt, seed, w.send)
 	src2 := src
@@ -338,7 +346,7 @@ var errStopped = errors.New("stopped")
 // writer commits batches, up to Concurrency at a time within a phase.
 type writer struct {
 	ctx    context.Context
-	cli    *clientv3.Client
+	store  Store
 	opt    Options
 	hashes []uint64
 	prog   *progress
@@ -431,7 +439,7 @@ func (w *writer) commit(bt *batch) {
 	// must be known. It has its own timeout.
 	tctx, cancel := context.WithTimeout(context.WithoutCancel(w.ctx), w.opt.TxnTimeout)
 	defer cancel()
-	resp, err := w.cli.Txn(tctx).If(cmps...).Then(thens...).Commit()
+	resp, err := w.store.Txn(tctx).If(cmps...).Then(thens...).Commit()
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
 			err = &timeoutError{d: w.opt.TxnTimeout, err: err}
@@ -463,7 +471,7 @@ func (w *writer) conflict(ctx context.Context, bt *batch) error {
 	for i, op := range bt.ops {
 		gets[i] = clientv3.OpGet(op.Key, clientv3.WithKeysOnly())
 	}
-	resp, err := w.cli.Txn(ctx).Then(gets...).Commit()
+	resp, err := w.store.Txn(ctx).Then(gets...).Commit()
 	if err != nil {
 		return fmt.Errorf("a key of transaction %d (from %s) changed since the plan was read at revision %d, and reading them back failed: %w; is Milvus running?", bt.seq+1, bt.ops[0].Key, w.opt.Header.Revision, err)
 	}

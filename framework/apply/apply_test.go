@@ -334,22 +334,6 @@ func TestBackupReaderRejectsTruncated(t *testing.T) {
 	}
 }
 
-func TestFromEnv(t *testing.T) {
-	t.Setenv(EnvFailAfterTxns, "2")
-	t.Setenv(EnvTxnDelay, "1ms")
-	opt, err := FromEnv(Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if opt.AfterTxn(1) != nil || !errors.Is(opt.AfterTxn(2), ErrHookStop) {
-		t.Fatal("hook")
-	}
-	t.Setenv(EnvTxnDelay, "soon")
-	if _, err := FromEnv(Options{}); err == nil {
-		t.Fatal("bad duration accepted")
-	}
-}
-
 func seedOf() maphash.Seed { return maphash.MakeSeed() }
 
 func TestReplayFromBackup(t *testing.T) {

@@ -16,6 +16,8 @@ import (
 	"context"
 	"io"
 	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
 // Op is one key a plan changes.
@@ -37,6 +39,12 @@ type Op struct {
 	// phase transactions may be in flight concurrently, so a plan puts in one
 	// phase only ops whose relative order does not matter.
 	Phase int
+}
+
+// Store is how Apply reaches etcd: transactions only (*clientv3.Client and
+// *instance.Instance are Stores).
+type Store interface {
+	Txn(ctx context.Context) clientv3.Txn
 }
 
 // Source streams a plan's operations to yield, stopping at the first error
@@ -134,6 +142,11 @@ type Options struct {
 	// returns the error as it is). A source that plans while it yields (the
 	// plan and the backup from one read) checks its gates here.
 	Check func() error
+	// Approve, when set, is called once pass 1 is done and Check passed, with
+	// the number of ops, before the backup is published (not when SkipEmpty
+	// skipped an empty run): an error removes the file and stops the run with
+	// nothing written (Apply returns the error as it is).
+	Approve func(ops int64) error
 	// SkipEmpty: when pass 1 yields no op, remove the backup file instead of
 	// publishing an empty one (Result.Backup stays "").
 	SkipEmpty bool

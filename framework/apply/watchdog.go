@@ -61,6 +61,12 @@ func WithStallTimeout(ctx context.Context, d time.Duration) (context.Context, fu
 	}
 }
 
+// watched reports whether ctx has a watchdog already (Run's, for Apply).
+func watched(ctx context.Context) bool {
+	_, ok := ctx.Value(watchdogKey{}).(*watchdog)
+	return ok
+}
+
 // Heartbeat tells the watchdog of ctx (if any) that etcd answered.
 func Heartbeat(ctx context.Context) {
 	if w, ok := ctx.Value(watchdogKey{}).(*watchdog); ok {

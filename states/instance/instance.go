@@ -29,7 +29,7 @@ const (
 
 // Instance is a connected Milvus instance.
 type Instance struct {
-	Client *clientv3.Client
+	cli    *clientv3.Client
 	Layout models.Layout
 	// Endpoints are the etcd addresses, for messages.
 	Endpoints []string
@@ -41,7 +41,7 @@ type Instance struct {
 
 // New wraps a connected client.
 func New(cli *clientv3.Client, layout models.Layout, endpoints []string) *Instance {
-	return &Instance{Client: cli, Layout: layout, Endpoints: endpoints, PageSize: DefaultPageSize, PageBytes: DefaultPageBytes}
+	return &Instance{cli: cli, Layout: layout, Endpoints: endpoints, PageSize: DefaultPageSize, PageBytes: DefaultPageBytes}
 }
 
 // pager sizes the pages of one scan by the bytes of the keys it has seen.
@@ -87,7 +87,7 @@ type KV struct {
 
 // Revision returns the current revision of etcd: reads pinned to it see one snapshot.
 func (in *Instance) Revision(ctx context.Context) (int64, error) {
-	resp, err := in.Client.Get(ctx, in.Layout.MetaRoot(), clientv3.WithCountOnly())
+	resp, err := in.cli.Get(ctx, in.Layout.MetaRoot(), clientv3.WithCountOnly())
 	if err != nil {
 		return 0, fmt.Errorf("read etcd revision: %w", err)
 	}
@@ -105,7 +105,7 @@ func (in *Instance) Get(ctx context.Context, key string, rev int64) (KV, bool, e
 	if rev > 0 {
 		opts = append(opts, clientv3.WithRev(rev))
 	}
-	resp, err := in.Client.Get(ctx, key, opts...)
+	resp, err := in.cli.Get(ctx, key, opts...)
 	if err != nil {
 		return KV{}, false, fmt.Errorf("read %s: %w", key, err)
 	}
@@ -116,8 +116,63 @@ func (in *Instance) Get(ctx context.Context, key string, rev int64) (KV, bool, e
 	return KV{Key: string(kv.Key), Value: kv.Value, ModRevision: kv.ModRevision, Lease: kv.Lease}, true, nil
 }
 
+// Count is the number of keys under the absolute prefix at revision rev (0: current).
+func (in *Instance) Count(ctx context.Context, prefix string, rev int64) (int64, error) {
+	opts := []clientv3.OpOption{clientv3.WithPrefix(), clientv3.WithCountOnly()}
+	if rev > 0 {
+		opts = append(opts, clientv3.WithRev(rev))
+	}
+	resp, err := in.cli.Get(ctx, prefix, opts...)
+	if err != nil {
+		return 0, fmt.Errorf("read %s: %w", prefix, err)
+	}
+	return resp.Count, nil
+}
+
+// GetMany reads absolute keys at revision rev (0: current) in one read-only
+// transaction: out[i] is keys[i], the zero KV when the key is absent.
+func (in *Instance) GetMany(ctx context.Context, keys []string, rev int64) ([]KV, error) {
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	var opts []clientv3.OpOption
+	if rev > 0 {
+		opts = append(opts, clientv3.WithRev(rev))
+	}
+	gets := make([]clientv3.Op, len(keys))
+	for i, k := range keys {
+		gets[i] = clientv3.OpGet(k, opts...)
+	}
+	resp, err := in.cli.Txn(ctx).Then(gets...).Commit()
+	if err != nil {
+		return nil, fmt.Errorf("read %d keys from %s at revision %d: %w", len(keys), keys[0], rev, err)
+	}
+	out := make([]KV, len(keys))
+	for i, r := range resp.Responses {
+		if rr := r.GetResponseRange(); rr != nil && len(rr.Kvs) > 0 {
+			kv := rr.Kvs[0]
+			out[i] = KV{Key: string(kv.Key), Value: kv.Value, ModRevision: kv.ModRevision, Lease: kv.Lease}
+		}
+	}
+	return out, nil
+}
+
+// Txn starts a transaction: the write path of framework/apply (an Instance
+// is an apply.Store).
+func (in *Instance) Txn(ctx context.Context) clientv3.Txn { return in.cli.Txn(ctx) }
+
+// WithPageSize is a copy of the instance whose scans read at most n keys a
+// page (0: the instance's own).
+func (in *Instance) WithPageSize(n int) *Instance {
+	c := *in
+	if n > 0 {
+		c.PageSize = n
+	}
+	return &c
+}
+
 // Close closes the client.
-func (in *Instance) Close() error { return in.Client.Close() }
+func (in *Instance) Close() error { return in.cli.Close() }
 
 // Entry is a key under the meta root, read at a pinned revision and classified.
 type Entry struct {

@@ -32,7 +32,7 @@ func (in *Instance) Scan(ctx context.Context, prefix string, rev int64, fn func(
 		if rev > 0 {
 			opts = append(opts, clientv3.WithRev(rev))
 		}
-		resp, err := in.Client.Get(ctx, from, opts...)
+		resp, err := in.cli.Get(ctx, from, opts...)
 		if err != nil {
 			return rev, fmt.Errorf("read %s: %w", prefix, err)
 		}

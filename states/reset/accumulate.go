@@ -28,23 +28,12 @@ type accumulator struct {
 }
 
 func newAccumulator(p *Planner) *accumulator {
-	a := &accumulator{p: p, kinds: map[string]*KindCount{}, deletions: map[string]*Deletion{},
+	return &accumulator{p: p, kinds: map[string]*KindCount{}, deletions: map[string]*Deletion{},
 		assignPCs: map[string]bool{}, kept: map[[2]string]int64{}, tags: map[string]map[string]int64{}}
-	p.examplesFull = func(kind string) bool {
-		k := a.kinds[kind]
-		return k != nil && len(k.Examples) >= maxExamples
-	}
-	return a
 }
 
-// decide plans one entry and adds it.
-func (a *accumulator) decide(e instance.Entry) error {
-	_, err := a.decision(e)
-	return err
-}
-
-// decision plans one entry, adds it, and returns the decision.
-func (a *accumulator) decision(e instance.Entry) (Decision, error) {
+// decide plans one entry under the meta root, adds it, and returns the decision.
+func (a *accumulator) decide(e instance.Entry) (Decision, error) {
 	d, err := a.p.Decide(e.Key, e.Value)
 	if err != nil {
 		var de *DecodeError
@@ -66,12 +55,20 @@ func (a *accumulator) decision(e instance.Entry) (Decision, error) {
 			a.unflushedKeys = append(a.unflushedKeys, e.KV.Key+" (segment-assign)")
 		}
 	}
-	a.add(e.KV.Key, e.ModRevision, d)
+	a.add(e.KV.Key, e.Key, e.Value, d)
 	return d, nil
 }
 
-// add counts one decision on the absolute key.
-func (a *accumulator) add(key string, _ int64, d Decision) {
+// decideConfig plans an mq.type override, adds it, and returns the decision.
+func (a *accumulator) decideConfig(kv instance.KV) Decision {
+	d := a.p.DecideConfig(kv.Value)
+	a.add(kv.Key, models.Key{}, kv.Value, d)
+	return d
+}
+
+// add counts one decision on the absolute key; the planner describes the
+// key only while the plan still wants an example of its kind.
+func (a *accumulator) add(key string, k0 models.Key, value []byte, d Decision) {
 	for _, t := range d.Tags {
 		m := a.tags[t.PChannel]
 		if m == nil {
@@ -95,7 +92,8 @@ func (a *accumulator) add(key string, _ int64, d Decision) {
 		k.Keys++
 		k.Positions += int64(d.Positions)
 		if len(k.Examples) < maxExamples {
-			k.Examples = append(k.Examples, Example{Key: key, Before: d.Before, After: d.After})
+			before, after := a.p.Describe(k0, value, d)
+			k.Examples = append(k.Examples, Example{Key: key, Before: before, After: after})
 		}
 	case Delete:
 		a.total++
@@ -106,7 +104,8 @@ func (a *accumulator) add(key string, _ int64, d Decision) {
 		}
 		del.Count++
 		if len(del.Examples) < maxExamples {
-			del.Examples = append(del.Examples, Example{Key: key, Before: d.Before, After: d.After})
+			before, after := a.p.Describe(k0, value, d)
+			del.Examples = append(del.Examples, Example{Key: key, Before: before, After: after})
 		}
 		if !a.p.Whole {
 			if len(del.Keys) < maxListedKeys {
@@ -126,7 +125,7 @@ func (a *accumulator) bucket(t Tag) string {
 	if t.WAL != commonpb.WALName_Unknown {
 		return msgid.Name(t.WAL)
 	}
-	cw := a.p.CheckpointWAL[t.PChannel]
+	cw, _ := a.p.CheckpointWAL(t.PChannel)
 	if t.Data != nil {
 		if c, err := msgid.For(cw); err == nil {
 			if _, err := c.DecodeBytes(t.Data); err != nil {
@@ -185,9 +184,10 @@ func (a *accumulator) finish(s *Summary, l models.Layout) {
 	}
 	sort.Strings(pcs)
 	for _, pc := range pcs {
-		r := PChannelWALs{PChannel: pc, InScope: a.p.InScope(pc), CheckpointWAL: msgid.Name(a.p.CheckpointWAL[pc]),
+		cw, ok := a.p.CheckpointWAL(pc)
+		r := PChannelWALs{PChannel: pc, InScope: a.p.InScope(pc), CheckpointWAL: msgid.Name(cw),
 			Positions: a.tags[pc], Split: len(a.tags[pc]) > 1}
-		if _, ok := a.p.CheckpointWAL[pc]; !ok {
+		if !ok {
 			r.CheckpointWAL = "none"
 		}
 		s.SplitState = append(s.SplitState, r)

@@ -73,10 +73,14 @@ func BenchmarkReset(b *testing.B) {
 	const n = 20000
 	seedLarge(b, cli, layout, commonpb.WALName_Pulsar, n)
 	inst := instance.New(cli, layout, []string{ep})
-	ctx := framework.WithStderr(context.Background(), io.Discard)
+	ctx := context.Background()
+	w := framework.WriteIO{Stdout: io.Discard, Stderr: io.Discard, Format: framework.FormatTable}
 	b.Run("dry-run", func(b *testing.B) {
 		for b.Loop() {
-			pl, err := Build(ctx, inst, &Params{TargetWAL: "kafka", MaxTxnOps: 128})
+			pl, err := Build(ctx, inst, &Params{TargetWAL: "kafka", WriteFlags: framework.WriteFlags{MaxTxnOps: 128}})
+			if err == nil {
+				err = pl.Preview(ctx)
+			}
 			if err != nil || pl.TotalKeys < n {
 				b.Fatalf("%v, %d keys", err, pl.TotalKeys)
 			}
@@ -86,11 +90,11 @@ func BenchmarkReset(b *testing.B) {
 		wals := []string{"kafka", "pulsar"}
 		i := 0
 		for b.Loop() {
-			pl, err := Build(framework.WithRun(ctx, true), inst, &Params{TargetWAL: wals[i%2], MaxTxnOps: 128, BackupDir: b.TempDir()})
+			pl, err := Build(ctx, inst, &Params{TargetWAL: wals[i%2], WriteFlags: framework.WriteFlags{MaxTxnOps: 128, BackupDir: b.TempDir()}})
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, err := pl.Apply(ctx); err != nil {
+			if _, err := pl.Apply(ctx, w); err != nil {
 				b.Fatal(err)
 			}
 			i++

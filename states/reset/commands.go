@@ -1,13 +1,17 @@
 // Package reset is the reset namespace: `reset checkpoint` moves a stopped
 // Milvus 2.6/3.0 instance onto another message queue by rewriting every
 // persisted MQ position in one run. The knowledge is in Planner, a pure
-// per-key function; Build folds its decisions over one etcd revision into a
-// bounded Summary, and Apply hands the regenerated ops to framework/apply.
+// per-key function over a context Build reads first; one scan in write order
+// folds its decisions over one etcd revision into a bounded Summary, for the
+// dry run (Preview) and for --run (Apply, through apply.Run).
 // README.md beside this file documents the plan and run JSON.
 package reset
 
 import (
+	"context"
+
 	"github.com/heron-shell/heron/framework"
+	"github.com/heron-shell/heron/framework/apply"
 	"github.com/heron-shell/heron/models/msgid"
 	"github.com/heron-shell/heron/states/instance"
 )
@@ -18,8 +22,7 @@ type Params struct {
 	TargetWAL           string   `name:"target-wal" required:"true" enum:"woodpecker,pulsar,kafka,rocksmq" desc:"the WAL to move to: woodpecker, pulsar, kafka or rocksmq"`
 	PChannels           []string `name:"pchannel" desc:"only this pchannel (repeatable); default: every pchannel"`
 	AllowGrowing        bool     `name:"allow-growing" desc:"go on when Growing, Sealed or Flushing segments exist: their unflushed rows are LOST"`
-	MaxTxnOps           int      `name:"max-txn-ops" default:"128" desc:"at most this many keys per etcd transaction (etcd's --max-txn-ops)"`
-	BackupDir           string   `name:"backup-dir" default:"." desc:"folder of the backup file written before the first write"`
+	framework.WriteFlags
 	framework.Output
 }
 
@@ -27,9 +30,6 @@ type Params struct {
 func (p *Params) Validate() error {
 	if _, err := msgid.Parse(p.TargetWAL); err != nil {
 		return framework.Usagef("reset checkpoint: --target-wal: %v", err)
-	}
-	if p.MaxTxnOps < 1 {
-		return framework.Usagef("reset checkpoint: --max-txn-ops must be at least 1, got %d", p.MaxTxnOps)
 	}
 	seen := map[string]bool{}
 	for _, pc := range p.PChannels {
@@ -42,8 +42,14 @@ func (p *Params) Validate() error {
 }
 
 // Commands are the reset namespace's commands on a connected instance.
-func Commands(inst *instance.Instance) []*framework.Command {
+func Commands(inst *instance.Instance) []*framework.Command { return commands(inst, nil) }
+
+// commands are the commands with tune adjusting every run's apply options
+// (the tests' constructor).
+func commands(inst *instance.Instance, tune func(*apply.Options)) []*framework.Command {
 	return []*framework.Command{
-		framework.Write(inst, Build),
+		framework.Write(inst, func(ctx context.Context, inst *instance.Instance, p *Params) (*Plan, error) {
+			return build(ctx, inst, p, tune)
+		}),
 	}
 }

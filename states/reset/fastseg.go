@@ -5,14 +5,14 @@ import (
 	"unicode/utf8"
 
 	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
-	"github.com/milvus-io/milvus-proto/go-api/v3/msgpb"
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/heron-shell/heron/models"
 )
 
-// A million segments are decided four times in a run (plan, backup, replay,
-// verify), so segments take a fast path: one pass over the value without
+// A million segments are decided three times in a run (the scan that plans
+// and backs up, the replay of the backup, the verify), so segments take a
+// fast path: one pass over the value without
 // allocating per field, and a rewrite that splices the two positions in. It
 // handles the plain shape Milvus writes and gives up (ok false) on anything
 // else (malformed, repeated, non-canonical or oddly typed fields), where the
@@ -195,18 +195,16 @@ func (p *Planner) segmentFast(value []byte) (d Decision, ok bool) {
 	}
 	d.Kind = KindSegment
 	pc := models.PChannelOf(string(s.channel))
-	if !p.Quiet {
-		for _, pos := range s.pos {
-			if pos.present {
-				if pos.wal == 0 {
-					data := pos.msgID
-					if data == nil {
-						data = []byte{}
-					}
-					d.Tags = append(d.Tags, Tag{PChannel: pc, Data: data})
-				} else {
-					d.Tags = append(d.Tags, Tag{PChannel: pc, WAL: commonpb.WALName(pos.wal)})
+	for _, pos := range s.pos {
+		if pos.present {
+			if pos.wal == 0 {
+				data := pos.msgID
+				if data == nil {
+					data = []byte{}
 				}
+				d.Tags = append(d.Tags, Tag{PChannel: pc, Data: data})
+			} else {
+				d.Tags = append(d.Tags, Tag{PChannel: pc, WAL: commonpb.WALName(pos.wal)})
 			}
 		}
 	}
@@ -247,13 +245,5 @@ func (p *Planner) segmentFast(value []byte) (d Decision, ok bool) {
 		off += n + m
 	}
 	d.Action, d.Value = Rewrite, out
-	if !p.Quiet && (p.examplesFull == nil || !p.examplesFull(KindSegment)) {
-		first := s.pos[1]
-		if !change[1] {
-			first = s.pos[0]
-		}
-		d.Before = p.describePosition(pc, &msgpb.MsgPosition{MsgID: first.msgID, WALName: commonpb.WALName(first.wal)})
-		d.After = p.after()
-	}
 	return d, true
 }

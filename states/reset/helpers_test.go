@@ -8,6 +8,7 @@ import (
 	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/heron-shell/heron/framework/apply"
 	"github.com/heron-shell/heron/models/sample"
 	"github.com/heron-shell/heron/states/instance"
 	"github.com/heron-shell/heron/tests/etcdtest"
@@ -20,6 +21,7 @@ type env struct {
 	inst   *instance.Instance
 	sample *sample.Instance
 	dir    string
+	tune   func(*apply.Options) // the test constructor's option: see commands
 }
 
 // newEnv starts an etcd, seeds the sample instance with positions in wal and
@@ -47,7 +49,7 @@ func (e *env) pc(i int) string { return e.sample.PChannels[i] }
 // run runs one command line and returns stdout, stderr and the exit code.
 func (e *env) run(line string) (string, string, int) {
 	e.t.Helper()
-	out, errs, code, _ := shelltest.Run(e.t, Commands(e.inst), line)
+	out, errs, code, _ := shelltest.Run(e.t, commands(e.inst, e.tune), line)
 	return out, errs, code
 }
 

@@ -3,6 +3,7 @@ package reset
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
@@ -79,8 +80,6 @@ type Decision struct {
 	Positions int
 	// Reason says why a key is kept.
 	Reason string
-	// Before and After describe the first changed position for examples.
-	Before, After string
 	// Unflushed: an in-scope segment that is Growing, Sealed or Flushing (gate).
 	Unflushed bool
 	State     string
@@ -98,30 +97,34 @@ type Tag struct {
 	Data []byte
 }
 
+// Context is what a reset plan reads before it decides any key, at the
+// plan's revision: Build reads it once, NewPlanner freezes a copy.
+type Context struct {
+	// CheckpointWAL is the WAL of each pchannel's consume checkpoint: the WAL
+	// untagged positions are attributed to in examples and the split-state
+	// report.
+	CheckpointWAL map[string]commonpb.WALName
+	// Collections own a vchannel in scope (scoped plans: their query targets go).
+	Collections map[int64]bool
+}
+
 // Planner is the pure per-key function of a reset: it decides each key from
-// its key and value alone (plus what the plan learnt once: scope and the
-// consume checkpoints' WALs). Build and both apply passes call the same one.
+// its key and value alone, plus the target, the scope and the frozen
+// Context. The dry run, both apply passes and the verify call the same one.
 type Planner struct {
 	Target  msgid.ID // the target's earliest id
 	WAL     commonpb.WALName
 	WALName string // operator name of the target (kafka, ...)
 	Whole   bool
-	Scope   map[string]bool
-	// CheckpointWAL is the WAL of each pchannel's consume checkpoint: the WAL
-	// untagged positions are attributed to in examples.
-	CheckpointWAL map[string]commonpb.WALName
-	// Collections owning a vchannel in scope (scoped runs: their query targets go).
-	Collections map[int64]bool
-	// Quiet skips the human descriptions (Before, After) that only plans show.
-	Quiet bool
-	// examplesFull, when set, tells that the plan has all the examples of
-	// a kind it shows: the hot paths then skip describing its keys.
-	examplesFull func(kind string) bool
+	scope   map[string]bool
+	// checkpointWAL and collections are the Context's, copied.
+	checkpointWAL map[string]commonpb.WALName
+	collections   map[int64]bool
 }
 
 // NewPlanner returns the planner for target (an operator WAL name) over the
-// given pchannels (none: the whole instance).
-func NewPlanner(target string, pchannels []string) (*Planner, error) {
+// given pchannels (none: the whole instance) with what the plan read first.
+func NewPlanner(target string, pchannels []string, c Context) (*Planner, error) {
 	wal, err := msgid.Parse(target)
 	if err != nil {
 		return nil, err
@@ -131,15 +134,24 @@ func NewPlanner(target string, pchannels []string) (*Planner, error) {
 		return nil, err
 	}
 	p := &Planner{Target: codec.Earliest(), WAL: wal, WALName: msgid.Name(wal), Whole: len(pchannels) == 0,
-		Scope: map[string]bool{}, CheckpointWAL: map[string]commonpb.WALName{}, Collections: map[int64]bool{}}
+		scope: map[string]bool{}, checkpointWAL: maps.Clone(c.CheckpointWAL), collections: maps.Clone(c.Collections)}
+	if p.checkpointWAL == nil {
+		p.checkpointWAL = map[string]commonpb.WALName{}
+	}
 	for _, pc := range pchannels {
-		p.Scope[pc] = true
+		p.scope[pc] = true
 	}
 	return p, nil
 }
 
 // InScope reports whether a pchannel is in scope.
-func (p *Planner) InScope(pchannel string) bool { return p.Whole || p.Scope[pchannel] }
+func (p *Planner) InScope(pchannel string) bool { return p.Whole || p.scope[pchannel] }
+
+// CheckpointWAL is the WAL of the consume checkpoint of pchannel, and whether it has one.
+func (p *Planner) CheckpointWAL(pchannel string) (commonpb.WALName, bool) {
+	w, ok := p.checkpointWAL[pchannel]
+	return w, ok
+}
 
 // inScopeKey reports whether a start_positions key (a pchannel, or a vchannel) is in scope.
 func (p *Planner) inScopeKey(key string) bool {
@@ -178,7 +190,7 @@ func (p *Planner) Decide(k models.Key, value []byte) (Decision, error) {
 		if !p.InScope(k.PChannel) {
 			return Decision{Kind: KindSegmentAssign, Reason: KeepOutOfScope}, nil
 		}
-		return Decision{Action: Delete, Kind: KindSegmentAssign, Before: "segment " + fmt.Sprint(k.Segment), After: "deleted"}, nil
+		return Decision{Action: Delete, Kind: KindSegmentAssign}, nil
 	case models.KindConsumeCheckpoint:
 		return p.consumeCheckpoint(k, value)
 	}
@@ -192,14 +204,14 @@ func (p *Planner) DecideConfig(value []byte) Decision {
 		d.Reason = KeepAtTarget
 		return d
 	}
-	d.Action, d.Value, d.Before, d.After = Rewrite, []byte(p.WALName), fmt.Sprintf("%q", value), fmt.Sprintf("%q", p.WALName)
+	d.Action, d.Value = Rewrite, []byte(p.WALName)
 	return d
 }
 
 func (p *Planner) queryTarget(k models.Key) Decision {
 	d := Decision{Kind: KindQueryTarget}
-	if p.Whole || (k.Kind == models.KindQueryTarget && p.Collections[k.Collection]) {
-		d.Action, d.Before, d.After = Delete, "target of collection "+strings.TrimPrefix(k.Rel, models.QueryTargetPrefix), "deleted"
+	if p.Whole || (k.Kind == models.KindQueryTarget && p.collections[k.Collection]) {
+		d.Action = Delete
 		return d
 	}
 	d.Reason = KeepOutOfScope
@@ -230,9 +242,6 @@ func (p *Planner) consumeCheckpoint(k models.Key, value []byte) (Decision, error
 		return d, &DecodeError{Key: k.Rel, Err: err}
 	}
 	d.Action, d.Value, d.Positions = Rewrite, nv, 1
-	if !p.Quiet {
-		d.Before, d.After = describeText(cp.WAL, cp.MessageID, cp.HasMessageID), p.after()
-	}
 	return d, nil
 }
 
@@ -263,9 +272,6 @@ func (p *Planner) channelCP(k models.Key, value []byte) (Decision, error) {
 		return d, &DecodeError{Key: k.Rel, Err: err}
 	}
 	d.Action, d.Value, d.Positions = Rewrite, nv, 1
-	if !p.Quiet {
-		d.Before, d.After = p.describePosition(k.PChannel, pos), p.after()
-	}
 	return d, nil
 }
 
@@ -310,13 +316,6 @@ func (p *Planner) segmentSlow(k models.Key, value []byte) (Decision, error) {
 		return d, nil
 	}
 	d.Action, d.Value, d.Positions = Rewrite, nv, n
-	if !p.Quiet {
-		first := s.DMLPosition
-		if first == nil || models.PositionIn(first, p.Target) {
-			first = s.StartPosition
-		}
-		d.Before, d.After = p.describePosition(pc, first), p.after()
-	}
 	return d, nil
 }
 
@@ -351,15 +350,6 @@ func (p *Planner) collection(k models.Key, value []byte, kind string) (Decision,
 		return d, nil
 	}
 	d.Action, d.Value, d.Positions = Rewrite, nv, n
-	if !p.Quiet {
-		for _, sp := range c.StartPositions {
-			if p.inScopeKey(sp.Key) && !bytes.Equal(sp.Data, p.Target.Bytes()) {
-				d.Before = describeBytes(p.CheckpointWAL[pchannelKey(sp.Key)], sp.Data, true)
-				break
-			}
-		}
-		d.After = p.after()
-	}
 	return d, nil
 }
 
@@ -417,6 +407,56 @@ func (p *Planner) OwnsScope(c *models.CollectionInfo) bool {
 	return false
 }
 
+// Describe says what a decision changes, for the plan's examples: the first
+// changed position before and after, or what a deletion removes. The plan
+// asks only for the few examples it shows, so it decodes the value again
+// rather than making every Decide describe.
+func (p *Planner) Describe(k models.Key, value []byte, d Decision) (before, after string) {
+	if d.Action == Delete {
+		switch d.Kind {
+		case KindSegmentAssign:
+			return "segment " + fmt.Sprint(k.Segment), "deleted"
+		case KindQueryTarget:
+			return "target of collection " + strings.TrimPrefix(k.Rel, models.QueryTargetPrefix), "deleted"
+		}
+		return "", "deleted"
+	}
+	if d.Action != Rewrite {
+		return "", ""
+	}
+	after = p.after()
+	switch d.Kind {
+	case KindMQType:
+		return fmt.Sprintf("%q", value), fmt.Sprintf("%q", p.WALName)
+	case KindConsumeCP:
+		if cp, err := models.DecodeWALCheckpoint(value); err == nil {
+			before = describeText(cp.WAL, cp.MessageID, cp.HasMessageID)
+		}
+	case KindChannelCP:
+		if pos, err := models.DecodePosition(value); err == nil {
+			before = p.describePosition(k.PChannel, pos)
+		}
+	case KindSegment:
+		if s, err := models.DecodeSegmentInfo(value); err == nil {
+			first := s.DMLPosition
+			if first == nil || models.PositionIn(first, p.Target) {
+				first = s.StartPosition
+			}
+			before = p.describePosition(models.PChannelOf(s.InsertChannel), first)
+		}
+	case KindCollection, KindLegacyCollection, KindSnapshot:
+		if c, err := models.DecodeCollectionInfo(value); err == nil {
+			for _, sp := range c.StartPositions {
+				if p.inScopeKey(sp.Key) && !bytes.Equal(sp.Data, p.Target.Bytes()) {
+					before = describeBytes(p.checkpointWAL[pchannelKey(sp.Key)], sp.Data, true)
+					break
+				}
+			}
+		}
+	}
+	return before, after
+}
+
 func (p *Planner) after() string {
 	return msgid.Name(p.WAL) + " " + p.Target.Human()
 }
@@ -427,7 +467,7 @@ func (p *Planner) describePosition(pchannel string, pos *msgpb.MsgPosition) stri
 	if pos == nil {
 		return "none"
 	}
-	wal, guessed := models.PositionWAL(pos, p.CheckpointWAL[pchannel])
+	wal, guessed := models.PositionWAL(pos, p.checkpointWAL[pchannel])
 	return describeBytes(wal, pos.GetMsgID(), guessed)
 }
 

@@ -38,7 +38,7 @@ func decideAll(t *testing.T, p *Planner, in *sample.Instance) map[string]Decisio
 
 func TestPlannerOnSample(t *testing.T) {
 	in := sample.Build(models.NewLayout("by-dev", "meta"), commonpb.WALName_Pulsar)
-	p, err := NewPlanner("kafka", nil)
+	p, err := NewPlanner("kafka", nil, Context{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,8 @@ func TestPlannerOnSample(t *testing.T) {
 		t.Fatal("keep reasons")
 	}
 	d := ds[models.SegmentKey(100, 101, 1001)]
-	if d.Positions != 2 || d.Before == "" || d.After != "kafka 0" {
+	k := models.Classify(models.SegmentKey(100, 101, 1001))
+	if before, after := p.Describe(k, in.KVs[in.Layout.Meta(k.Rel)], d); d.Positions != 2 || before == "" || after != "kafka 0" {
 		t.Fatalf("segment decision %+v", d)
 	}
 	// Deciding the rewritten values again plans nothing: the second run.
@@ -83,8 +84,7 @@ func TestPlannerOnSample(t *testing.T) {
 
 func TestPlannerScope(t *testing.T) {
 	in := sample.Build(models.NewLayout("by-dev", "meta"), commonpb.WALName_WoodPecker)
-	p, _ := NewPlanner("pulsar", []string{in.PChannels[0]})
-	p.Collections[100] = true
+	p, _ := NewPlanner("pulsar", []string{in.PChannels[0]}, Context{Collections: map[int64]bool{100: true}})
 	ds := decideAll(t, p, in)
 	for rel, a := range map[string]Action{
 		models.ConsumeCheckpointKey(in.PChannels[0]):    Rewrite,
@@ -119,7 +119,7 @@ func TestEarliestBytesAreMilvus(t *testing.T) {
 		"woodpecker": {"", ""},
 	}
 	for name, w := range want {
-		p, _ := NewPlanner(name, nil)
+		p, _ := NewPlanner(name, nil, Context{})
 		if hex.EncodeToString(p.Target.Bytes()) != w[0] || p.Target.Text() != w[1] {
 			t.Errorf("%s: %x %q", name, p.Target.Bytes(), p.Target.Text())
 		}
@@ -127,7 +127,7 @@ func TestEarliestBytesAreMilvus(t *testing.T) {
 }
 
 func TestPlannerCorruptValues(t *testing.T) {
-	p, _ := NewPlanner("kafka", nil)
+	p, _ := NewPlanner("kafka", nil, Context{})
 	bad := []byte{0xff, 0xff, 0xff}
 	for _, rel := range []string{
 		models.SegmentKey(1, 2, 3), models.ChannelCPKey("by-dev-rootcoord-dml_0_1v0"),
@@ -141,14 +141,14 @@ func TestPlannerCorruptValues(t *testing.T) {
 		}
 	}
 	// Out of scope, keys scoped by name need not decode.
-	ps, _ := NewPlanner("kafka", []string{"other"})
+	ps, _ := NewPlanner("kafka", []string{"other"}, Context{})
 	if d, err := ps.Decide(models.Classify(models.ChannelCPKey("by-dev-rootcoord-dml_0_1v0")), bad); err != nil || d.Reason != KeepOutOfScope {
 		t.Fatalf("%+v %v", d, err)
 	}
 }
 
 func TestDecideConfig(t *testing.T) {
-	p, _ := NewPlanner("woodpecker", nil)
+	p, _ := NewPlanner("woodpecker", nil, Context{})
 	if d := p.DecideConfig([]byte("pulsar")); d.Action != Rewrite || string(d.Value) != "woodpecker" {
 		t.Fatalf("%+v", d)
 	}
@@ -223,8 +223,7 @@ func TestSegmentFastPathMatchesModels(t *testing.T) {
 	)
 	for _, target := range allWALs {
 		for _, scope := range [][]string{nil, {"by-dev-rootcoord-dml_1"}} {
-			p, _ := NewPlanner(msgid.Name(target), scope)
-			p.CheckpointWAL["by-dev-rootcoord-dml_0"] = commonpb.WALName_Pulsar
+			p, _ := NewPlanner(msgid.Name(target), scope, Context{CheckpointWAL: map[string]commonpb.WALName{"by-dev-rootcoord-dml_0": commonpb.WALName_Pulsar}})
 			for i, val := range values {
 				k := models.Classify(models.SegmentKey(1, 2, int64(i)))
 				slow, serr := p.segmentSlow(k, val)

@@ -42,10 +42,8 @@ func runJSON(t *testing.T, out string) *RunResult {
 	return &r
 }
 
-func withTune(t *testing.T, fn func(*Plan, *apply.Options)) {
-	testTune = fn
-	t.Cleanup(func() { testTune = nil })
-}
+// withTune makes the commands of e adjust the apply options of every run with fn.
+func (e *env) withTune(fn func(*apply.Options)) { e.tune = fn }
 
 func TestGatesRefuseAndWriteNothing(t *testing.T) {
 	cli, ep := etcdtest.Start(t)
@@ -270,7 +268,7 @@ func TestSplitStateRerunAndRestore(t *testing.T) {
 
 	for _, k := range []int{1, txns / 2, txns - 2, txns - 1} {
 		t.Run(fmt.Sprint("after-", k), func(t *testing.T) {
-			withTune(t, func(_ *Plan, o *apply.Options) {
+			e.withTune(func(o *apply.Options) {
 				o.Concurrency = 1
 				prev := o.AfterTxn
 				o.AfterTxn = func(n int) error {
@@ -289,7 +287,7 @@ func TestSplitStateRerunAndRestore(t *testing.T) {
 			}
 			mustContain(t, errs, "simulated crash", "re-run", "restore --file")
 			backup := runJSON(t, out).Applied.Backup
-			testTune = nil
+			e.withTune(nil)
 			dry, _, _ := e.reset("--target-wal kafka --format json")
 			s := planJSON(t, dry)
 			if len(s.SplitPChannels) == 0 {
@@ -310,7 +308,7 @@ func TestSplitStateRerunAndRestore(t *testing.T) {
 func TestConcurrentChangeStopsTheRun(t *testing.T) {
 	e := newEnv(t, commonpb.WALName_Pulsar)
 	key := e.meta(models.SegmentKey(100, 101, 1002))
-	withTune(t, func(_ *Plan, o *apply.Options) {
+	e.withTune(func(o *apply.Options) {
 		o.Concurrency = 1
 		o.AfterBackup = func(string) error {
 			e.put(key, []byte(e.sample.KVs[key]))
@@ -407,7 +405,7 @@ func TestMQTypeConfigRewrite(t *testing.T) {
 
 func TestTargetNames(t *testing.T) {
 	for _, w := range allWALs {
-		p, err := NewPlanner(msgid.Name(w), nil)
+		p, err := NewPlanner(msgid.Name(w), nil, Context{})
 		if err != nil || p.WAL != w {
 			t.Fatal(w, err)
 		}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/milvus-io/milvus-proto/go-api/v3/msgpb"
 
-	"github.com/heron-shell/heron/framework/apply"
 	"github.com/heron-shell/heron/models"
 	"github.com/heron-shell/heron/models/msgid"
 	"github.com/heron-shell/heron/states/instance"
@@ -15,18 +14,12 @@ import (
 
 const maxListedFailures = 20
 
-// Verify reads back, at the current revision and a page at a time, every key
+// verify reads back, at the current revision and a page at a time, every key
 // the reset covers and checks it: each position in scope decodes with the
 // target's codec as its earliest id with WAL_name set to the target, no
 // segment-assign record and no query target in scope is left, the mq.type
 // overrides name the target, and the planner plans nothing more.
-func (pl *Plan) Verify(ctx context.Context) (Verify, error) {
-	ctx, stop := apply.WithStallTimeout(ctx, stallTimeout())
-	defer stop()
-	v, err := pl.verify(ctx)
-	return v, apply.Cause(ctx, err)
-}
-
+// It runs under the watchdog of apply.Run.
 func (pl *Plan) verify(ctx context.Context) (Verify, error) {
 	inst := pl.inst
 	rev, err := inst.Revision(ctx)
@@ -40,8 +33,7 @@ func (pl *Plan) verify(ctx context.Context) (Verify, error) {
 			v.Failures = append(v.Failures, fmt.Sprintf(format, a...))
 		}
 	}
-	p := *pl.planner
-	p.Quiet = true
+	p := pl.planner
 	codec, err := msgid.For(p.WAL)
 	if err != nil {
 		return v, err
@@ -119,7 +111,7 @@ func (pl *Plan) verify(ctx context.Context) (Verify, error) {
 		{[]string{models.WALPrefix}, 0},
 	}
 	for _, st := range steps {
-		if err := walkAt(ctx, inst, rev, st.prefixes, st.size, check); err != nil {
+		if err := walk(ctx, inst, rev, st.prefixes, st.size, check); err != nil {
 			return v, err
 		}
 	}

@@ -8,20 +8,17 @@ package restore
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"regexp"
 	"strings"
 	"text/tabwriter"
 	"time"
 
-	clientv3 "go.etcd.io/etcd/client/v3"
-
 	"github.com/heron-shell/heron/framework"
 	"github.com/heron-shell/heron/framework/apply"
 	"github.com/heron-shell/heron/models"
+	"github.com/heron-shell/heron/states/gates"
 	"github.com/heron-shell/heron/states/instance"
 )
 
@@ -29,16 +26,12 @@ import (
 type Params struct {
 	framework.ParamBase `use:"restore" desc:"put back every key of a heron backup file as it was (a plan unless --run)"`
 	File                string `name:"file" required:"true" desc:"the backup file a write command (reset checkpoint, ...) wrote"`
-	MaxTxnOps           int    `name:"max-txn-ops" default:"128" desc:"at most this many keys per etcd transaction"`
-	BackupDir           string `name:"backup-dir" default:"." desc:"folder of the backup of the values the restore overwrites"`
+	framework.WriteFlags
 	framework.Output
 }
 
 // Validate checks the flags.
 func (p *Params) Validate() error {
-	if p.MaxTxnOps < 1 {
-		return framework.Usagef("restore: --max-txn-ops must be at least 1, got %d", p.MaxTxnOps)
-	}
 	if strings.TrimSpace(p.File) == "" {
 		return framework.Usagef("restore: --file is empty")
 	}
@@ -46,9 +39,19 @@ func (p *Params) Validate() error {
 }
 
 // Commands are the restore command on a connected instance.
-func Commands(inst *instance.Instance) []*framework.Command {
+func Commands(inst *instance.Instance) []*framework.Command { return commands(inst, nil) }
+
+// commands are the commands with tune adjusting every run's apply options
+// (the tests' constructor).
+func commands(inst *instance.Instance, tune func(*apply.Options)) []*framework.Command {
 	return []*framework.Command{
-		framework.Write(inst, Build),
+		framework.Write(inst, func(ctx context.Context, inst *instance.Instance, p *Params) (*Plan, error) {
+			pl, err := Build(ctx, inst, p)
+			if pl != nil {
+				pl.tune = tune
+			}
+			return pl, err
+		}),
 	}
 }
 
@@ -86,27 +89,18 @@ type Plan struct {
 	Summary
 	inst   *instance.Instance
 	params Params
-	// Tune, when set, adjusts the apply options (tests, kill tests).
-	Tune func(*apply.Options)
+	tune   func(*apply.Options)
 }
 
 const maxExamples = 5
 
-// Build reads the backup file and the current values of its keys at one
-// revision, and plans the restore.
+// Build reads the backup file's header and the gates at one revision. The
+// keys of the file are planned by Preview (the dry run) and Apply.
 func Build(ctx context.Context, inst *instance.Instance, p *Params) (*Plan, error) {
-	ctx, stop := apply.WithStallTimeout(ctx, stallTimeout())
+	ctx, stop := apply.Watch(ctx)
 	defer stop()
 	pl, err := build(ctx, inst, p)
 	return pl, apply.Cause(ctx, err)
-}
-
-func stallTimeout() time.Duration {
-	opt, err := apply.FromEnv(apply.Options{})
-	if err != nil || opt.StallTimeout <= 0 {
-		return apply.DefaultStallTimeout
-	}
-	return opt.StallTimeout
 }
 
 func build(ctx context.Context, inst *instance.Instance, p *Params) (*Plan, error) {
@@ -131,62 +125,65 @@ func build(ctx context.Context, inst *instance.Instance, p *Params) (*Plan, erro
 		g.Detail = fmt.Sprintf("the backup was taken of root path %q, this instance is %q", header.RootPath, inst.Layout.RootPath)
 	}
 	pl.Gates = append(pl.Gates, g)
-
-	var live []string
-	_, err = inst.Scan(ctx, inst.Layout.Meta(models.SessionPrefix), rev, func(page []instance.KV) error {
-		apply.Heartbeat(ctx)
-		for _, kv := range page {
-			rel, _ := inst.Layout.Rel(kv.Key)
-			if rel != models.SessionIDKey && kv.Lease != 0 && len(live) < 5 {
-				live = append(live, rel)
-			}
+	for _, check := range []func(context.Context, *instance.Instance, int64) (Gate, error){gates.LiveComponents, gates.InFlightBroadcasts} {
+		g, err := check(ctx, inst, rev)
+		if err != nil {
+			return nil, err
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
+		pl.Gates = append(pl.Gates, g)
 	}
-	g = Gate{Name: "no live Milvus component", OK: len(live) == 0, Detail: "no session key has a lease"}
-	if len(live) > 0 {
-		g.Detail = "session keys hold a lease (stop Milvus first): " + strings.Join(live, ", ")
-	}
-	pl.Gates = append(pl.Gates, g)
 	for _, g := range pl.Gates {
 		pl.Refused = pl.Refused || !g.OK
 	}
-	if pl.Refused {
-		return pl, nil
-	}
-
-	err = pl.stream(ctx, func(e apply.Entry, op *apply.Op) error {
-		pl.Entries++
-		if op == nil {
-			pl.Unchanged++
-			return nil
-		}
-		action := "put back"
-		if op.Delete {
-			pl.Deletes++
-			action = "delete (absent in the backup)"
-		} else {
-			pl.Puts++
-			if op.ModRevision == 0 {
-				action = "create (deleted since)"
-			}
-		}
-		if len(pl.Examples) < maxExamples {
-			pl.Examples = append(pl.Examples, Example{Key: e.Key, Action: action})
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	pl.TotalKeys = pl.Puts + pl.Deletes
 	if header.Target != "" {
 		pl.Warnings = append(pl.Warnings, fmt.Sprintf("the backup was taken before %q: after the restore, set mq.type in milvus.yaml back to the WAL the instance used before", header.Command))
 	}
 	return pl, nil
+}
+
+// Preview plans every key of the file without writing: the dry run. A plan
+// refused by its gates is not read further.
+func (pl *Plan) Preview(ctx context.Context) error {
+	if pl.Refused {
+		return nil
+	}
+	ctx, stop := apply.Watch(ctx)
+	defer stop()
+	return apply.Cause(ctx, pl.scan(ctx, nil))
+}
+
+// scan plans every key of the file into the summary and hands the ops
+// (consume checkpoints and mq.type overrides first) to sink (nil: the dry
+// run): apply's Source.
+func (pl *Plan) scan(ctx context.Context, sink func(apply.Op) error) error {
+	s := &pl.Summary
+	s.Entries, s.Puts, s.Deletes, s.Unchanged, s.Examples = 0, 0, 0, 0, []Example{}
+	err := pl.stream(ctx, pl.Revision, func(e apply.Entry, op *apply.Op) error {
+		s.Entries++
+		if op == nil {
+			s.Unchanged++
+			return nil
+		}
+		action := "put back"
+		if op.Delete {
+			s.Deletes++
+			action = "delete (absent in the backup)"
+		} else {
+			s.Puts++
+			if op.ModRevision == 0 {
+				action = "create (deleted since)"
+			}
+		}
+		if len(s.Examples) < maxExamples {
+			s.Examples = append(s.Examples, Example{Key: e.Key, Action: action})
+		}
+		if sink == nil {
+			return nil
+		}
+		return sink(*op)
+	})
+	s.TotalKeys = s.Puts + s.Deletes
+	return err
 }
 
 // first reports the keys a restore writes first: consume
@@ -205,16 +202,16 @@ func (pl *Plan) first(key string) bool {
 }
 
 // stream reads the backup file in two passes (the keys written first, then
-// the others), fetches the current values of each chunk of keys at the
-// plan's revision, and calls fn with each entry and its op (nil: the key
-// already holds its backed-up state).
-func (pl *Plan) stream(ctx context.Context, fn func(e apply.Entry, op *apply.Op) error) error {
+// the others), fetches the current values of each chunk of keys at rev, and
+// calls fn with each entry and its op (nil: the key already holds its
+// backed-up state).
+func (pl *Plan) stream(ctx context.Context, rev int64, fn func(e apply.Entry, op *apply.Op) error) error {
 	for phase := 0; phase < 2; phase++ {
 		br, err := apply.OpenBackup(pl.File)
 		if err != nil {
 			return err
 		}
-		err = pl.streamPhase(ctx, br, phase, fn)
+		err = pl.streamPhase(ctx, br, rev, phase, fn)
 		br.Close()
 		if err != nil {
 			return err
@@ -223,27 +220,34 @@ func (pl *Plan) stream(ctx context.Context, fn func(e apply.Entry, op *apply.Op)
 	return nil
 }
 
-func (pl *Plan) streamPhase(ctx context.Context, br *apply.BackupReader, phase int, fn func(e apply.Entry, op *apply.Op) error) error {
+func (pl *Plan) streamPhase(ctx context.Context, br *apply.BackupReader, rev int64, phase int, fn func(e apply.Entry, op *apply.Op) error) error {
 	chunk := make([]apply.Entry, 0, pl.params.MaxTxnOps)
+	keys := make([]string, 0, pl.params.MaxTxnOps)
 	root := pl.inst.Layout.RootPath + "/"
 	flush := func() error {
 		if len(chunk) == 0 {
 			return nil
 		}
-		cur, err := pl.current(ctx, chunk)
+		keys = keys[:0]
+		for _, e := range chunk {
+			keys = append(keys, e.Key)
+		}
+		cur, err := pl.inst.GetMany(ctx, keys, rev)
 		if err != nil {
 			return err
 		}
+		apply.Heartbeat(ctx)
 		for i, e := range chunk {
 			c := cur[i]
+			exists := c.ModRevision != 0
 			var op *apply.Op
 			switch {
-			case e.Absent && c.exists:
-				op = &apply.Op{Key: e.Key, ModRevision: c.modRev, Delete: true, Original: c.value, Phase: phase}
+			case e.Absent && exists:
+				op = &apply.Op{Key: e.Key, ModRevision: c.ModRevision, Delete: true, Original: c.Value, Phase: phase}
 			case e.Absent:
-			case c.exists && bytes.Equal(c.value, e.Value):
+			case exists && bytes.Equal(c.Value, e.Value):
 			default:
-				op = &apply.Op{Key: e.Key, ModRevision: c.modRev, Value: e.Value, Original: c.value, Phase: phase}
+				op = &apply.Op{Key: e.Key, ModRevision: c.ModRevision, Value: e.Value, Original: c.Value, Phase: phase}
 			}
 			if err := fn(e, op); err != nil {
 				return err
@@ -275,134 +279,41 @@ func (pl *Plan) streamPhase(ctx context.Context, br *apply.BackupReader, phase i
 	}
 }
 
-type current struct {
-	exists bool
-	value  []byte
-	modRev int64
-}
-
-// current reads the keys of a chunk at the plan's revision in one read-only transaction.
-func (pl *Plan) current(ctx context.Context, chunk []apply.Entry) ([]current, error) {
-	gets := make([]clientv3.Op, len(chunk))
-	for i, e := range chunk {
-		gets[i] = clientv3.OpGet(e.Key, clientv3.WithRev(pl.Revision))
-	}
-	resp, err := pl.inst.Client.Txn(ctx).Then(gets...).Commit()
-	if err != nil {
-		return nil, fmt.Errorf("read %d keys from %s at revision %d: %w", len(chunk), chunk[0].Key, pl.Revision, err)
-	}
-	apply.Heartbeat(ctx)
-	out := make([]current, len(chunk))
-	for i, r := range resp.Responses {
-		if rr := r.GetResponseRange(); rr != nil && len(rr.Kvs) > 0 {
-			out[i] = current{exists: true, value: rr.Kvs[0].Value, modRev: rr.Kvs[0].ModRevision}
-		}
-	}
-	return out, nil
-}
-
 // Refusal is nil when every gate passed.
 func (pl *Plan) Refusal() error { return framework.Refusal("restore", pl.Gates) }
 
-// Ops streams the restore's ops (consume checkpoints first): apply's Source.
-func (pl *Plan) Ops() apply.Source {
-	return func(ctx context.Context, yield func(apply.Op) error) error {
-		return pl.stream(ctx, func(_ apply.Entry, op *apply.Op) error {
-			if op == nil {
-				return nil
-			}
-			return yield(*op)
-		})
-	}
-}
-
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
-
-// BackupPath is where the restore writes the backup of what it overwrites.
-func (pl *Plan) BackupPath(now time.Time) string {
-	dir := pl.params.BackupDir
-	if dir == "" {
-		dir = "."
-	}
-	path := filepath.Join(dir, fmt.Sprintf("heron-backup-%s-restore-rev%d-%s.jsonl",
-		unsafeName.ReplaceAllString(pl.inst.Layout.RootPath, "_"), pl.Revision, now.UTC().Format("20060102T150405Z")))
-	base := strings.TrimSuffix(path, ".jsonl")
-	for i := 2; ; i++ {
-		if _, err := os.Lstat(path); err != nil {
-			return path
-		}
-		path = fmt.Sprintf("%s-%d.jsonl", base, i)
-	}
-}
-
-// Options are the apply options of the run (before Tune).
-func (pl *Plan) Options(stderr io.Writer) (apply.Options, error) {
-	opt := apply.Options{
-		MaxTxnOps:  pl.params.MaxTxnOps,
-		BackupPath: pl.BackupPath(time.Now()),
+// Apply runs the restore through apply.Run (which backs up what the restore
+// overwrites), then reads every key of the file back.
+func (pl *Plan) Apply(ctx context.Context, w framework.WriteIO) (framework.Result, error) {
+	layout := pl.inst.Layout
+	res := &RunResult{Plan: &pl.Summary}
+	ar, err := apply.Run(ctx, pl.inst, apply.Job{
+		Command: "restore",
+		Name:    "restore",
 		Header: apply.Header{Command: "restore --file " + pl.File + " --run", Endpoints: pl.inst.Endpoints,
-			RootPath: pl.inst.Layout.RootPath, MetaRoot: pl.inst.Layout.MetaRoot(), Revision: pl.Revision},
-		Total:    pl.TotalKeys,
-		Progress: stderr,
-		Label:    "restore",
-		AfterBackup: func(path string) error {
-			fmt.Fprintf(stderr, "backup of the values the restore overwrites: %s (%d keys, synced)\n", path, pl.TotalKeys)
-			return nil
-		},
-	}
-	return apply.FromEnv(opt)
-}
-
-// testTune lets this package's tests reach the apply options.
-var testTune func(*Plan, *apply.Options)
-
-// Apply writes the plan and reads every key of the file back.
-func (pl *Plan) Apply(ctx context.Context) (framework.Result, error) {
-	if err := pl.Refusal(); err != nil {
+			RootPath: layout.RootPath, MetaRoot: layout.MetaRoot(), Revision: pl.Revision},
+		Flags:  pl.params.WriteFlags,
+		Ops:    pl.scan,
+		Check:  pl.Refusal,
+		Plan:   &pl.Summary,
+		Verify: func(ctx context.Context) error { return pl.verify(ctx, res) },
+		Tune:   pl.tune,
+	}, w)
+	res.Applied = ar
+	if errors.Is(err, framework.ErrNotConfirmed) || errors.As(err, new(*framework.RefusedError)) {
 		return nil, err
 	}
-	res := &RunResult{Plan: &pl.Summary}
-	if pl.TotalKeys > 0 {
-		opt, err := pl.Options(framework.Stderr(ctx))
-		if err != nil {
-			return nil, framework.Usagef("restore: %v", err)
-		}
-		if pl.Tune != nil {
-			pl.Tune(&opt)
-		}
-		if testTune != nil {
-			testTune(pl, &opt)
-		}
-		ar, err := apply.Apply(ctx, pl.inst.Client, pl.Ops(), opt)
-		res.Applied = ar
-		if err != nil {
-			if ar != nil && ar.Backup != "" {
-				return res, fmt.Errorf("%w (backup of the overwritten values: %s)", err, ar.Backup)
-			}
-			return res, err
-		}
-	}
-	if err := pl.verify(ctx, res); err != nil {
-		return res, err
-	}
-	if res.Mismatches > 0 {
-		return res, fmt.Errorf("verify: %d keys do not hold their backed-up state, first: %s", res.Mismatches, strings.Join(res.MismatchKeys, ", "))
-	}
-	return res, nil
+	return res, err
 }
 
 // verify reads every key of the file back at the current revision.
 func (pl *Plan) verify(ctx context.Context, res *RunResult) error {
-	ctx, stop := apply.WithStallTimeout(ctx, stallTimeout())
-	defer stop()
 	rev, err := pl.inst.Revision(ctx)
 	if err != nil {
 		return err
 	}
-	check := *pl
-	check.Revision = rev
 	res.VerifyRevision = rev
-	err = check.stream(ctx, func(e apply.Entry, op *apply.Op) error {
+	err = pl.stream(ctx, rev, func(e apply.Entry, op *apply.Op) error {
 		res.Verified++
 		if op != nil {
 			res.Mismatches++
@@ -412,7 +323,10 @@ func (pl *Plan) verify(ctx context.Context, res *RunResult) error {
 		}
 		return nil
 	})
-	return apply.Cause(ctx, err)
+	if err == nil && res.Mismatches > 0 {
+		err = fmt.Errorf("%d keys do not hold their backed-up state, first: %s", res.Mismatches, strings.Join(res.MismatchKeys, ", "))
+	}
+	return err
 }
 
 // RunResult is what `restore --run` prints.

@@ -26,6 +26,7 @@ type env struct {
 	cli  *clientv3.Client
 	inst *instance.Instance
 	dir  string
+	tune func(*apply.Options) // the test constructor's option: see commands
 }
 
 func newEnv(t *testing.T, cli *clientv3.Client, ep, root string) *env {
@@ -36,7 +37,7 @@ func newEnv(t *testing.T, cli *clientv3.Client, ep, root string) *env {
 
 func (e *env) run(line string) (string, string, int) {
 	e.t.Helper()
-	out, errs, code, _ := shelltest.Run(e.t, append(Commands(e.inst), reset.Commands(e.inst)...), line)
+	out, errs, code, _ := shelltest.Run(e.t, append(commands(e.inst, e.tune), reset.Commands(e.inst)...), line)
 	return out, errs, code
 }
 
@@ -157,14 +158,14 @@ func TestRestoreGatesAndBadFiles(t *testing.T) {
 
 	// A key changed between plan and apply.
 	key := e.inst.Layout.Meta(models.ConsumeCheckpointKey(e.inst.Layout.RootPath + "-rootcoord-dml_0"))
-	testTune = func(_ *Plan, o *apply.Options) {
+	e.tune = func(o *apply.Options) {
 		o.AfterBackup = func(string) error {
 			_, err := cli.Put(ctx, key, "changed")
 			return err
 		}
 	}
 	_, errs, code = e.run("restore --backup-dir " + e.dir + " --file " + backup + " --run")
-	testTune = nil
+	e.tune = nil
 	if code != framework.ExitFailed || !strings.Contains(errs, key) || !strings.Contains(errs, "changed since the plan") {
 		t.Fatalf("conflict: exit %d: %s", code, errs)
 	}
@@ -175,7 +176,7 @@ func TestRestoreInterruptedThenCompleted(t *testing.T) {
 	e := newEnv(t, cli, ep, "by-dev")
 	original := e.dump()
 	backup := e.resetRun()
-	testTune = func(_ *Plan, o *apply.Options) {
+	e.tune = func(o *apply.Options) {
 		o.Concurrency, o.MaxTxnOps = 1, 2
 		o.AfterTxn = func(n int) error {
 			if n == 3 {
@@ -185,7 +186,7 @@ func TestRestoreInterruptedThenCompleted(t *testing.T) {
 		}
 	}
 	_, errs, code := e.run("restore --backup-dir " + e.dir + " --file " + backup + " --run")
-	testTune = nil
+	e.tune = nil
 	if code != framework.ExitFailed || !strings.Contains(errs, "simulated crash") {
 		t.Fatalf("exit %d: %s", code, errs)
 	}

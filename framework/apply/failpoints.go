@@ -1,3 +1,5 @@
+//go:build failpoints
+
 package apply
 
 import (
@@ -8,9 +10,12 @@ import (
 	"time"
 )
 
-// Environment hooks for the benchmark and the kill tests, which drive the
-// built binary and cannot reach Options. Write commands call FromEnv on their
-// options; unset variables change nothing.
+// Failpoints: environment hooks for the kill and fault tests, which drive the
+// built binary and cannot reach Options. They are compiled only into
+// `go build -tags failpoints` (make build-failpoints: bin/heron-failpoints),
+// the way etcd compiles its gofail failpoints only into failpoint builds; the
+// release binary reads none of these variables (nofailpoints.go). Run calls
+// fromEnv on the options of every job; unset variables change nothing.
 //
 //	HERON_APPLY_TXN_DELAY=50ms       sleep after each committed transaction (a throttled run)
 //	HERON_APPLY_KILL_AFTER_TXNS=5    SIGKILL heron itself right after the 5th transaction
@@ -34,9 +39,11 @@ const (
 // ErrHookStop is the error of a run stopped by HERON_APPLY_FAIL_AFTER_TXNS.
 var ErrHookStop = errors.New("stopped by " + EnvFailAfterTxns)
 
-// FromEnv adds the environment hooks to opt (chaining any AfterTxn and
-// AfterBackup already set) and returns it; a malformed value is an error.
-func FromEnv(opt Options) (Options, error) {
+func fromEnv(opt Options) (Options, error) { return failpointsFromEnv(opt) }
+
+// failpointsFromEnv adds the environment hooks to opt (chaining any AfterTxn
+// and AfterBackup already set) and returns it; a malformed value is an error.
+func failpointsFromEnv(opt Options) (Options, error) {
 	dur := func(name string, dst *time.Duration) error {
 		if v := os.Getenv(name); v != "" {
 			d, err := time.ParseDuration(v)
@@ -97,7 +104,7 @@ func FromEnv(opt Options) (Options, error) {
 				}
 			}
 			if kill > 0 && n >= kill {
-				killSelf()
+				failpointKillSelf()
 			}
 			if fail > 0 && n >= fail {
 				return ErrHookStop
@@ -116,7 +123,7 @@ func FromEnv(opt Options) (Options, error) {
 					return err
 				}
 			}
-			killSelf()
+			failpointKillSelf()
 			return nil
 		}
 	}
@@ -124,7 +131,7 @@ func FromEnv(opt Options) (Options, error) {
 }
 
 // killSelf ends the process as SIGKILL would: no deferred call runs.
-func killSelf() {
+func failpointKillSelf() {
 	if p, err := os.FindProcess(os.Getpid()); err == nil {
 		_ = p.Kill()
 	}

@@ -1,0 +1,47 @@
+package framework
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// terminalConfirm asks on the terminal: it writes the question to out and
+// reads one line from in (go-prompt has put the terminal back in line mode
+// while a command runs). y or yes, in any case, is a yes; anything else, end
+// of input or an interrupt is a no.
+func terminalConfirm(in io.Reader, out io.Writer) Confirm {
+	return func(ctx context.Context, question string) (bool, error) {
+		fmt.Fprint(out, question)
+		answer := make(chan string, 1)
+		go func() { answer <- readLine(in) }()
+		select {
+		case <-ctx.Done():
+			fmt.Fprintln(out)
+			return false, nil
+		case a := <-answer:
+			a = strings.ToLower(strings.TrimSpace(a))
+			return a == "y" || a == "yes", nil
+		}
+	}
+}
+
+// readLine reads up to a newline a byte at a time, so that nothing after the
+// answer is taken from the terminal's input.
+func readLine(in io.Reader) string {
+	var b strings.Builder
+	buf := make([]byte, 1)
+	for {
+		n, err := in.Read(buf)
+		if n == 1 {
+			if buf[0] == '\n' {
+				return b.String()
+			}
+			b.WriteByte(buf[0])
+		}
+		if err != nil {
+			return b.String()
+		}
+	}
+}
