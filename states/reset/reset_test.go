@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -408,6 +409,63 @@ func TestTargetNames(t *testing.T) {
 		p, err := NewPlanner(msgid.Name(w), nil, Context{})
 		if err != nil || p.WAL != w {
 			t.Fatal(w, err)
+		}
+	}
+}
+
+// TestDryRunAndRunPlanTheSameKeys builds the plan twice at one revision:
+// the dry run's scan and --run's scan (the one that writes the backup) must
+// report the same summary. The run is then not confirmed: nothing is
+// written and its temporary backup is gone.
+func TestDryRunAndRunPlanTheSameKeys(t *testing.T) {
+	e := newEnv(t, commonpb.WALName_Pulsar)
+	e.put(e.inst.Layout.Root("config/mqtype"), []byte("pulsar"))
+	ctx := context.Background()
+	for _, p := range []Params{
+		{TargetWAL: "kafka"},
+		{TargetWAL: "woodpecker", PChannels: []string{e.pc(0)}},
+		{TargetWAL: "pulsar", PChannels: []string{e.pc(1), e.pc(2)}, AllowGrowing: true},
+	} {
+		p.WriteFlags = framework.WriteFlags{MaxTxnOps: 4, BackupDir: e.dir}
+		r0 := e.rev()
+		dry, err := Build(ctx, e.inst, &p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := dry.Preview(ctx); err != nil {
+			t.Fatal(err)
+		}
+		run, err := Build(ctx, e.inst, &p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if run.Revision != dry.Revision {
+			t.Fatalf("revisions %d and %d", dry.Revision, run.Revision)
+		}
+		var asked string
+		var stderr strings.Builder
+		w := framework.WriteIO{Stdout: io.Discard, Stderr: &stderr, Format: framework.FormatJSON,
+			Confirm: func(_ context.Context, q string) (bool, error) { asked = q; return false, nil }}
+		if _, err := run.Apply(ctx, w); !errors.Is(err, framework.ErrNotConfirmed) {
+			t.Fatalf("%+v: want not confirmed, got %v", p, err)
+		}
+		a, _ := json.Marshal(dry.Summary)
+		b, _ := json.Marshal(run.Summary)
+		if string(a) != string(b) {
+			t.Fatalf("%+v: the dry run planned\n%s\n--run planned\n%s", p, a, b)
+		}
+		if dry.TotalKeys == 0 {
+			t.Fatalf("%+v: nothing planned", p)
+		}
+		if want := fmt.Sprintf("apply these %d key changes to by-dev? [y/N] ", dry.TotalKeys); asked != want {
+			t.Fatalf("asked %q, want %q", asked, want)
+		}
+		mustContain(t, stderr.String(), "gates:", "rewrites (in write order):")
+		if e.rev() != r0 {
+			t.Fatalf("%+v: a run not confirmed wrote", p)
+		}
+		if files, _ := os.ReadDir(e.dir); len(files) != 0 {
+			t.Fatalf("a run not confirmed left %v", files)
 		}
 	}
 }

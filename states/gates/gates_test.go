@@ -1,0 +1,75 @@
+package gates
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/heron-shell/heron/framework"
+	"github.com/heron-shell/heron/models"
+	"github.com/heron-shell/heron/models/sample"
+	"github.com/heron-shell/heron/states/instance"
+	"github.com/heron-shell/heron/tests/etcdtest"
+)
+
+func check(t *testing.T, cli *clientv3.Client, ep string, fn func(context.Context, *instance.Instance, int64) (framework.Gate, error)) framework.Gate {
+	t.Helper()
+	inst := instance.New(cli, models.NewLayout("by-dev", "meta"), []string{ep})
+	g, err := fn(context.Background(), inst, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+func TestBroadcastGate(t *testing.T) {
+	cli, ep := etcdtest.Start(t)
+	ctx := context.Background()
+	layout := models.NewLayout("by-dev", "meta")
+	put := func(id string, v []byte) {
+		if _, err := cli.Put(ctx, layout.Meta(models.BroadcastTaskPrefix+id), string(v)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("1", sample.BroadcastTask(int32(models.BroadcastDone)))
+	if g := check(t, cli, ep, InFlightBroadcasts); !g.OK || g.Detail != "no broadcast task is Pending, WaitAck or Replicated" {
+		t.Fatalf("a done task: %+v", g)
+	}
+	// One that does not decode: the gate says so, not that it is in flight.
+	put("2", []byte{0xff, 0xff, 0xff})
+	g := check(t, cli, ep, InFlightBroadcasts)
+	if g.OK || g.Count != 1 || !strings.Contains(g.Detail, "could not be decoded") || strings.Contains(g.Detail, "in flight (") ||
+		len(g.Keys) != 1 || !strings.Contains(g.Keys[0], "does not decode") {
+		t.Fatalf("an undecodable task: %+v", g)
+	}
+	put("3", sample.BroadcastTask(int32(models.BroadcastPending)))
+	g = check(t, cli, ep, InFlightBroadcasts)
+	if g.OK || g.Count != 2 || !strings.Contains(g.Detail, "1 broadcast tasks are in flight") || !strings.Contains(g.Detail, "1 broadcast tasks could not be decoded") {
+		t.Fatalf("both: %+v", g)
+	}
+}
+
+func TestLiveComponentGate(t *testing.T) {
+	cli, ep := etcdtest.Start(t)
+	ctx := context.Background()
+	layout := models.NewLayout("by-dev", "meta")
+	if _, err := cli.Put(ctx, layout.Meta(models.SessionIDKey), "7"); err != nil {
+		t.Fatal(err)
+	}
+	if g := check(t, cli, ep, LiveComponents); !g.OK {
+		t.Fatalf("the server-id counter is not a component: %+v", g)
+	}
+	lease, err := cli.Grant(ctx, 300)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cli.Put(ctx, layout.Meta("session/datacoord"), "{}", clientv3.WithLease(lease.ID)); err != nil {
+		t.Fatal(err)
+	}
+	g := check(t, cli, ep, LiveComponents)
+	if g.OK || g.Name != LiveComponentName || g.Count != 1 || !strings.Contains(g.Detail, "stop Milvus") || !strings.HasPrefix(g.Keys[0], "session/datacoord (lease ") {
+		t.Fatalf("a live session: %+v", g)
+	}
+}
