@@ -1,4 +1,5 @@
-# reset checkpoint --run under faults, against a real etcd server process:
+# reset checkpoint --run under faults, against a real etcd server process,
+# with bin/heron-failpoints (make build-failpoints):
 # heron killed with SIGKILL early, in the middle and late (through the
 # applier's HERON_APPLY_KILL_AFTER_* hooks, and once from outside during a
 # throttled run); etcd stopped and killed in the middle of a run; a backup
@@ -6,6 +7,19 @@
 # completed by a second run to a meta root byte-identical to that of an
 # uninterrupted run, and rolled back by restore to a byte-identical original.
 . "$(dirname "$0")/../lib.sh"
+
+# The hooks are failpoints: only `make build-failpoints` compiles them in
+# (build_tags.md). The release binary must have none of their symbols.
+RELEASE=$HERON
+HERON=${HERON_FAILPOINTS:-$REPO/bin/heron-failpoints}
+if [ ! -x "$HERON" ] || [ -n "$(find "$REPO" -name '*.go' -newer "$HERON" 2>/dev/null | head -1)" ]; then
+	(cd "$REPO" && make -s build-failpoints) || { echo "test_faults: make build-failpoints failed" >&2; exit 1; }
+fi
+RC=0 OUT="" ERR=""
+n=$(go tool nm "$RELEASE" | grep -ci failpoint)
+if [ "$n" = 0 ]; then pass "the release binary has no failpoint symbol (go tool nm $RELEASE)"; else fail "the release binary has $n failpoint symbols"; fi
+n=$(go tool nm "$HERON" | grep -ci failpoint)
+if [ "$n" -gt 0 ]; then pass "the failpoints binary has its $n failpoint symbols"; else fail "the failpoints binary has no failpoint symbol"; fi
 
 GEN=${GEN:-$REPO/bin/bench-gen}
 if [ ! -x "$GEN" ] || [ -n "$(find "$REPO/bench/gen" "$REPO/models" -name '*.go' -newer "$GEN" 2>/dev/null | head -1)" ]; then

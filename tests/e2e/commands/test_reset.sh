@@ -59,6 +59,10 @@ show checkpoint --format json"
 expect_rc 0 "reset --run then show checkpoint"
 expect_err "backup: .*heron-backup" "the backup file is named"
 expect_out "verify: ok" "the run is verified"
+if printf '%s' "$OUT" | awk '/^gates:/ { g = NR } /: wrote [0-9]+ of/ { w = NR } END { exit !(g && w && g < w) }'; then
+	pass "--run prints the plan (its gates) before what it wrote"
+else fail "--run: no plan before the write"; fi
+if printf '%s' "$ERR" | grep -q '\[y/N\]'; then fail "script mode asked a question"; else pass "script mode asks no question"; fi
 printf '%s' "$OUT" | sed -n '/^{/,$p' >"$WORK/cp.json"
 if python3 - "$WORK/cp.json" <<'PY'
 import json, sys
