@@ -18,23 +18,9 @@ import (
 
 	"github.com/heron-shell/heron/framework"
 	"github.com/heron-shell/heron/states"
-	"github.com/heron-shell/heron/states/instance"
-	"github.com/heron-shell/heron/states/reset"
-	"github.com/heron-shell/heron/states/restore"
-	"github.com/heron-shell/heron/states/show"
 )
 
-// namespaces are the command sets of the connected state.
-var namespaces = []func(*instance.Instance) []*framework.Command{
-	show.Commands,
-	reset.Commands,
-	restore.Commands,
-}
-
 func main() {
-	for _, ns := range namespaces {
-		states.Register(ns)
-	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
@@ -69,6 +55,7 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 		return framework.ExitOK
 	}
 
+	// connect moves to the connected state holding states.ConnectedCommands.
 	sh := framework.NewShell(states.NewOffline(), stdout, stderr)
 	defer sh.Close()
 	if fs.Changed("olc") {

@@ -24,6 +24,13 @@ type State interface {
 	Close() error
 }
 
+// UnknownCommander is an optional interface of a State: for a line that
+// names none of its commands, Unknown may say why (a command of another
+// state: "not connected"); nil keeps the shell's "unknown command".
+type UnknownCommander interface {
+	Unknown(words []string) error
+}
+
 // Transition is a Result that moves the shell to another state (connect,
 // disconnect). The shell renders the result, then switches to NextState and
 // closes the state it left.
@@ -103,6 +110,11 @@ func (sh *Shell) Run(ctx context.Context, line string) (err error) {
 	}
 	cmd, rest, err := sh.index().resolve(words)
 	if err != nil {
+		if u, ok := sh.state.(UnknownCommander); ok {
+			if uerr := u.Unknown(words); uerr != nil {
+				return uerr
+			}
+		}
 		return err
 	}
 	name = cmd.Path()

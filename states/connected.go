@@ -8,28 +8,42 @@ import (
 
 	"github.com/heron-shell/heron/framework"
 	"github.com/heron-shell/heron/states/instance"
+	"github.com/heron-shell/heron/states/reset"
+	"github.com/heron-shell/heron/states/restore"
+	"github.com/heron-shell/heron/states/show"
 )
 
-// Namespaces are the command sets of the connected state (show, reset,
-// restore, ...), each built on the instance; main registers them.
-var Namespaces []func(*instance.Instance) []*framework.Command
-
-// Register adds a namespace to the connected state.
-func Register(ns func(*instance.Instance) []*framework.Command) {
-	Namespaces = append(Namespaces, ns)
+// ConnectedCommands are the namespaces of the connected state over inst:
+// show, reset and restore. It is their one list: connect and the demo build
+// the connected state with it; a new namespace is one line here.
+func ConnectedCommands(inst *instance.Instance) []*framework.Command {
+	var cmds []*framework.Command
+	for _, ns := range []func(*instance.Instance) []*framework.Command{
+		show.Commands,
+		reset.Commands,
+		restore.Commands,
+	} {
+		cmds = append(cmds, ns(inst)...)
+	}
+	return cmds
 }
 
 // Connected is the state of a shell connected to one Milvus instance.
 type Connected struct {
-	inst      *instance.Instance
+	inst *instance.Instance
+	// cmds are the namespaces; disconnect and version are the state's own.
+	cmds []*framework.Command
+	// offline is the state disconnect moves to.
+	offline   framework.State
 	closeOnce sync.Once
 	closeErr  error
 }
 
-// NewConnected returns the connected state over inst; closing the state
+// NewConnected returns the connected state over inst holding cmds (usually
+// ConnectedCommands(inst)) besides disconnect and version; closing the state
 // closes inst.
-func NewConnected(inst *instance.Instance) framework.State {
-	return &Connected{inst: inst}
+func NewConnected(inst *instance.Instance, cmds []*framework.Command) framework.State {
+	return &Connected{inst: inst, cmds: cmds}
 }
 
 // Instance is the connected instance.
@@ -38,19 +52,28 @@ func (c *Connected) Instance() *instance.Instance { return c.inst }
 func (c *Connected) Prompt() string { return fmt.Sprintf("Milvus(%s) > ", c.inst.Layout.RootPath) }
 
 func (c *Connected) Close() error {
-	c.closeOnce.Do(func() { c.closeErr = c.inst.Close() })
+	c.closeOnce.Do(func() {
+		if c.inst != nil {
+			c.closeErr = c.inst.Close()
+		}
+	})
 	return c.closeErr
 }
 
 func (c *Connected) Commands() []*framework.Command {
-	cmds := []*framework.Command{
+	return append([]*framework.Command{
 		framework.Read(c, runDisconnect),
 		versionCommand(),
+	}, c.cmds...)
+}
+
+// Unknown answers connect typed while connected.
+func (c *Connected) Unknown(words []string) error {
+	if len(words) > 0 && words[0] == "connect" {
+		return framework.Usagef("already connected to %s (root path %s): disconnect first",
+			strings.Join(c.inst.Endpoints, ","), c.inst.Layout.RootPath)
 	}
-	for _, ns := range Namespaces {
-		cmds = append(cmds, ns(c.inst)...)
-	}
-	return cmds
+	return nil
 }
 
 // DisconnectParams are the flags of disconnect.
@@ -60,12 +83,17 @@ type DisconnectParams struct {
 
 type disconnected struct {
 	framework.Result
+	next framework.State
 }
 
-func (disconnected) NextState() framework.State { return NewOffline() }
+func (d disconnected) NextState() framework.State { return d.next }
 
 // runDisconnect moves the shell offline; the shell closes this state, and
 // with it the etcd client.
 func runDisconnect(_ context.Context, c *Connected, _ *DisconnectParams) (framework.Result, error) {
-	return disconnected{framework.Message("disconnected from etcd %s", strings.Join(c.inst.Endpoints, ","))}, nil
+	next := c.offline
+	if next == nil {
+		next = NewOffline()
+	}
+	return disconnected{framework.Message("disconnected from etcd %s", strings.Join(c.inst.Endpoints, ",")), next}, nil
 }

@@ -137,15 +137,16 @@ func TestConnectEmptyEtcd(t *testing.T) {
 func TestFindRootsCaps(t *testing.T) {
 	cli, _ := seeded(t)
 	ctx := context.Background()
-	roots, complete, err := FindRoots(ctx, cli, "meta", 2, 100)
+	in := func(meta string) *instance.Instance { return instance.New(cli, models.NewLayout("any", meta), nil) }
+	roots, complete, err := in("meta").FindRoots(ctx, 2, 100)
 	require.NoError(t, err)
 	assert.False(t, complete)
 	assert.Equal(t, []string{"a-b", "by-dev-2"}, roots, "the first two in key order")
-	roots, complete, err = FindRoots(ctx, cli, "meta", 50, 100)
+	roots, complete, err = in("meta").FindRoots(ctx, 50, 100)
 	require.NoError(t, err)
 	assert.True(t, complete)
 	assert.Equal(t, []string{"a-b", "by-dev", "by-dev-2", "other"}, roots)
-	roots, _, err = FindRoots(ctx, cli, "data", 50, 100)
+	roots, _, err = in("data").FindRoots(ctx, 50, 100)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"junk"}, roots)
 }
@@ -302,7 +303,7 @@ func TestConnectDefaultsMatchConfigs(t *testing.T) {
 }
 
 func TestVersion(t *testing.T) {
-	for _, st := range []framework.State{NewOffline(), NewConnected(instance.New(nil, models.NewLayout("by-dev", "meta"), nil))} {
+	for _, st := range []framework.State{NewOffline(), NewConnected(instance.New(nil, models.NewLayout("by-dev", "meta"), nil), nil)} {
 		var out bytes.Buffer
 		sh := framework.NewShell(st, &out, &out)
 		require.NoError(t, sh.Run(context.Background(), "version --format json"))
@@ -317,24 +318,27 @@ func TestVersion(t *testing.T) {
 	}
 }
 
-func TestRegisterNamespace(t *testing.T) {
-	saved := Namespaces
-	t.Cleanup(func() { Namespaces = saved })
-	Namespaces = nil
+func TestConnectedStateHoldsGivenCommands(t *testing.T) {
 	type pingParams struct {
 		framework.ParamBase `use:"ping" desc:"test namespace"`
 	}
-	Register(func(inst *instance.Instance) []*framework.Command {
+	ping := func(inst *instance.Instance) []*framework.Command {
 		return []*framework.Command{framework.Read(inst, func(_ context.Context, inst *instance.Instance, _ *pingParams) (framework.Result, error) {
 			return framework.Message("pong from %s", inst.Layout.RootPath), nil
 		})}
-	})
+	}
 	_, ep := seeded(t)
-	s := newShell(t)
+	var out, errOut bytes.Buffer
+	s := &shellOut{framework.NewShell(&Offline{commands: ping}, &out, &errOut), &out, &errOut}
+	t.Cleanup(func() { _ = s.sh.Close() })
 	assert.Equal(t, framework.ExitUsage, framework.ExitCode(s.run(t, "ping")), "not offline")
 	require.NoError(t, s.run(t, "connect --etcd "+ep))
 	require.NoError(t, s.run(t, "ping"))
 	assert.Equal(t, "pong from by-dev\n", s.out.String())
+	assert.Equal(t, framework.ExitUsage, framework.ExitCode(s.run(t, "show checkpoint")), "only the given commands")
+	require.NoError(t, s.run(t, "disconnect"))
+	require.NoError(t, s.run(t, "connect --etcd "+ep))
+	require.NoError(t, s.run(t, "ping"), "disconnect goes back to the same offline state")
 }
 
 func TestScriptAgainstEtcd(t *testing.T) {

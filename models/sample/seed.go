@@ -1,20 +1,19 @@
 package sample
 
 import (
-	"context"
 	"fmt"
+	"iter"
 	"sort"
 	"strconv"
 	"time"
 
 	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
-	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/heron-shell/heron/models"
 )
 
 // Instance is a sample Milvus instance: every key and value to seed, keys
-// absolute. Seed writes it; tests read it to know what to expect.
+// absolute. Its callers write it (KeyValues); tests read it to know what to expect.
 type Instance struct {
 	Layout      models.Layout
 	WAL         commonpb.WALName
@@ -132,29 +131,14 @@ func Build(layout models.Layout, wal commonpb.WALName) *Instance {
 	return in
 }
 
-// Seed writes every key of the instance into etcd, in transactions of at most
-// 128 puts, and returns the revision after the last one.
-func Seed(ctx context.Context, cli *clientv3.Client, in *Instance) (int64, error) {
-	var ops []clientv3.Op
-	var rev int64
-	flush := func() error {
-		if len(ops) == 0 {
-			return nil
-		}
-		resp, err := cli.Txn(ctx).Then(ops...).Commit()
-		if err != nil {
-			return fmt.Errorf("seed: %w", err)
-		}
-		rev, ops = resp.Header.Revision, ops[:0]
-		return nil
-	}
-	for _, k := range in.Keys() {
-		ops = append(ops, clientv3.OpPut(k, string(in.KVs[k])))
-		if len(ops) == 128 {
-			if err := flush(); err != nil {
-				return 0, err
+// KeyValues yields every key (absolute) and value of the instance, in key
+// order; the caller writes them (instance.Load).
+func (in *Instance) KeyValues() iter.Seq2[string, []byte] {
+	return func(yield func(string, []byte) bool) {
+		for _, k := range in.Keys() {
+			if !yield(k, in.KVs[k]) {
+				return
 			}
 		}
 	}
-	return rev, flush()
 }

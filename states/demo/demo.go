@@ -8,11 +8,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"sync"
+	"syscall"
 	"time"
 
 	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
-	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/heron-shell/heron/configs"
 	"github.com/heron-shell/heron/framework"
 	"github.com/heron-shell/heron/framework/embedded"
 	"github.com/heron-shell/heron/models"
@@ -24,12 +27,13 @@ import (
 
 // Main runs `heron demo [--wal W]`: it seeds a fresh embedded etcd, opens the
 // shell connected to it (the REPL when interactive, else one command a line
-// from stdin), and removes the etcd folder when the shell ends.
+// from stdin), and removes the etcd folder when the shell ends or a signal
+// ends the demo (see serve).
 func Main(ctx context.Context, args []string, interactive bool, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	walName := fs.String("wal", "pulsar", "WAL the sample's positions are encoded for: "+fmt.Sprint(msgid.Names()))
-	rootPath := fs.String("rootPath", "by-dev", "root path of the sample instance")
+	rootPath := fs.String("rootPath", configs.DefaultRootPath, "root path of the sample instance")
 	if err := fs.Parse(args); err != nil {
 		return framework.ExitUsage
 	}
@@ -48,14 +52,59 @@ func Main(ctx context.Context, args []string, interactive bool, stdin io.Reader,
 		return framework.ExitFailed
 	}
 	defer cleanup()
-	if interactive {
-		return sh.RunREPL(ctx)
+	return serve(ctx, sh, interactive, stdin, stderr)
+}
+
+// stopGrace is how long, after a signal, the shell may take to stop its
+// command before the demo stops etcd under it: the folder goes either way.
+const stopGrace = 5 * time.Second
+
+// serve runs the shell until it ends or a signal ends the demo. SIGTERM and
+// SIGHUP end it always, SIGINT only in script mode (in the REPL Ctrl-C
+// interrupts the running command and the shell goes on). A signal cancels
+// the shell's context; the demo returns (and its caller removes the folder)
+// when the shell has stopped, or after stopGrace, or at a second signal.
+func serve(ctx context.Context, sh *framework.Shell, interactive bool, stdin io.Reader, stderr io.Writer) int {
+	sigs := []os.Signal{syscall.SIGTERM, syscall.SIGHUP}
+	if !interactive {
+		sigs = append(sigs, os.Interrupt)
 	}
-	return sh.RunScript(ctx, stdin)
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, sigs...)
+	defer signal.Stop(ch)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	done := make(chan int, 1)
+	go func() {
+		if interactive {
+			done <- sh.RunREPL(ctx)
+		} else {
+			done <- sh.RunScript(ctx, stdin)
+		}
+	}()
+	select {
+	case code := <-done:
+		return code
+	case sig := <-ch:
+		fmt.Fprintf(stderr, "demo: %v: stopping and removing the demo folder\n", sig)
+		cancel()
+	}
+	select {
+	case code := <-done:
+		if code == framework.ExitOK {
+			code = framework.ExitFailed
+		}
+		return code
+	case <-ch:
+	case <-time.After(stopGrace):
+	}
+	return framework.ExitFailed
 }
 
 // Start starts the embedded etcd, seeds it and returns a shell connected to
-// it, with the function that stops etcd and removes its folder.
+// it (with ConnectedCommands), with the function that closes the shell's
+// state, stops etcd and removes its folder; it may be called more than once.
 func Start(ctx context.Context, wal commonpb.WALName, rootPath string, stdout, stderr io.Writer) (*framework.Shell, func(), error) {
 	dir, err := os.MkdirTemp("", "heron-demo-")
 	if err != nil {
@@ -70,24 +119,26 @@ func Start(ctx context.Context, wal commonpb.WALName, rootPath string, stdout, s
 		srv.Close()
 		_ = os.RemoveAll(dir)
 	}
-	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{srv.Endpoint()}, DialTimeout: 10 * time.Second})
+	layout := models.NewLayout(rootPath, configs.DefaultMetaPath)
+	inst, err := instance.Dial(ctx, instance.DialConfig{Endpoints: []string{srv.Endpoint()}}, layout)
 	if err != nil {
 		stop()
 		return nil, nil, fmt.Errorf("connect to embedded etcd: %w", err)
 	}
-	layout := models.NewLayout(rootPath, "meta")
-	inst := sample.Build(layout, wal)
-	if _, err := sample.Seed(ctx, cli, inst); err != nil {
-		_ = cli.Close()
+	in := sample.Build(layout, wal)
+	if _, err := inst.Load(ctx, in.KeyValues()); err != nil {
+		_ = inst.Close()
 		stop()
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("seed the demo: %w", err)
 	}
 	fmt.Fprintf(stderr, "demo: embedded etcd at %s (folder %s, removed on exit), seeded %d keys of a stopped Milvus instance on %s\n",
-		srv.Endpoint(), dir, len(inst.KVs), msgid.Name(wal))
-	conn := states.NewConnected(instance.New(cli, layout, []string{srv.Endpoint()}))
-	sh := framework.NewShell(conn, stdout, stderr)
+		srv.Endpoint(), dir, len(in.KVs), msgid.Name(wal))
+	sh := framework.NewShell(states.NewConnected(inst, states.ConnectedCommands(inst)), stdout, stderr)
+	var once sync.Once
 	return sh, func() {
-		_ = sh.State().Close()
-		stop()
+		once.Do(func() {
+			_ = sh.Close()
+			stop()
+		})
 	}, nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/heron-shell/heron/configs"
 	"github.com/heron-shell/heron/framework"
 	"github.com/heron-shell/heron/models"
 	"github.com/heron-shell/heron/models/sample"
@@ -35,23 +36,24 @@ type Seeded struct {
 }
 
 // Start starts an embedded etcd and seeds the sample instance encoded for wal
-// under the root path by-dev.
+// under the default root path (by-dev).
 func Start(t testing.TB, wal commonpb.WALName) *Seeded {
 	t.Helper()
 	cli, endpoint := etcdtest.Start(t)
-	return Seed(t, cli, endpoint, "by-dev", wal)
+	return Seed(t, cli, endpoint, configs.DefaultRootPath, wal)
 }
 
 // Seed seeds the sample instance under root into a running etcd (tests share
 // one etcd between instances of different roots).
 func Seed(t testing.TB, cli *clientv3.Client, endpoint, root string, wal commonpb.WALName) *Seeded {
 	t.Helper()
-	layout := models.NewLayout(root, "meta")
+	layout := models.NewLayout(root, configs.DefaultMetaPath)
 	in := sample.Build(layout, wal)
-	if _, err := sample.Seed(context.Background(), cli, in); err != nil {
+	inst := instance.New(cli, layout, []string{endpoint})
+	if _, err := inst.Load(context.Background(), in.KeyValues()); err != nil {
 		t.Fatal(err)
 	}
-	return &Seeded{Cli: cli, Inst: instance.New(cli, layout, []string{endpoint}), Sample: in}
+	return &Seeded{Cli: cli, Inst: inst, Sample: in}
 }
 
 // Run runs one command line through a shell holding cmds and returns stdout,

@@ -21,9 +21,11 @@ import (
 	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/heron-shell/heron/configs"
 	"github.com/heron-shell/heron/models"
 	"github.com/heron-shell/heron/models/msgid"
 	"github.com/heron-shell/heron/models/sample"
+	"github.com/heron-shell/heron/states/instance"
 )
 
 func main() {
@@ -38,9 +40,9 @@ func run(args []string) error {
 		return fmt.Errorf("usage: etcdtool seed|dump|corrupt [flags]")
 	}
 	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
-	endpoint := fs.String("etcd", "127.0.0.1:2379", "etcd address")
+	endpoint := fs.String("etcd", configs.DefaultEtcd, "etcd address")
 	walName := fs.String("wal", "pulsar", "WAL of the seeded positions")
-	root := fs.String("rootPath", "by-dev", "root path")
+	root := fs.String("rootPath", configs.DefaultRootPath, "root path")
 	gate := fs.String("gate", "", "add a key that makes reset refuse")
 	mqtype := fs.Bool("mqtype", false, "add {rootPath}/config/mqtype naming the seeded WAL")
 	prefix := fs.String("prefix", "", "dump only keys under this prefix")
@@ -76,12 +78,12 @@ func run(args []string) error {
 		if err != nil {
 			return err
 		}
-		layout := models.NewLayout(*root, "meta")
+		layout := models.NewLayout(*root, configs.DefaultMetaPath)
 		in := sample.Build(layout, wal)
 		if *mqtype {
 			in.KVs[layout.Root("config/mqtype")] = []byte(msgid.Name(wal))
 		}
-		if _, err := sample.Seed(ctx, cli, in); err != nil {
+		if _, err := instance.New(cli, layout, []string{*endpoint}).Load(ctx, in.KeyValues()); err != nil {
 			return err
 		}
 		return addGate(ctx, cli, layout, wal, *gate)

@@ -1,0 +1,141 @@
+package states
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/heron-shell/heron/configs"
+	"github.com/heron-shell/heron/framework"
+	"github.com/heron-shell/heron/models"
+	"github.com/heron-shell/heron/states/instance"
+)
+
+// ConnectParams are the flags of connect (birdwatcher's names). The defaults
+// repeat configs' (a struct tag cannot name a constant):
+// TestConnectDefaultsMatchConfigs checks that they are equal.
+type ConnectParams struct {
+	framework.ParamBase `use:"connect" desc:"connect to the etcd of a Milvus instance"`
+	Etcd                []string `name:"etcd" default:"127.0.0.1:2379" desc:"etcd address(es) HOST:PORT"`
+	RootPath            string   `name:"rootPath" default:"by-dev" desc:"Milvus etcd.rootPath"`
+	MetaPath            string   `name:"metaPath" default:"meta" desc:"Milvus etcd.metaSubPath"`
+	Force               bool     `name:"force" desc:"connect even if the root path holds no Milvus metadata"`
+	EnableTLS           bool     `name:"enableTLS" desc:"connect with TLS"`
+	RootCAPem           string   `name:"rootCAPem" desc:"CA certificate file (PEM) to verify etcd with"`
+	EtcdCert            string   `name:"etcdCert" desc:"client certificate file (PEM)"`
+	EtcdKey             string   `name:"etcdKey" desc:"client key file (PEM)"`
+	UserName            string   `name:"etcdUserName" desc:"etcd user"`
+	Password            string   `name:"etcdPassword" secret:"true" env:"ETCD_PASSWORD" desc:"etcd password"`
+	framework.Output
+}
+
+// Validate rejects flag combinations that cannot work. No message repeats
+// the password.
+func (p *ConnectParams) Validate() error {
+	var eps []string
+	for _, e := range p.Etcd {
+		if e = strings.TrimSpace(e); e != "" {
+			eps = append(eps, e)
+		}
+	}
+	if len(eps) == 0 {
+		return framework.Usagef("connect: --etcd needs at least one address")
+	}
+	for _, e := range eps {
+		if err := instance.CheckEndpoint(e); err != nil {
+			return framework.Usagef("connect: %v", err)
+		}
+	}
+	p.Etcd = eps
+	if strings.Trim(p.RootPath, "/") == "" {
+		return framework.Usagef("connect: --rootPath must not be empty")
+	}
+	if strings.Trim(p.MetaPath, "/") == "" {
+		return framework.Usagef("connect: --metaPath must not be empty")
+	}
+	if (p.EtcdCert == "") != (p.EtcdKey == "") {
+		return framework.Usagef("connect: --etcdCert and --etcdKey go together")
+	}
+	if !p.EnableTLS {
+		for flag, v := range map[string]string{"rootCAPem": p.RootCAPem, "etcdCert": p.EtcdCert, "etcdKey": p.EtcdKey} {
+			if v != "" {
+				return framework.Usagef("connect: --%s needs --enableTLS", flag)
+			}
+		}
+	}
+	if p.UserName != "" && p.Password == "" {
+		return framework.Usagef("connect: no password: give --etcdPassword or $ETCD_PASSWORD")
+	}
+	return nil
+}
+
+func (p *ConnectParams) dialConfig() instance.DialConfig {
+	return instance.DialConfig{
+		Endpoints: p.Etcd,
+		Timeout:   configs.Load().DialTimeout,
+		TLS:       p.EnableTLS, RootCAFile: p.RootCAPem, CertFile: p.EtcdCert, KeyFile: p.EtcdKey,
+		UserName: p.UserName, Password: p.Password,
+	}
+}
+
+// connectResult is the result of connect: a transition to Connected.
+type connectResult struct {
+	Endpoints []string `json:"endpoints"`
+	RootPath  string   `json:"rootPath"`
+	MetaPath  string   `json:"metaPath"`
+	MetaRoot  string   `json:"metaRoot"`
+	Forced    bool     `json:"forced,omitempty"`
+	next      framework.State
+}
+
+func (r *connectResult) message() string {
+	return fmt.Sprintf("connected to etcd %s, root path %s (metadata under %s)", strings.Join(r.Endpoints, ","), r.RootPath, r.MetaRoot)
+}
+
+func (r *connectResult) JSON() any {
+	return struct {
+		Message string `json:"message"`
+		*connectResult
+	}{r.message(), r}
+}
+
+// Table and Lines print nothing: the connect notice goes to stderr (see
+// runConnect), so that a script "connect ..., show ... --format json" still
+// prints exactly one JSON document on stdout.
+func (r *connectResult) Table(io.Writer) error { return nil }
+
+func (r *connectResult) Lines(io.Writer) error { return nil }
+
+func (r *connectResult) NextState() framework.State { return r.next }
+
+// runConnect dials, checks that the root path holds metadata (else lists
+// the root paths that do, unless --force) and moves to the connected state
+// with the offline state's command set.
+func runConnect(ctx context.Context, o *Offline, p *ConnectParams) (framework.Result, error) {
+	layout := models.NewLayout(p.RootPath, p.MetaPath)
+	inst, err := instance.Dial(ctx, p.dialConfig(), layout)
+	if err != nil {
+		return nil, err
+	}
+	cctx, cancel := context.WithTimeout(ctx, configs.DefaultDialTimeout)
+	defer cancel()
+	ok, err := inst.HasMeta(cctx)
+	if err != nil {
+		_ = inst.Close()
+		return nil, fmt.Errorf("connect: read %s on etcd %s: %w", layout.MetaRoot(), strings.Join(p.Etcd, ","), err)
+	}
+	if !ok && !p.Force {
+		defer inst.Close()
+		return nil, inst.NoMetaError(cctx)
+	}
+	if !ok {
+		fmt.Fprintf(framework.Stderr(ctx), "warning: root path %s holds no Milvus metadata (nothing under %s); connected anyway (--force)\n", layout.RootPath, layout.MetaRoot())
+	}
+	r := &connectResult{
+		Endpoints: p.Etcd, RootPath: layout.RootPath, MetaPath: layout.MetaPath, MetaRoot: layout.MetaRoot(),
+		Forced: !ok, next: o.connected(inst),
+	}
+	fmt.Fprintln(framework.Stderr(ctx), r.message())
+	return r, nil
+}

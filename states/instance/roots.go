@@ -1,0 +1,96 @@
+package instance
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// MaxRoots and MaxRootScan bound the search for the root paths that hold
+// metadata in the message of a root path that holds none.
+const (
+	MaxRoots    = 50
+	MaxRootScan = 1000
+)
+
+// HasMeta reports whether any key lies under the meta root.
+func (in *Instance) HasMeta(ctx context.Context) (bool, error) {
+	return hasMeta(ctx, in.etcdClient(), in.Layout.RootPath, in.Layout.MetaPath)
+}
+
+func hasMeta(ctx context.Context, cli *clientv3.Client, root, meta string) (bool, error) {
+	resp, err := cli.Get(ctx, root+"/"+meta+"/", clientv3.WithPrefix(), clientv3.WithLimit(1), clientv3.WithKeysOnly())
+	if err != nil {
+		return false, err
+	}
+	return len(resp.Kvs) > 0, nil
+}
+
+// NoMetaError is the refusal of a root path without metadata: it lists the
+// root paths of this etcd that hold some (at most MaxRoots, found in the
+// first MaxRootScan top-level prefixes).
+func (in *Instance) NoMetaError(ctx context.Context) error {
+	layout := in.Layout
+	msg := fmt.Sprintf("root path %q holds no Milvus metadata (no key under %s)", layout.RootPath, layout.MetaRoot())
+	roots, complete, err := in.FindRoots(ctx, MaxRoots, MaxRootScan)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%s; listing the root paths failed: %v", msg, err)
+	case len(roots) == 0 && complete:
+		return fmt.Errorf("%s; no root path in this etcd holds metadata under */%s/ (use --force to connect anyway)", msg, layout.MetaPath)
+	case len(roots) == 0:
+		return fmt.Errorf("%s; none found in the first %d top-level prefixes (use --force to connect anyway)", msg, MaxRootScan)
+	}
+	more := ""
+	if !complete {
+		more = ", ..."
+	}
+	return fmt.Errorf("%s; root paths with Milvus metadata: %s%s (pass one with --rootPath, or --force)", msg, strings.Join(roots, ", "), more)
+}
+
+// FindRoots lists, sorted, the first path segments X of the keyspace for
+// which X/{MetaPath}/ holds a key (MetaPath of the instance's layout),
+// without loading the keyspace: it reads one key, takes its first segment,
+// then jumps past that segment's keys. complete is false when it stopped at
+// maxRoots roots or after maxScan segments.
+func (in *Instance) FindRoots(ctx context.Context, maxRoots, maxScan int) (roots []string, complete bool, err error) {
+	cli, meta := in.etcdClient(), in.Layout.MetaPath
+	from := "\x00"
+	for scanned := 0; ; scanned++ {
+		if len(roots) >= maxRoots || scanned >= maxScan {
+			sort.Strings(roots)
+			return roots, false, nil
+		}
+		resp, err := cli.Get(ctx, from, clientv3.WithFromKey(), clientv3.WithLimit(1), clientv3.WithKeysOnly())
+		if err != nil {
+			return roots, false, err
+		}
+		if len(resp.Kvs) == 0 {
+			sort.Strings(roots)
+			return roots, true, nil
+		}
+		key := string(resp.Kvs[0].Key)
+		seg, _, hasSlash := strings.Cut(key, "/")
+		if !hasSlash {
+			// A key without '/': the next key may share its start ("x-y/...").
+			from = key + "\x00"
+			continue
+		}
+		from = clientv3.GetPrefixRangeEnd(seg + "/")
+		if seg == "" {
+			continue
+		}
+		found := strings.HasPrefix(key, seg+"/"+meta+"/")
+		if !found {
+			if found, err = hasMeta(ctx, cli, seg, meta); err != nil {
+				return roots, false, err
+			}
+		}
+		if found {
+			roots = append(roots, seg)
+		}
+	}
+}
