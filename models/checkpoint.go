@@ -2,6 +2,7 @@ package models
 
 import (
 	"fmt"
+	"sort"
 
 	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
 	"google.golang.org/protobuf/encoding/protowire"
@@ -10,14 +11,91 @@ import (
 	"github.com/heron-shell/heron/models/wire"
 )
 
-// streamingpb.WALCheckpoint field numbers.
+// streamingpb.WALCheckpoint field numbers (pkg/v2@v2.6.23 proto/streaming.proto).
 const (
 	cpMessageID           protowire.Number = 1
 	cpTimeTick            protowire.Number = 2
 	cpRecoveryMagic       protowire.Number = 3
 	cpReplicateConfig     protowire.Number = 4
 	cpReplicateCheckpoint protowire.Number = 5
+	cpAlterWALState       protowire.Number = 6
 )
+
+// streamingpb.AlterWALState field numbers.
+const (
+	awTargetWALName protowire.Number = 1
+	awTimeTick      protowire.Number = 2
+	awConfigs       protowire.Number = 3 // map<string, string>: entries {key = 1, value = 2}
+	awStage         protowire.Number = 4
+)
+
+// AlterWALStage is streamingpb.AlterWALStage, the step Milvus's online WAL
+// switch had reached for a pchannel.
+type AlterWALStage int32
+
+const (
+	AlterWALStageNone              AlterWALStage = 0
+	AlterWALStageFlushing          AlterWALStage = 1
+	AlterWALStageAdvanceCheckpoint AlterWALStage = 2
+)
+
+func (s AlterWALStage) String() string {
+	switch s {
+	case AlterWALStageNone:
+		return "NONE"
+	case AlterWALStageFlushing:
+		return "FLUSHING"
+	case AlterWALStageAdvanceCheckpoint:
+		return "ADVANCE_CHECKPOINT"
+	}
+	return fmt.Sprintf("STAGE_%d", int32(s))
+}
+
+// AlterWALState is the decoded view of streamingpb.AlterWALState
+// (WALCheckpoint.alter_wal_state, Milvus 2.6.14+): the persisted state of
+// Milvus's own online WAL switch. A stage other than NONE is a switch that
+// was interrupted; Milvus resumes it toward Target on start.
+type AlterWALState struct {
+	Target   commonpb.WALName
+	TimeTick uint64
+	Configs  map[string]string
+	Stage    AlterWALStage
+}
+
+// Interrupted reports an online switch Milvus would resume on start.
+func (a *AlterWALState) Interrupted() bool { return a.Stage != AlterWALStageNone }
+
+// Describe is the state as plans and show print it:
+// "online switch to kafka, stage ADVANCE_CHECKPOINT".
+func (a *AlterWALState) Describe() string {
+	return fmt.Sprintf("online switch to %s, stage %s", msgid.Name(a.Target), a.Stage)
+}
+
+func decodeAlterWALState(b []byte) (*AlterWALState, error) {
+	m, err := wire.Parse(b)
+	if err != nil {
+		return nil, err
+	}
+	a := &AlterWALState{
+		Target:   commonpb.WALName(int32(m.Varint(awTargetWALName))),
+		TimeTick: m.Varint(awTimeTick),
+		Stage:    AlterWALStage(int32(m.Varint(awStage))),
+	}
+	for _, f := range m.All(awConfigs) {
+		if f.Type != protowire.BytesType {
+			return nil, fmt.Errorf("configs entry has wire type %d", f.Type)
+		}
+		e, err := wire.Parse(f.Payload)
+		if err != nil {
+			return nil, fmt.Errorf("configs entry: %w", err)
+		}
+		if a.Configs == nil {
+			a.Configs = map[string]string{}
+		}
+		a.Configs[e.String(1)] = e.String(2)
+	}
+	return a, nil
+}
 
 // WALCheckpoint is the decoded view of streamingpb.WALCheckpoint, the
 // consume checkpoint of a pchannel: its message id's WAL_name decides which
@@ -32,8 +110,13 @@ type WALCheckpoint struct {
 	HasReplicateCheckpoint bool
 	ReplicateCluster       string
 	HasReplicateConfig     bool
-	// UnknownFields counts fields above 5 (later Milvus versions): kept as they are.
-	UnknownFields int
+	// AlterWAL is alter_wal_state (field 6), nil when absent.
+	AlterWAL *AlterWALState
+	// UnknownFields counts fields heron does not know (numbers above 6, and a
+	// field 6 that is not a message, which proto also reads as unknown): kept
+	// byte for byte. UnknownFieldNumbers lists their numbers, sorted, once each.
+	UnknownFields       int
+	UnknownFieldNumbers []int32
 }
 
 // DecodeWALCheckpoint decodes a consume-checkpoint value.
@@ -59,17 +142,32 @@ func DecodeWALCheckpoint(b []byte) (*WALCheckpoint, error) {
 	} else if sub != nil {
 		cp.HasReplicateCheckpoint, cp.ReplicateCluster = true, sub.String(1)
 	}
+	seen := map[int32]bool{}
 	for _, f := range m.Fields {
-		if f.Num > cpReplicateCheckpoint {
+		switch {
+		case f.Num == cpAlterWALState && f.Type == protowire.BytesType:
+			// proto merges repeated occurrences of a message field; Milvus
+			// writes it once, and the last one decides every scalar here.
+			a, err := decodeAlterWALState(f.Payload)
+			if err != nil {
+				return nil, fmt.Errorf("WALCheckpoint.alter_wal_state: %w", err)
+			}
+			cp.AlterWAL = a
+		case f.Num >= cpAlterWALState:
 			cp.UnknownFields++
+			if !seen[int32(f.Num)] {
+				seen[int32(f.Num)] = true
+				cp.UnknownFieldNumbers = append(cp.UnknownFieldNumbers, int32(f.Num))
+			}
 		}
 	}
+	sort.Slice(cp.UnknownFieldNumbers, func(i, j int) bool { return cp.UnknownFieldNumbers[i] < cp.UnknownFieldNumbers[j] })
 	return cp, nil
 }
 
 // RewriteWALCheckpoint sets message_id to id (text form and WAL_name); the
-// time tick, recovery magic, replication fields and every unknown field keep
-// their bytes, and so do unknown fields inside message_id.
+// time tick, recovery magic, replication fields, alter_wal_state and every
+// unknown field keep their bytes, and so do unknown fields inside message_id.
 func RewriteWALCheckpoint(b []byte, id msgid.ID) ([]byte, error) {
 	m, err := wire.Parse(b)
 	if err != nil {
@@ -91,7 +189,45 @@ func RewriteWALCheckpoint(b []byte, id msgid.ID) ([]byte, error) {
 	return m.Bytes(), nil
 }
 
+// ClearAlterWALState removes alter_wal_state (every field 6 that is a
+// message) from a consume checkpoint, so that Milvus does not resume an
+// interrupted online switch toward a stale target; every other byte stays
+// in place. A value without the field is returned as it is.
+func ClearAlterWALState(b []byte) ([]byte, error) {
+	m, err := wire.Parse(b)
+	if err != nil {
+		return nil, fmt.Errorf("not a WALCheckpoint: %w", err)
+	}
+	kept := m.Fields[:0:0]
+	for _, f := range m.Fields {
+		if f.Num == cpAlterWALState && f.Type == protowire.BytesType {
+			continue
+		}
+		kept = append(kept, f)
+	}
+	if len(kept) == len(m.Fields) {
+		return b, nil
+	}
+	m.Fields = kept
+	return m.Bytes(), nil
+}
+
 // InWAL reports whether the checkpoint already names id with its WAL.
 func (cp *WALCheckpoint) InWAL(id msgid.ID) bool {
 	return cp.HasMessageID && cp.WAL == id.WAL() && cp.MessageID == id.Text()
+}
+
+// AtEarliest reports whether the checkpoint's message id is wal's earliest,
+// in heron's form (0) or Milvus's own (kafka -2, rocksmq -1): a reset to wal
+// has nothing to move there.
+func (cp *WALCheckpoint) AtEarliest(wal commonpb.WALName) bool {
+	if !cp.HasMessageID || cp.WAL != wal {
+		return false
+	}
+	c, err := msgid.For(wal)
+	if err != nil {
+		return false
+	}
+	id, err := c.DecodeText(cp.MessageID)
+	return err == nil && id.IsEarliest()
 }

@@ -110,7 +110,9 @@ func TestGoldenWALCheckpoint(t *testing.T) {
 	assert.True(t, cp.HasReplicateCheckpoint)
 	assert.Equal(t, "source-cluster", cp.ReplicateCluster)
 	assert.True(t, cp.HasReplicateConfig)
-	assert.Equal(t, 1, cp.UnknownFields, "alter_wal_state (field 6) is kept as an unknown field")
+	assert.Zero(t, cp.UnknownFields, "field 6 is alter_wal_state, known since Milvus 2.6.14")
+	require.NotNil(t, cp.AlterWAL)
+	assert.Equal(t, "online switch to kafka, stage ADVANCE_CHECKPOINT", cp.AlterWAL.Describe())
 	human, err := models.DescribeText(cp.WAL, cp.MessageID)
 	require.NoError(t, err)
 	assert.Equal(t, "123456789:42:0:-1", human)
@@ -163,4 +165,83 @@ func TestGoldenTargetAndBroadcast(t *testing.T) {
 		require.NoError(t, err)
 		assert.NotEmpty(t, m.Name)
 	}
+}
+
+// alter_wal_state as Milvus's own streamingpb types marshal it: decoded in
+// each stage, and removed so that exactly Milvus's bytes of the same
+// checkpoint without it remain.
+func TestGoldenAlterWALState(t *testing.T) {
+	g := goldenProtos(t, "streamingpb.WALCheckpoint")
+	for _, c := range []struct {
+		name        string
+		target      commonpb.WALName
+		stage       models.AlterWALStage
+		describe    string
+		interrupted bool
+		configs     int
+		without     string
+	}{
+		{"pulsar_all_fields", commonpb.WALName_Kafka, models.AlterWALStageAdvanceCheckpoint, "online switch to kafka, stage ADVANCE_CHECKPOINT", true, 2, "pulsar_all_fields_without_alter_wal_state"},
+		{"pulsar_alter_wal_state_advance_checkpoint_kafka", commonpb.WALName_Kafka, models.AlterWALStageAdvanceCheckpoint, "online switch to kafka, stage ADVANCE_CHECKPOINT", true, 2, "pulsar_minimal"},
+		{"pulsar_alter_wal_state_flushing_kafka", commonpb.WALName_Kafka, models.AlterWALStageFlushing, "online switch to kafka, stage FLUSHING", true, 0, "pulsar_minimal"},
+		{"pulsar_alter_wal_state_none_woodpecker", commonpb.WALName_WoodPecker, models.AlterWALStageNone, "online switch to woodpecker, stage NONE", false, 0, "pulsar_minimal"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			raw := g[c.name]
+			require.NotEmpty(t, raw)
+			cp, err := models.DecodeWALCheckpoint(raw)
+			require.NoError(t, err)
+			require.NotNil(t, cp.AlterWAL)
+			assert.Equal(t, c.target, cp.AlterWAL.Target)
+			assert.Equal(t, c.stage, cp.AlterWAL.Stage)
+			assert.Equal(t, uint64(456789015229251584), cp.AlterWAL.TimeTick)
+			assert.Len(t, cp.AlterWAL.Configs, c.configs)
+			assert.Equal(t, c.describe, cp.AlterWAL.Describe())
+			assert.Equal(t, c.interrupted, cp.AlterWAL.Interrupted())
+			assert.Equal(t, commonpb.WALName_Pulsar, cp.WAL)
+
+			cleared, err := models.ClearAlterWALState(raw)
+			require.NoError(t, err)
+			assert.Equal(t, hex.EncodeToString(g[c.without]), hex.EncodeToString(cleared), "removing field 6 leaves Milvus's bytes of %s", c.without)
+			back, err := models.DecodeWALCheckpoint(cleared)
+			require.NoError(t, err)
+			assert.Nil(t, back.AlterWAL)
+
+			// A reset clears it and moves the id: the rest is what Milvus writes.
+			moved, err := models.RewriteWALCheckpoint(cleared, msgid.OffsetID{Of: commonpb.WALName_Kafka})
+			require.NoError(t, err)
+			if c.without == "pulsar_minimal" {
+				assert.Equal(t, hex.EncodeToString(g["kafka_offset_0"]), hex.EncodeToString(moved))
+			}
+		})
+	}
+	same, err := models.ClearAlterWALState(g["pulsar_minimal"])
+	require.NoError(t, err)
+	assert.Equal(t, g["pulsar_minimal"], same, "a checkpoint without the field stays as it is")
+}
+
+// The earliest ids Milvus's online switch writes (kafka -2, rocksmq -1) decode
+// and count as the WAL's earliest.
+func TestGoldenNegativeEarliestCheckpoints(t *testing.T) {
+	g := goldenProtos(t, "streamingpb.WALCheckpoint")
+	for name, c := range map[string]struct {
+		wal   commonpb.WALName
+		human string
+	}{
+		"kafka_offset_beginning":    {commonpb.WALName_Kafka, "-2"},
+		"rocksmq_earliest_negative": {commonpb.WALName_RocksMQ, "-1"},
+		"kafka_offset_0":            {commonpb.WALName_Kafka, "0"},
+	} {
+		cp, err := models.DecodeWALCheckpoint(g[name])
+		require.NoError(t, err, name)
+		assert.Equal(t, c.wal, cp.WAL, name)
+		human, err := models.DescribeText(cp.WAL, cp.MessageID)
+		require.NoError(t, err, name)
+		assert.Equal(t, c.human, human, name)
+		assert.True(t, cp.AtEarliest(c.wal), "%s is at %s's earliest", name, msgid.Name(c.wal))
+		assert.False(t, cp.AtEarliest(commonpb.WALName_Pulsar), name)
+	}
+	cp, err := models.DecodeWALCheckpoint(g["pulsar_minimal"])
+	require.NoError(t, err)
+	assert.False(t, cp.AtEarliest(commonpb.WALName_Pulsar), "pulsar l123456789_e42 is not the earliest")
 }

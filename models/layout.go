@@ -126,6 +126,14 @@ const (
 	KindBroadcastTask
 	KindPChannel
 	KindSession
+	// KindWALOther is a key under streamingnode-meta/wal/{pchannel}/ that heron
+	// does not know (master's recovery-control and others): reported, never rewritten.
+	KindWALOther
+	// KindReplicatingPChannel is streamingcoord-meta/replicating-pchannel/{targetCluster}-{pchannel}
+	// (ID holds "{targetCluster}-{pchannel}"): this instance is a replication source.
+	KindReplicatingPChannel
+	// KindReplicateConfiguration is streamingcoord-meta/replicate-configuration.
+	KindReplicateConfiguration
 )
 
 // Key is a key relative to the meta root, classified, with the names and ids it carries.
@@ -159,6 +167,8 @@ func Classify(rel string) Key {
 			} else if !strings.Contains(v, "/") {
 				k.Kind, k.VChannel = KindVChannelMeta, v
 			}
+		} else if p, tail, ok := strings.Cut(rest, "/"); ok && p != "" && tail != "" && !strings.HasPrefix(tail, "segment-assign/") {
+			k.Kind, k.PChannel = KindWALOther, p
 		}
 	case strings.HasPrefix(rel, ChannelCPPrefix):
 		k.Kind, k.VChannel = KindChannelCP, rel[len(ChannelCPPrefix):]
@@ -198,6 +208,10 @@ func Classify(rel string) Key {
 		k.Kind, k.VChannel = KindChannelWatch, path.Base(rel)
 	case strings.HasPrefix(rel, BroadcastTaskPrefix):
 		k.Kind, k.ID = KindBroadcastTask, rel[len(BroadcastTaskPrefix):]
+	case strings.HasPrefix(rel, ReplicatingPChannel):
+		k.Kind, k.ID = KindReplicatingPChannel, rel[len(ReplicatingPChannel):]
+	case rel == ReplicateConfiguration:
+		k.Kind = KindReplicateConfiguration
 	case strings.HasPrefix(rel, PChannelPrefix):
 		k.Kind, k.PChannel = KindPChannel, rel[len(PChannelPrefix):]
 	case strings.HasPrefix(rel, SessionPrefix):

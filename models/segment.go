@@ -96,10 +96,9 @@ func (s *SegmentInfo) SeekCandidate() (*msgpb.MsgPosition, string) {
 	return nil, ""
 }
 
-// RewriteSegmentPositions sets msgID and WAL_name of start_position and
-// dml_position (where present) to id; it returns the new value and how many
-// positions changed. Everything else, binlogs included, keeps its bytes.
-func RewriteSegmentPositions(b []byte, id msgid.ID) ([]byte, int, error) {
+// rewriteSegmentPositionsGeneral is RewriteSegmentPositions on the general
+// wire decoder: the reference the fast splice is tested against.
+func rewriteSegmentPositionsGeneral(b []byte, id msgid.ID) ([]byte, int, error) {
 	m, err := wire.Parse(b)
 	if err != nil {
 		return nil, 0, fmt.Errorf("not a SegmentInfo: %w", err)

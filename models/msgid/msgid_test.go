@@ -70,11 +70,7 @@ func TestInvalidInput(t *testing.T) {
 	}{
 		{"kafka short bytes", func() error { _, err := kafka.DecodeBytes([]byte{1, 2, 3}); return err }, "8 bytes"},
 		{"kafka long bytes", func() error { _, err := kafka.DecodeBytes(make([]byte, 9)); return err }, "8 bytes"},
-		{"kafka negative bytes", func() error {
-			_, err := kafka.DecodeBytes([]byte{0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff})
-			return err
-		}, "negative"},
-		{"kafka negative text", func() error { _, err := kafka.DecodeText("-2"); return err }, "base-36"},
+		{"kafka text overflows int64", func() error { _, err := kafka.DecodeText("1y2p0ij32e8e8"); return err }, "base-36 int64"},
 		{"kafka garbage text", func() error { _, err := kafka.DecodeText("!!"); return err }, "base-36"},
 		{"kafka new negative", func() error { _, err := NewOffset(commonpb.WALName_Kafka, -2); return err }, "negative"},
 		{"pulsar truncated", func() error { _, err := pulsar.DecodeBytes([]byte{0x08, 0xff}); return err }, "pulsar"},
@@ -92,6 +88,44 @@ func TestInvalidInput(t *testing.T) {
 			assert.Contains(t, err.Error(), c.want)
 		})
 	}
+}
+
+// Milvus 2.6.19+ reads negative kafka/rocksmq ids, and its online switch
+// writes kafka -2 and rocksmq -1 as earliest (adaptor/message_id.go
+// MustGetEarliestMessageIDFromMQType): heron reads them, counts them as
+// earliest, and still never builds one to write.
+func TestNegativeOffsetIDs(t *testing.T) {
+	cases := []struct {
+		wal      commonpb.WALName
+		hex      string
+		text     string
+		offset   int64
+		earliest bool
+	}{
+		{commonpb.WALName_Kafka, "feffffffffffffff", "-2", -2, true},
+		{commonpb.WALName_Kafka, "ffffffffffffffff", "-1", -1, false},
+		{commonpb.WALName_RocksMQ, "ffffffffffffffff", "-1", -1, true},
+		{commonpb.WALName_RocksMQ, "feffffffffffffff", "-2", -2, false},
+		{commonpb.WALName_Kafka, "0000000000000080", "-1y2p0ij32e8e8", -1 << 63, false},
+	}
+	for _, c := range cases {
+		codec, err := For(c.wal)
+		require.NoError(t, err)
+		raw, _ := hex.DecodeString(c.hex)
+		fromBytes, err := codec.DecodeBytes(raw)
+		require.NoError(t, err, "%s %s", Name(c.wal), c.hex)
+		fromText, err := codec.DecodeText(c.text)
+		require.NoError(t, err, "%s %s", Name(c.wal), c.text)
+		for _, id := range []ID{fromBytes, fromText} {
+			assert.Equal(t, OffsetID{Of: c.wal, Offset: c.offset}, id)
+			assert.Equal(t, c.earliest, id.IsEarliest(), "%s %d earliest", Name(c.wal), c.offset)
+			assert.Equal(t, c.hex, hex.EncodeToString(id.Bytes()))
+			assert.Equal(t, c.text, id.Text())
+		}
+		_, err = NewOffset(c.wal, c.offset)
+		assert.Error(t, err, "heron never builds a negative id to write")
+	}
+	assert.Equal(t, "0", OffsetID{Of: commonpb.WALName_Kafka}.Text(), "the earliest heron writes is 0")
 }
 
 func TestParse(t *testing.T) {

@@ -37,7 +37,17 @@ type PChannelRow struct {
 	Time                string `json:"time"`
 	ReplicateCheckpoint bool   `json:"replicate_checkpoint"`
 	ReplicateCluster    string `json:"replicate_cluster,omitempty"`
-	Split               bool   `json:"split"`
+	// AlterWAL is the checkpoint's alter_wal_state (Milvus's online switch), null when unset.
+	AlterWAL *AlterWALRow `json:"alter_wal"`
+	// UnknownFields are the numbers of checkpoint fields heron does not know
+	// (later Milvus versions), kept byte for byte by every rewrite.
+	UnknownFields []int32 `json:"unknown_fields,omitempty"`
+	// Split is the models split-state rule (models.WALCensus) over Positions.
+	Split bool `json:"split"`
+	// Positions counts every position of this pchannel (the consume checkpoint
+	// included) by the WAL it is in: its WAL_name, else the consume
+	// checkpoint's WAL, or "undecodable as W" when its id does not decode in W.
+	Positions map[string]int64 `json:"positions"`
 	// WALCounts counts the positions of this pchannel that name their WAL
 	// explicitly (the consume checkpoint included), by WAL.
 	WALCounts map[string]int `json:"wal_counts"`
@@ -45,6 +55,29 @@ type PChannelRow struct {
 	// positions) and collection start positions, which carry no WAL_name.
 	Untagged int    `json:"untagged"`
 	Error    string `json:"error,omitempty"`
+}
+
+// AlterWALRow is the alter_wal_state of a consume checkpoint.
+type AlterWALRow struct {
+	Target string `json:"target"`
+	Stage  string `json:"stage"`
+	// Interrupted: the stage is not NONE; Milvus resumes the switch toward Target on start.
+	Interrupted bool   `json:"interrupted"`
+	TimeTick    uint64 `json:"time_tick"`
+	Description string `json:"description"`
+}
+
+// WoodpeckerLogRow is one log in woodpecker's own metadata (Milvus names logs
+// after pchannels): a log with segments holds data.
+type WoodpeckerLogRow struct {
+	Log string `json:"log"`
+	// Prefix is the absolute logs prefix it was found under: {root}/wp/logs/ or
+	// the legacy top-level woodpecker/logs/.
+	Prefix   string `json:"prefix"`
+	Legacy   bool   `json:"legacy"`
+	Segments int64  `json:"segments"`
+	// PChannel: the log is named after a pchannel of this instance.
+	PChannel bool `json:"pchannel"`
 }
 
 // VChannelRow is one vchannel and the position datacoord would seek it to.
@@ -68,10 +101,11 @@ type VChannelRow struct {
 
 // CheckpointResult is the output of `show checkpoint`.
 type CheckpointResult struct {
-	Revision       int64         `json:"revision"`
-	PChannels      []PChannelRow `json:"pchannels"`
-	VChannels      []VChannelRow `json:"vchannels"`
-	SplitPChannels []string      `json:"split_pchannels"`
+	Revision       int64              `json:"revision"`
+	PChannels      []PChannelRow      `json:"pchannels"`
+	VChannels      []VChannelRow      `json:"vchannels"`
+	SplitPChannels []string           `json:"split_pchannels"`
+	WoodpeckerLogs []WoodpeckerLogRow `json:"woodpecker_logs"`
 }
 
 func runCheckpoint(ctx context.Context, inst *instance.Instance, p *CheckpointParam) (framework.Result, error) {
@@ -102,6 +136,7 @@ type checkpointScan struct {
 	collections map[int64]collMeta
 	wanted      map[string]bool // vchannels of --collection
 	resolver    *models.SeekResolver
+	census      *models.WALCensus
 	dropped     map[string]string // vchannel -> channel-cp key of its dropped marker
 	cpErrors    map[string]string // vchannel -> error of its undecodable channel-cp
 	metaOnly    map[string]string // vchannel -> its streamingnode vchannel meta key
@@ -161,6 +196,7 @@ func Checkpoints(ctx context.Context, inst *instance.Instance, collection int64,
 		collections: map[int64]collMeta{},
 		wanted:      map[string]bool{},
 		resolver:    models.NewSeekResolver(),
+		census:      models.NewWALCensus(nil),
 		dropped:     map[string]string{},
 		cpErrors:    map[string]string{},
 		metaOnly:    map[string]string{},
@@ -174,7 +210,56 @@ func Checkpoints(ctx context.Context, inst *instance.Instance, collection int64,
 	if err != nil {
 		return nil, err
 	}
-	return s.result(rev)
+	logs, err := woodpeckerLogs(ctx, inst, rev)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.result(rev)
+	if err != nil {
+		return nil, err
+	}
+	reported := map[string]bool{}
+	for _, p := range res.PChannels {
+		reported[p.Name] = true
+	}
+	for _, l := range logs {
+		l.PChannel = s.pchannels[l.Log] != nil
+		if (s.pchannel == "" && s.collection == 0) || reported[l.Log] {
+			res.WoodpeckerLogs = append(res.WoodpeckerLogs, l)
+		}
+	}
+	return res, nil
+}
+
+// woodpeckerLogs counts the segments of every log in woodpecker's metadata,
+// under both logs prefixes, at revision rev: one entry per log.
+func woodpeckerLogs(ctx context.Context, inst *instance.Instance, rev int64) ([]WoodpeckerLogRow, error) {
+	var out []WoodpeckerLogRow
+	for _, prefix := range inst.Layout.WoodpeckerLogsPrefixes() {
+		index := map[string]int{}
+		_, err := inst.Scan(ctx, prefix, rev, func(page []instance.KV) error {
+			for _, kv := range page {
+				k, ok := inst.Layout.ParseWoodpeckerKey(kv.Key)
+				if !ok {
+					continue
+				}
+				i, seen := index[k.Log]
+				if !seen {
+					i = len(out)
+					index[k.Log] = i
+					out = append(out, WoodpeckerLogRow{Log: k.Log, Prefix: k.Prefix, Legacy: k.Legacy})
+				}
+				if k.Segment {
+					out[i].Segments++
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 func (s *checkpointScan) add(e instance.Entry) error {
@@ -196,8 +281,13 @@ func (s *checkpointScan) add(e instance.Entry) error {
 			return nil
 		}
 		ps.cp = cp
-		if cp.HasMessageID && cp.WAL != commonpb.WALName_Unknown {
-			ps.counts[cp.WAL]++
+		if cp.HasMessageID {
+			// Consume checkpoints are scanned before every position, so the
+			// census attributes untagged positions to this WAL.
+			s.census.AddCheckpoint(e.PChannel, cp.WAL)
+			if cp.WAL != commonpb.WALName_Unknown {
+				ps.counts[cp.WAL]++
+			}
 		}
 	case models.KindCollectionInfo, models.KindLegacyCollection:
 		if models.IsTombstone(e.Value) {
@@ -209,10 +299,10 @@ func (s *checkpointScan) add(e instance.Entry) error {
 			return nil
 		}
 		// Collection start positions carry no WAL_name: they count as untagged.
-		for _, v := range c.VChannels {
-			if _, ok := c.StartPositionOf(v); ok {
-				s.count(models.PChannelOf(v), commonpb.WALName_Unknown)
-			}
+		for _, sp := range c.StartPositions {
+			pc := models.StartPositionPChannel(sp.Key)
+			s.count(pc, commonpb.WALName_Unknown)
+			s.census.Add(pc, commonpb.WALName_Unknown, sp.Data)
 		}
 		if s.collection != 0 && c.ID != s.collection {
 			return nil
@@ -247,6 +337,7 @@ func (s *checkpointScan) add(e instance.Entry) error {
 			return nil
 		}
 		s.count(e.PChannel, pos.GetWALName())
+		s.census.Add(e.PChannel, pos.GetWALName(), pos.GetMsgID())
 		if s.inScope(e.VChannel, 0) {
 			s.resolver.AddChannelCP(e.Rel, e.VChannel, pos)
 		}
@@ -263,6 +354,7 @@ func (s *checkpointScan) add(e instance.Entry) error {
 		for _, p := range []*msgpb.MsgPosition{seg.StartPosition, seg.DMLPosition} {
 			if p != nil {
 				s.count(pc, p.GetWALName())
+				s.census.Add(pc, p.GetWALName(), p.GetMsgID())
 			}
 		}
 		if s.inScope(seg.InsertChannel, seg.CollectionID) {
@@ -280,7 +372,7 @@ func (s *checkpointScan) cpWAL(pchannel string) commonpb.WALName {
 }
 
 func (s *checkpointScan) result(rev int64) (*CheckpointResult, error) {
-	res := &CheckpointResult{Revision: rev, PChannels: []PChannelRow{}, VChannels: []VChannelRow{}, SplitPChannels: []string{}}
+	res := &CheckpointResult{Revision: rev, PChannels: []PChannelRow{}, VChannels: []VChannelRow{}, SplitPChannels: []string{}, WoodpeckerLogs: []WoodpeckerLogRow{}}
 	listed := map[string]bool{}
 	for _, sk := range s.resolver.Seeks() {
 		listed[sk.VChannel] = true
@@ -341,8 +433,8 @@ func (s *checkpointScan) result(rev int64) (*CheckpointResult, error) {
 		row := s.pchannelRow(n)
 		if row.Split {
 			res.SplitPChannels = append(res.SplitPChannels, n)
-			s.warnf("pchannel %s is in a SPLIT STATE: its positions name different WALs (%s); Milvus cannot start on it. An interrupted `reset checkpoint` leaves this: run it again to complete it, or `restore --file` to roll it back",
-				n, countsText(row.WALCounts))
+			s.warnf("pchannel %s is in a SPLIT STATE: its positions are in different WALs (%s); Milvus cannot start on it. An interrupted `reset checkpoint` leaves this: run it again to complete it, or `restore --file` to roll it back",
+				n, positionsText(row.Positions))
 		}
 		res.PChannels = append(res.PChannels, row)
 	}
@@ -355,9 +447,14 @@ func (s *checkpointScan) pchannelRow(name string) PChannelRow {
 	for w, n := range ps.counts {
 		row.WALCounts[walName(w)] = n
 	}
-	row.Split = len(ps.counts) > 1
+	census := s.census.PChannel(name)
+	row.Positions, row.Split = census.Positions, census.Split
 	if cp := ps.cp; cp != nil {
 		row.HasCheckpoint = true
+		row.UnknownFields = cp.UnknownFieldNumbers
+		if a := cp.AlterWAL; a != nil {
+			row.AlterWAL = &AlterWALRow{Target: walName(a.Target), Stage: a.Stage.String(), Interrupted: a.Interrupted(), TimeTick: a.TimeTick, Description: a.Describe()}
+		}
 		row.TimeTick, row.Time = cp.TimeTick, tsoTime(cp.TimeTick)
 		row.ReplicateCheckpoint, row.ReplicateCluster = cp.HasReplicateCheckpoint, cp.ReplicateCluster
 		if cp.HasMessageID {
@@ -413,6 +510,22 @@ func (s *checkpointScan) vchannelRow(sk models.Seek) VChannelRow {
 
 func countsText(counts map[string]int) string { return joinCounts(counts, " ", ", ") }
 
+func positionsText(counts map[string]int64) string {
+	c := make(map[string]int, len(counts))
+	for k, v := range counts {
+		c[k] = int(v)
+	}
+	return countsText(c)
+}
+
+func positionsWord(counts map[string]int64) string {
+	c := make(map[string]int, len(counts))
+	for k, v := range counts {
+		c[k] = int(v)
+	}
+	return countsWord(c)
+}
+
 // countsWord renders counts as one word for the line format: pulsar:1,woodpecker:2.
 func countsWord(counts map[string]int) string { return joinCounts(counts, ":", ",") }
 
@@ -435,16 +548,26 @@ func (r *CheckpointResult) JSON() any { return r }
 // Table implements framework.Result.
 func (r *CheckpointResult) Table(w io.Writer) error {
 	fmt.Fprintln(w, "PCHANNELS (consume checkpoints)")
-	t := newTable(w, "PCHANNEL", "WAL", "MESSAGE ID", "TIME TICK", "REPLICATE CP", "WAL-TAGGED POSITIONS", "UNTAGGED", "NOTE")
+	t := newTable(w, "PCHANNEL", "WAL", "MESSAGE ID", "TIME TICK", "REPLICATE CP", "ALTER WAL", "WAL-TAGGED POSITIONS", "UNTAGGED", "NOTE")
 	for _, p := range r.PChannels {
-		note := p.Error
-		if !p.HasCheckpoint && note == "" {
-			note = "no consume checkpoint"
+		var notes []string
+		if p.Error != "" {
+			notes = append(notes, p.Error)
+		}
+		if !p.HasCheckpoint && p.Error == "" {
+			notes = append(notes, "no consume checkpoint")
+		}
+		if len(p.UnknownFields) > 0 {
+			notes = append(notes, "unknown fields "+joinInt32(p.UnknownFields)+" kept")
 		}
 		if p.Split {
-			note = strings.TrimPrefix(note+"; SPLIT", "; ")
+			notes = append(notes, "SPLIT")
 		}
-		t.row(p.Name, p.WAL, p.MessageIDHuman, p.Time, yesNo(p.ReplicateCheckpoint), countsText(p.WALCounts), itoa(p.Untagged), note)
+		alter := "-"
+		if p.AlterWAL != nil {
+			alter = p.AlterWAL.Description
+		}
+		t.row(p.Name, p.WAL, p.MessageIDHuman, p.Time, yesNo(p.ReplicateCheckpoint), alter, countsText(p.WALCounts), itoa(p.Untagged), strings.Join(notes, "; "))
 	}
 	if err := t.flush(); err != nil {
 		return err
@@ -476,13 +599,32 @@ func (r *CheckpointResult) Table(w io.Writer) error {
 	if err := t.flush(); err != nil {
 		return err
 	}
+	if len(r.WoodpeckerLogs) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "WOODPECKER LOGS (woodpecker's own metadata; a log with segments holds data)")
+		t = newTable(w, "LOG", "PREFIX", "SEGMENTS", "NOTE")
+		for _, l := range r.WoodpeckerLogs {
+			var notes []string
+			if l.Legacy {
+				notes = append(notes, "legacy top-level prefix")
+			}
+			if !l.PChannel {
+				notes = append(notes, "not a pchannel of this instance")
+			}
+			t.row(l.Log, l.Prefix, i64(l.Segments), strings.Join(notes, "; "))
+		}
+		if err := t.flush(); err != nil {
+			return err
+		}
+	}
 	if len(r.SplitPChannels) > 0 {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "!!! WARNING: SPLIT STATE !!!")
-		fmt.Fprintln(w, "The positions of these pchannels name different WALs; Milvus cannot start on them:")
+		fmt.Fprintln(w, "The positions of these pchannels are in different WALs; Milvus cannot start on them:")
 		for _, p := range r.PChannels {
 			if p.Split {
-				fmt.Fprintf(w, "  %s: consume checkpoint in %s; positions by WAL: %s (untagged: %d)\n", p.Name, orDash(p.WAL), countsText(p.WALCounts), p.Untagged)
+				fmt.Fprintf(w, "  %s: consume checkpoint in %s; positions by WAL: %s (untagged: %d); with the untagged ones: %s\n",
+					p.Name, orDash(p.WAL), countsText(p.WALCounts), p.Untagged, positionsText(p.Positions))
 			}
 		}
 		fmt.Fprintln(w, "An interrupted `reset checkpoint` leaves this state (it writes consume checkpoints last).")
@@ -496,7 +638,8 @@ func (r *CheckpointResult) Lines(w io.Writer) error {
 	for _, p := range r.PChannels {
 		if err := line(w, "pchannel", "name", p.Name, "wal", p.WAL, "message_id", p.MessageID, "message_id_human", p.MessageIDHuman,
 			"time_tick", u64(p.TimeTick), "time", p.Time, "replicate_checkpoint", boolS(p.ReplicateCheckpoint),
-			"split", boolS(p.Split), "wal_counts", countsWord(p.WALCounts), "untagged", itoa(p.Untagged), "error", p.Error); err != nil {
+			"alter_wal", alterWord(p.AlterWAL), "split", boolS(p.Split), "positions", positionsWord(p.Positions),
+			"wal_counts", countsWord(p.WALCounts), "untagged", itoa(p.Untagged), "error", p.Error); err != nil {
 			return err
 		}
 	}
@@ -509,10 +652,31 @@ func (r *CheckpointResult) Lines(w io.Writer) error {
 	}
 	for _, p := range r.PChannels {
 		if p.Split {
-			if err := line(w, "split", "pchannel", p.Name, "checkpoint_wal", p.WAL, "wal_counts", countsWord(p.WALCounts)); err != nil {
+			if err := line(w, "split", "pchannel", p.Name, "checkpoint_wal", p.WAL, "wal_counts", countsWord(p.WALCounts), "positions", positionsWord(p.Positions)); err != nil {
 				return err
 			}
 		}
 	}
+	for _, l := range r.WoodpeckerLogs {
+		if err := line(w, "woodpecker_log", "log", l.Log, "prefix", l.Prefix, "segments", i64(l.Segments), "legacy", boolS(l.Legacy), "pchannel", boolS(l.PChannel)); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// alterWord renders alter_wal_state as one word for the line format: kafka/ADVANCE_CHECKPOINT.
+func alterWord(a *AlterWALRow) string {
+	if a == nil {
+		return ""
+	}
+	return a.Target + "/" + a.Stage
+}
+
+func joinInt32(vs []int32) string {
+	parts := make([]string, len(vs))
+	for i, v := range vs {
+		parts[i] = i32(v)
+	}
+	return strings.Join(parts, ",")
 }

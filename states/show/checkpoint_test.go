@@ -10,6 +10,7 @@ import (
 	"github.com/heron-shell/heron/models"
 	"github.com/heron-shell/heron/models/msgid"
 	"github.com/heron-shell/heron/models/sample"
+	"github.com/heron-shell/heron/models/wire"
 )
 
 func vchannelsByName(r CheckpointResult) map[string]VChannelRow {
@@ -285,5 +286,169 @@ func TestTSOTime(t *testing.T) {
 		if got := tsoTime(c.ts); got != c.want {
 			t.Errorf("tsoTime(%d) = %q, want %q", c.ts, got, c.want)
 		}
+	}
+}
+
+// putAbs writes an absolute key (woodpecker's metadata lies outside the meta root).
+func (e *env) putAbs(key string, v []byte) {
+	e.t.Helper()
+	if _, err := e.cli.Put(ctxT(e.t), key, string(v)); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// alterWALState encodes streamingpb.AlterWALState (target 1, time_tick 2, stage 4).
+func alterWALState(target commonpb.WALName, stage models.AlterWALStage) []byte {
+	return (&wire.Builder{}).Varint(1, uint64(target)).Varint(2, ts(70)).Varint(4, uint64(stage)).Build()
+}
+
+// alter_wal_state is shown in the table and JSON; null when unset. Fields
+// above 6 are listed.
+func TestShowCheckpointAlterWAL(t *testing.T) {
+	e := seeded(t, commonpb.WALName_Pulsar)
+	for i, stage := range []models.AlterWALStage{models.AlterWALStageAdvanceCheckpoint, models.AlterWALStageFlushing} {
+		cp := sample.Checkpoint{ID: sample.ID(commonpb.WALName_Pulsar, int64(50+i)), TimeTick: ts(60 + i), RecoveryMagic: 1,
+			Extra: (&wire.Builder{}).Message(6, alterWALState(commonpb.WALName_Kafka, stage)).Varint(7, 3).Build()}
+		e.put(models.ConsumeCheckpointKey(e.pch(i)), cp.Encode())
+	}
+	res, _ := runJSON[CheckpointResult](e, "show checkpoint")
+	ps := pchannelsByName(res)
+	for i, stage := range []string{"ADVANCE_CHECKPOINT", "FLUSHING"} {
+		p := ps[e.pch(i)]
+		want := AlterWALRow{Target: "kafka", Stage: stage, Interrupted: true, TimeTick: ts(70), Description: "online switch to kafka, stage " + stage}
+		if p.AlterWAL == nil || *p.AlterWAL != want {
+			t.Errorf("%s alter_wal: %+v, want %+v", p.Name, p.AlterWAL, want)
+		}
+		if len(p.UnknownFields) != 1 || p.UnknownFields[0] != 7 {
+			t.Errorf("%s unknown_fields %v, want [7]", p.Name, p.UnknownFields)
+		}
+		if p.MessageIDHuman != human(commonpb.WALName_Pulsar, int64(50+i)) || p.Split {
+			t.Errorf("%s: %+v", p.Name, p)
+		}
+	}
+	if p := ps[e.pch(2)]; p.AlterWAL != nil {
+		t.Errorf("dml_2 has no alter_wal_state: %+v", p.AlterWAL)
+	}
+	raw, _ := e.mustRun("show checkpoint --pchannel " + e.pch(2) + " --format json")
+	if !strings.Contains(raw, `"alter_wal": null`) {
+		t.Errorf("JSON of a checkpoint without alter_wal_state lacks \"alter_wal\": null:\n%s", raw)
+	}
+	table, _ := e.mustRun("show checkpoint")
+	for _, s := range []string{"ALTER WAL", "online switch to kafka, stage ADVANCE_CHECKPOINT", "online switch to kafka, stage FLUSHING", "unknown fields 7 kept"} {
+		if !strings.Contains(table, s) {
+			t.Errorf("table lacks %q:\n%s", s, table)
+		}
+	}
+	lines, _ := e.mustRun("show checkpoint --format line")
+	if !strings.Contains(lines, "alter_wal=kafka/ADVANCE_CHECKPOINT") {
+		t.Errorf("line format lacks alter_wal:\n%s", lines)
+	}
+}
+
+// Milvus's online switch writes kafka -2 as earliest: show decodes it, in the
+// consume checkpoint (text) and in positions (bytes), and it is no split.
+func TestShowCheckpointNegativeKafkaIDs(t *testing.T) {
+	e := seeded(t, commonpb.WALName_Kafka)
+	minus2 := msgid.OffsetID{Of: commonpb.WALName_Kafka, Offset: -2}
+	e.put(models.ConsumeCheckpointKey(e.pch(0)), sample.Checkpoint{ID: minus2, TimeTick: ts(60), RecoveryMagic: 1}.Encode())
+	v := e.pch(0) + "_100v0"
+	e.put(models.ChannelCPKey(v), sample.Position(v, minus2, ts(55), commonpb.WALName_Unknown))
+
+	res, stderr := runJSON[CheckpointResult](e, "show checkpoint")
+	if strings.Contains(stderr, "warning") {
+		t.Errorf("warnings on negative kafka ids:\n%s", stderr)
+	}
+	p := pchannelsByName(res)[e.pch(0)]
+	if p.MessageID != "-2" || p.MessageIDHuman != "-2" || p.Error != "" || p.Split {
+		t.Errorf("kafka -2 checkpoint: %+v", p)
+	}
+	if p.Positions["kafka"] == 0 || len(p.Positions) != 1 {
+		t.Errorf("positions %v: every one is kafka", p.Positions)
+	}
+	if vr := vchannelsByName(res)[v]; vr.MessageIDHuman != "-2" || vr.Error != "" || vr.WAL != "kafka" {
+		t.Errorf("kafka -2 channel-cp: %+v", vr)
+	}
+	table, _ := e.mustRun("show checkpoint")
+	if strings.Contains(table, "SPLIT") {
+		t.Errorf("table reports a split:\n%s", table)
+	}
+}
+
+// The models split rule: an untagged position whose id does not decode in its
+// pchannel's WAL (pulsar bytes left on a kafka pchannel) is a split, although
+// no position names another WAL.
+func TestShowCheckpointSplitUndecodableUntagged(t *testing.T) {
+	e := seeded(t, commonpb.WALName_Kafka)
+	v := e.pch(0) + "_100v0"
+	e.put(models.ChannelCPKey(v), sample.Position(v, msgid.PulsarEarliest, ts(55), commonpb.WALName_Unknown))
+	res, stderr := runJSON[CheckpointResult](e, "show checkpoint")
+	p := pchannelsByName(res)[e.pch(0)]
+	if !p.Split || p.Positions["undecodable as kafka"] != 1 || p.Positions["kafka"] == 0 {
+		t.Errorf("dml_0: split=%v positions=%v", p.Split, p.Positions)
+	}
+	if len(p.WALCounts) != 1 || p.WALCounts["kafka"] != 1 {
+		t.Errorf("wal_counts %v: only the checkpoint is tagged", p.WALCounts)
+	}
+	if len(res.SplitPChannels) != 1 || res.SplitPChannels[0] != e.pch(0) {
+		t.Errorf("split_pchannels %v", res.SplitPChannels)
+	}
+	if !strings.Contains(stderr, "SPLIT STATE") || !strings.Contains(stderr, "undecodable as kafka 1") {
+		t.Errorf("split warning:\n%s", stderr)
+	}
+	table, _ := e.mustRun("show checkpoint")
+	if !strings.Contains(table, "with the untagged ones: kafka ") || !strings.Contains(table, "undecodable as kafka 1") {
+		t.Errorf("table split block:\n%s", table)
+	}
+}
+
+// Woodpecker's own logs are reported under both prefixes, with their segment counts.
+func TestShowCheckpointWoodpeckerLogs(t *testing.T) {
+	e := seeded(t, commonpb.WALName_WoodPecker)
+	res, _ := runJSON[CheckpointResult](e, "show checkpoint")
+	if res.WoodpeckerLogs == nil || len(res.WoodpeckerLogs) != 0 {
+		t.Errorf("woodpecker_logs %v on an instance without woodpecker metadata, want []", res.WoodpeckerLogs)
+	}
+	wp := "by-dev/wp/logs/"
+	e.putAbs(wp+e.pch(0), []byte("log-meta"))
+	e.putAbs(wp+e.pch(0)+"/segments/0", []byte("seg"))
+	e.putAbs(wp+e.pch(0)+"/segments/1", []byte("seg"))
+	e.putAbs(wp+e.pch(1), []byte("log-meta"))
+	e.putAbs(wp+e.pch(1)+"/lock", []byte("lock"))
+	e.putAbs(wp+"other-log/segments/3", []byte("seg"))
+	e.putAbs("woodpecker/logs/"+e.pch(2)+"/segments/7", []byte("seg"))
+	e.putAbs("by-dev/wp/logidgen", []byte("9"))
+
+	res, _ = runJSON[CheckpointResult](e, "show checkpoint")
+	got := map[string]WoodpeckerLogRow{}
+	for _, l := range res.WoodpeckerLogs {
+		got[l.Prefix+l.Log] = l
+	}
+	want := []WoodpeckerLogRow{
+		{Log: e.pch(0), Prefix: wp, Segments: 2, PChannel: true},
+		{Log: e.pch(1), Prefix: wp, Segments: 0, PChannel: true},
+		{Log: "other-log", Prefix: wp, Segments: 1},
+		{Log: e.pch(2), Prefix: "woodpecker/logs/", Legacy: true, Segments: 1, PChannel: true},
+	}
+	if len(res.WoodpeckerLogs) != len(want) {
+		t.Errorf("woodpecker_logs %+v", res.WoodpeckerLogs)
+	}
+	for _, w := range want {
+		if g := got[w.Prefix+w.Log]; g != w {
+			t.Errorf("log %s%s: %+v, want %+v", w.Prefix, w.Log, g, w)
+		}
+	}
+	table, _ := e.mustRun("show checkpoint")
+	for _, s := range []string{"WOODPECKER LOGS", wp, "woodpecker/logs/", "legacy top-level prefix", "not a pchannel of this instance"} {
+		if !strings.Contains(table, s) {
+			t.Errorf("table lacks %q:\n%s", s, table)
+		}
+	}
+	res, _ = runJSON[CheckpointResult](e, "show checkpoint --pchannel "+e.pch(0))
+	if len(res.WoodpeckerLogs) != 1 || res.WoodpeckerLogs[0].Log != e.pch(0) || res.WoodpeckerLogs[0].Segments != 2 {
+		t.Errorf("--pchannel: woodpecker_logs %+v", res.WoodpeckerLogs)
+	}
+	lines, _ := e.mustRun("show checkpoint --format line")
+	if !strings.Contains(lines, "kind=woodpecker_log log="+e.pch(0)+" prefix="+wp+" segments=2") {
+		t.Errorf("line format:\n%s", lines)
 	}
 }

@@ -103,6 +103,14 @@ func TestShowGoldenMilvusBytes(t *testing.T) {
 	if p5.WAL != "kafka" || p5.MessageIDHuman != "0" || p5.MessageID != "0" {
 		t.Errorf("kafka checkpoint: %+v", p5)
 	}
+	// pulsar_all_fields carries Milvus's alter_wal_state (field 6).
+	if a := p1.AlterWAL; a == nil || a.Target != "kafka" || a.Stage != "ADVANCE_CHECKPOINT" || !a.Interrupted ||
+		a.Description != "online switch to kafka, stage ADVANCE_CHECKPOINT" || len(p1.UnknownFields) != 0 {
+		t.Errorf("pulsar_all_fields alter_wal: %+v (unknown fields %v)", a, p1.UnknownFields)
+	}
+	if p0.AlterWAL != nil || p5.AlterWAL != nil {
+		t.Errorf("alter_wal set on checkpoints without field 6: %+v %+v", p0.AlterWAL, p5.AlterWAL)
+	}
 	vs := vchannelsByName(res)
 	// vch0 has no channel-cp: the Flushed segment's dml_position (ts2) is
 	// earlier than the Growing one's (ts3).

@@ -26,14 +26,17 @@ import (
 )
 
 type msgIDVector struct {
-	WAL        string           `json:"wal"`
-	Name       string           `json:"name"`
-	Earliest   bool             `json:"earliest"`
-	Fields     map[string]int64 `json:"fields"`
-	BytesHex   string           `json:"bytes_hex"`
-	String     string           `json:"string"`
-	ProducedBy string           `json:"produced_by"`
-	Note       string           `json:"note,omitempty"`
+	WAL      string `json:"wal"`
+	Name     string `json:"name"`
+	Earliest bool   `json:"earliest"`
+	// MilvusEarliest marks the id adaptor.MustGetEarliestMessageIDFromMQType
+	// returns for the WAL: what Milvus's online switch writes as earliest.
+	MilvusEarliest bool             `json:"milvus_earliest,omitempty"`
+	Fields         map[string]int64 `json:"fields"`
+	BytesHex       string           `json:"bytes_hex"`
+	String         string           `json:"string"`
+	ProducedBy     string           `json:"produced_by"`
+	Note           string           `json:"note,omitempty"`
 }
 
 const (
@@ -47,7 +50,24 @@ func msgIDVectors() []msgIDVector {
 	v = append(v, kafkaVectors()...)
 	v = append(v, rocksmqVectors()...)
 	v = append(v, woodpeckerVectors()...)
+	for i := range v {
+		v[i].MilvusEarliest = milvusEarliest[v[i].WAL] == v[i].Name
+	}
 	return v
+}
+
+// milvusEarliest names, per WAL, the vector holding what
+// adaptor.MustGetEarliestMessageIDFromMQType (pkg/v2@v2.6.23
+// streaming/util/message/adaptor/message_id.go) returns: pulsar
+// EarliestMessageID(), rocksmq client.EarliestMessageID() = -1, kafka
+// OffsetBeginning = -2, woodpecker EarliestLogMessageID(). The adaptor package
+// imports the rocksmq server (cgo librocksdb) and does not build here, so
+// the vectors come from the same expressions its branches evaluate.
+var milvusEarliest = map[string]string{
+	"pulsar":     "earliest",
+	"rocksmq":    "earliest_message_id_negative",
+	"kafka":      "offset_beginning_negative",
+	"woodpecker": "earliest",
 }
 
 // ---- pulsar ----

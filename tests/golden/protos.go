@@ -232,8 +232,28 @@ func walCheckpointVectors() []protoVector {
 			Stage:         streamingpb.AlterWALStage_ADVANCE_CHECKPOINT,
 		},
 	}
+	withoutAlter := proto.Clone(all).(*streamingpb.WALCheckpoint)
+	withoutAlter.AlterWalState = nil
+	alter := func(target commonpb.WALName, stage streamingpb.AlterWALStage, configs map[string]string) *streamingpb.WALCheckpoint {
+		cp := proto.Clone(minimal).(*streamingpb.WALCheckpoint)
+		cp.AlterWalState = &streamingpb.AlterWALState{TargetWalName: target, TimeTick: ts3, Configs: configs, Stage: stage}
+		return cp
+	}
 	return []protoVector{
 		pv(t, "pulsar_minimal", minimal, "fields 1-3 only: message_id pulsar l123456789_e42_p0_bm1"),
+		pv(t, "pulsar_all_fields_without_alter_wal_state", withoutAlter,
+			"pulsar_all_fields with alter_wal_state unset: what removing field 6 from it must give"),
+		pv(t, "pulsar_alter_wal_state_advance_checkpoint_kafka",
+			alter(commonpb.WALName_Kafka, streamingpb.AlterWALStage_ADVANCE_CHECKPOINT, map[string]string{"mq.type": "kafka", "kafka.brokerList": "localhost:9092"}),
+			"pulsar_minimal plus an interrupted online switch to kafka at stage ADVANCE_CHECKPOINT"),
+		pv(t, "pulsar_alter_wal_state_flushing_kafka", alter(commonpb.WALName_Kafka, streamingpb.AlterWALStage_FLUSHING, nil),
+			"pulsar_minimal plus an interrupted online switch to kafka at stage FLUSHING"),
+		pv(t, "pulsar_alter_wal_state_none_woodpecker", alter(commonpb.WALName_WoodPecker, streamingpb.AlterWALStage_NONE, nil),
+			"pulsar_minimal plus alter_wal_state at stage NONE (target woodpecker)"),
+		pv(t, "kafka_offset_beginning", &streamingpb.WALCheckpoint{MessageId: walkafka.NewKafkaID(rawkafka.OffsetBeginning).IntoProto(), TimeTick: ts2, RecoveryMagic: 1},
+			"message_id kafka -2 (OffsetBeginning), the kafka earliest of adaptor.MustGetEarliestMessageIDFromMQType that Milvus's online switch writes"),
+		pv(t, "rocksmq_earliest_negative", &streamingpb.WALCheckpoint{MessageId: &commonpb.MessageID{Id: message.EncodeInt64(-1), WALName: commonpb.WALName_RocksMQ}, TimeTick: ts2, RecoveryMagic: 1},
+			"message_id rocksmq -1 (rocksmq client.EarliestMessageID(), as MustGetEarliestMessageIDFromMQType returns it), text by message.EncodeInt64"),
 		pv(t, "pulsar_all_fields", all, "every field of this version set, 1-6 (replicate_config 4, replicate_checkpoint 5, alter_wal_state 6); replicate_checkpoint.message_id is pulsar l777_e9_p0_bm1"),
 		pv(t, "kafka_offset_0", &streamingpb.WALCheckpoint{MessageId: walkafka.NewKafkaID(0).IntoProto(), TimeTick: ts2, RecoveryMagic: 1}, ""),
 		pv(t, "rocksmq_id_0", &streamingpb.WALCheckpoint{MessageId: &commonpb.MessageID{Id: message.EncodeInt64(0), WALName: commonpb.WALName_RocksMQ}, TimeTick: ts2, RecoveryMagic: 1}, ""),

@@ -1,0 +1,148 @@
+package models
+
+import (
+	"sort"
+
+	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
+
+	"github.com/heron-shell/heron/models/msgid"
+)
+
+// WALCensus is the split-state rule that show and reset share. Per pchannel
+// it counts positions by the WAL they are in: a position's WAL_name; for an
+// untagged one (WAL_name Unknown) the WAL of the pchannel's consume
+// checkpoint, or "undecodable as W" when its id does not decode in that WAL
+// W (as the ids an interrupted reset leaves in untagged positions); the
+// consume checkpoint itself counts for its WAL. A pchannel whose positions
+// fall in more than one bucket is split: Milvus decodes every position of a
+// pchannel with one WAL (shared/milvus-metadata.md section 4) and fails.
+//
+// The census holds one small map per pchannel, never one entry per position.
+type WALCensus struct {
+	checkpointWAL map[string]commonpb.WALName
+	counts        map[string]map[string]int64
+}
+
+// PChannelWALs is the census of one pchannel.
+type PChannelWALs struct {
+	PChannel string `json:"pchannel"`
+	// CheckpointWAL is the WAL of the consume checkpoint, "none" without one.
+	CheckpointWAL string           `json:"consume_checkpoint_wal"`
+	Positions     map[string]int64 `json:"positions"`
+	Split         bool             `json:"split"`
+}
+
+// NoCheckpoint is the CheckpointWAL of a pchannel without a consume checkpoint.
+const NoCheckpoint = "none"
+
+// NewWALCensus starts a census. checkpointWAL holds the WAL of each
+// pchannel's consume checkpoint when the caller knows them before any
+// position (a reset reads them first); AddCheckpoint completes it (show
+// scans the consume checkpoints before the positions). Untagged positions
+// are attributed with the checkpoint WAL known when they are added.
+func NewWALCensus(checkpointWAL map[string]commonpb.WALName) *WALCensus {
+	c := &WALCensus{checkpointWAL: make(map[string]commonpb.WALName, len(checkpointWAL)), counts: map[string]map[string]int64{}}
+	for p, w := range checkpointWAL {
+		c.checkpointWAL[p] = w
+	}
+	return c
+}
+
+var undecodableBucket = func() map[commonpb.WALName]string {
+	m := map[commonpb.WALName]string{}
+	for _, n := range msgid.Names() {
+		w, _ := msgid.Parse(n)
+		m[w] = "undecodable as " + n
+	}
+	return m
+}()
+
+// Bucket names the bucket a position of pchannel counts in (see WALCensus).
+func (c *WALCensus) Bucket(pchannel string, wal commonpb.WALName, msgID []byte) string {
+	if wal != commonpb.WALName_Unknown {
+		return msgid.Name(wal)
+	}
+	cw := c.checkpointWAL[pchannel]
+	if codec, err := msgid.For(cw); err == nil {
+		if _, err := codec.DecodeBytes(msgID); err != nil {
+			return undecodableBucket[cw]
+		}
+	}
+	return msgid.Name(cw)
+}
+
+func (c *WALCensus) count(pchannel, bucket string) {
+	m := c.counts[pchannel]
+	if m == nil {
+		m = map[string]int64{}
+		c.counts[pchannel] = m
+	}
+	m[bucket]++
+}
+
+// Add counts one position of pchannel: wal is its WAL_name (Unknown when
+// untagged), msgID its id bytes (MsgPosition.msgID, KeyDataPair.data).
+func (c *WALCensus) Add(pchannel string, wal commonpb.WALName, msgID []byte) {
+	c.count(pchannel, c.Bucket(pchannel, wal, msgID))
+}
+
+// AddCheckpoint counts the consume checkpoint of pchannel, whose message id
+// names wal, and makes wal the WAL its untagged positions are attributed to
+// unless NewWALCensus was given one.
+func (c *WALCensus) AddCheckpoint(pchannel string, wal commonpb.WALName) {
+	if _, ok := c.checkpointWAL[pchannel]; !ok {
+		c.checkpointWAL[pchannel] = wal
+	}
+	c.count(pchannel, msgid.Name(wal))
+}
+
+// PChannel returns the census of one pchannel (no positions: empty, not split).
+func (c *WALCensus) PChannel(pchannel string) PChannelWALs {
+	r := PChannelWALs{PChannel: pchannel, CheckpointWAL: NoCheckpoint, Positions: map[string]int64{}}
+	if w, ok := c.checkpointWAL[pchannel]; ok {
+		r.CheckpointWAL = msgid.Name(w)
+	}
+	for b, n := range c.counts[pchannel] {
+		r.Positions[b] = n
+	}
+	r.Split = len(r.Positions) > 1
+	return r
+}
+
+// Report returns every pchannel counted, sorted by name.
+func (c *WALCensus) Report() []PChannelWALs {
+	names := make([]string, 0, len(c.counts))
+	for p := range c.counts {
+		names = append(names, p)
+	}
+	sort.Strings(names)
+	out := make([]PChannelWALs, 0, len(names))
+	for _, p := range names {
+		out = append(out, c.PChannel(p))
+	}
+	return out
+}
+
+// Split lists the split pchannels, sorted.
+func (c *WALCensus) Split() []string {
+	out := []string{}
+	for _, r := range c.Report() {
+		if r.Split {
+			out = append(out, r.PChannel)
+		}
+	}
+	return out
+}
+
+// OnlyOn reports whether every position counted for pchannel (its consume
+// checkpoint included) is in wal: the one-WAL gate of a scoped reset. A
+// pchannel with nothing counted is on no other WAL.
+func (c *WALCensus) OnlyOn(pchannel string, wal commonpb.WALName) bool {
+	name := msgid.Name(wal)
+	for b := range c.counts[pchannel] {
+		if b != name {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,212 @@
+package models_test
+
+import (
+	"testing"
+
+	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
+	"github.com/milvus-io/milvus-proto/go-api/v3/msgpb"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/heron-shell/heron/models"
+	"github.com/heron-shell/heron/models/msgid"
+	"github.com/heron-shell/heron/models/sample"
+	"github.com/heron-shell/heron/models/wire"
+)
+
+func TestClassifyStreamingKeysHeronDoesNotKnow(t *testing.T) {
+	p := "by-dev-rootcoord-dml_0"
+	cases := map[string]models.Key{
+		models.WALPrefix + p + "/recovery-control":           {Kind: models.KindWALOther, PChannel: p},
+		models.WALPrefix + p + "/transform/12":               {Kind: models.KindWALOther, PChannel: p},
+		models.WALPrefix + p + "/consume-checkpoint/x":       {Kind: models.KindWALOther, PChannel: p},
+		models.WALPrefix + p + "/segment-assign/1/2":         {Kind: models.KindOther},
+		models.WALPrefix + p + "/vchannel/" + p + "_1v0/x/y": {Kind: models.KindOther, PChannel: p},
+		models.WALPrefix + p:                                 {Kind: models.KindOther},
+		models.ReplicatingPChannel + "standby-" + p:          {Kind: models.KindReplicatingPChannel, ID: "standby-" + p},
+		models.ReplicateConfiguration:                        {Kind: models.KindReplicateConfiguration},
+		models.ReplicateConfiguration + "x":                  {Kind: models.KindOther},
+		// The kinds heron knows stay what they were.
+		models.ConsumeCheckpointKey(p):                   {Kind: models.KindConsumeCheckpoint, PChannel: p},
+		models.SegmentAssignPrefix(p) + "42":             {Kind: models.KindSegmentAssign, PChannel: p, Segment: 42},
+		models.WALPrefix + p + "/vchannel/" + p + "_1v0": {Kind: models.KindVChannelMeta, PChannel: p, VChannel: p + "_1v0"},
+	}
+	for rel, want := range cases {
+		want.Rel = rel
+		assert.Equal(t, want, models.Classify(rel), rel)
+	}
+}
+
+func TestStartPositionPChannel(t *testing.T) {
+	for in, want := range map[string]string{
+		"by-dev-rootcoord-dml_0":        "by-dev-rootcoord-dml_0",
+		"by-dev-rootcoord-dml_0_449v1":  "by-dev-rootcoord-dml_0",
+		"by-dev-rootcoord-dml_12_3v0":   "by-dev-rootcoord-dml_12",
+		"plain":                         "plain",
+		"_1v0":                          "_1v0",
+		"by-dev-rootcoord-dml_0_vx":     "by-dev-rootcoord-dml_0_vx",
+		"by-dev-rootcoord-dml_0_100v0x": "by-dev-rootcoord-dml_0_100v0x",
+		"by-dev-rootcoord-dml_0_100v":   "by-dev-rootcoord-dml_0_100v",
+	} {
+		assert.Equal(t, want, models.StartPositionPChannel(in), in)
+	}
+	assert.True(t, models.IsVChannelName("by-dev-rootcoord-dml_0_449v1"))
+	assert.False(t, models.IsVChannelName("by-dev-rootcoord-dml_0"))
+}
+
+// Milvus's etcd config source (config/etcd_source.go, config/config.go formatKey).
+func TestMQTypeConfigKeys(t *testing.T) {
+	for _, k := range []string{"config/mqtype", "config/mq.type", "config/mq_type", "config/MQ.TYPE", "config/Mq_Type",
+		"config/mq/type", "config/m.q_t/ype", "config/mqType"} {
+		assert.True(t, models.IsMQTypeConfigKey(k), k)
+	}
+	for _, k := range []string{"config/mq.types", "config/", "config", "configmqtype", "mqtype", "config/knowhere.mqtype",
+		"kv/config/mqtype", "config/pulsar.mqtype", "meta/config/mqtype"} {
+		assert.False(t, models.IsMQTypeConfigKey(k), k)
+	}
+	for _, k := range models.MQTypeConfigKeys {
+		assert.True(t, models.IsMQTypeConfigKey(k), "the legacy list is a subset: %s", k)
+	}
+	assert.True(t, models.IsMQTypeConfigKey(models.MQTypeConfigKey))
+	assert.Equal(t, "config/mqtype", models.EffectiveMQTypeKey([]string{"config/mq.type", "config/other", "config/mqtype", "config/MQ_TYPE"}),
+		"etcd returns keys in ascending order and the last one fills the map")
+	assert.Equal(t, "", models.EffectiveMQTypeKey([]string{"config/other"}))
+}
+
+func TestWoodpeckerKeys(t *testing.T) {
+	l := models.NewLayout("by-dev", "meta")
+	assert.Equal(t, []string{"by-dev/wp/logs/", "woodpecker/logs/"}, l.WoodpeckerLogsPrefixes())
+	cases := map[string]struct {
+		ok   bool
+		want models.WoodpeckerKey
+	}{
+		"by-dev/wp/logs/by-dev-rootcoord-dml_0":             {true, models.WoodpeckerKey{Prefix: "by-dev/wp/logs/", Log: "by-dev-rootcoord-dml_0"}},
+		"by-dev/wp/logs/by-dev-rootcoord-dml_0/segments/7":  {true, models.WoodpeckerKey{Prefix: "by-dev/wp/logs/", Log: "by-dev-rootcoord-dml_0", Segment: true, SegmentID: 7}},
+		"by-dev/wp/logs/by-dev-rootcoord-dml_0/lock":        {true, models.WoodpeckerKey{Prefix: "by-dev/wp/logs/", Log: "by-dev-rootcoord-dml_0"}},
+		"by-dev/wp/logs/p/segments/7/x":                     {true, models.WoodpeckerKey{Prefix: "by-dev/wp/logs/", Log: "p"}},
+		"by-dev/wp/logs/p/segments/":                        {true, models.WoodpeckerKey{Prefix: "by-dev/wp/logs/", Log: "p"}},
+		"woodpecker/logs/by-dev-rootcoord-dml_1/segments/0": {true, models.WoodpeckerKey{Prefix: "woodpecker/logs/", Legacy: true, Log: "by-dev-rootcoord-dml_1", Segment: true}},
+		"by-dev/wp/logidgen":                                {false, models.WoodpeckerKey{}},
+		"other/wp/logs/p/segments/1":                        {false, models.WoodpeckerKey{}},
+		"by-dev/wp/logs/":                                   {false, models.WoodpeckerKey{}},
+	}
+	for key, c := range cases {
+		got, ok := l.ParseWoodpeckerKey(key)
+		assert.Equal(t, c.ok, ok, key)
+		if ok {
+			assert.Equal(t, c.want, got, key)
+		}
+	}
+}
+
+func TestWALCensus(t *testing.T) {
+	pulsar, kafka := commonpb.WALName_Pulsar, commonpb.WALName_Kafka
+	c := models.NewWALCensus(map[string]commonpb.WALName{"p0": pulsar, "p1": kafka})
+	pulsarID := sample.ID(pulsar, 1).Bytes()
+	kafkaID := sample.ID(kafka, 1).Bytes()
+
+	// p0: consistent pulsar, tagged and untagged.
+	c.AddCheckpoint("p0", pulsar)
+	c.Add("p0", commonpb.WALName_Unknown, pulsarID)
+	c.Add("p0", pulsar, pulsarID)
+	// p1: an interrupted reset to kafka left an untagged pulsar id and a tagged kafka one.
+	c.AddCheckpoint("p1", kafka)
+	c.Add("p1", commonpb.WALName_Unknown, pulsarID)
+	c.Add("p1", kafka, kafkaID)
+	// p2: no checkpoint in the map; AddCheckpoint names its WAL for the positions after it.
+	c.AddCheckpoint("p2", kafka)
+	c.Add("p2", commonpb.WALName_Unknown, (msgid.OffsetID{Of: kafka, Offset: -2}).Bytes())
+	// p3: no checkpoint at all.
+	c.Add("p3", commonpb.WALName_Unknown, kafkaID)
+
+	rep := c.Report()
+	require.Len(t, rep, 4)
+	assert.Equal(t, models.PChannelWALs{PChannel: "p0", CheckpointWAL: "pulsar", Positions: map[string]int64{"pulsar": 3}}, rep[0])
+	assert.Equal(t, models.PChannelWALs{PChannel: "p1", CheckpointWAL: "kafka", Positions: map[string]int64{"kafka": 2, "undecodable as kafka": 1}, Split: true}, rep[1])
+	assert.Equal(t, models.PChannelWALs{PChannel: "p2", CheckpointWAL: "kafka", Positions: map[string]int64{"kafka": 2}}, rep[2], "kafka -2 decodes as kafka")
+	assert.Equal(t, models.PChannelWALs{PChannel: "p3", CheckpointWAL: models.NoCheckpoint, Positions: map[string]int64{"unknown": 1}}, rep[3])
+	assert.Equal(t, []string{"p1"}, c.Split())
+
+	assert.True(t, c.OnlyOn("p0", pulsar))
+	assert.False(t, c.OnlyOn("p0", kafka))
+	assert.False(t, c.OnlyOn("p1", kafka), "a split pchannel is not on one WAL")
+	assert.True(t, c.OnlyOn("p2", kafka))
+	assert.True(t, c.OnlyOn("nothing", kafka), "a pchannel with nothing counted is on no other WAL")
+
+	// A tagged position counts for its tag whatever its bytes, and the
+	// checkpoint counts once it is added.
+	d := models.NewWALCensus(nil)
+	d.Add("q", commonpb.WALName_WoodPecker, []byte{0xff})
+	d.AddCheckpoint("q", pulsar)
+	assert.Equal(t, map[string]int64{"woodpecker": 1, "pulsar": 1}, d.PChannel("q").Positions)
+	assert.True(t, d.PChannel("q").Split)
+	assert.Equal(t, "pulsar", d.PChannel("q").CheckpointWAL)
+}
+
+// protobuf-go reads a known field with another wire type as an unknown field,
+// as Milvus does for the sample's old field-6 varint: heron counts it unknown.
+func TestWrongWireTypeIsUnknownAsInProto(t *testing.T) {
+	b := (&wire.Builder{}).Varint(1, 7).Build() // channel_name (a string) as a varint
+	var p msgpb.MsgPosition
+	require.NoError(t, proto.Unmarshal(b, &p))
+	assert.Equal(t, "", p.GetChannelName())
+	assert.NotEmpty(t, p.ProtoReflect().GetUnknown())
+
+	cp := sample.Checkpoint{ID: sample.ID(commonpb.WALName_Pulsar, 1), TimeTick: 5, Extra: []byte{0x30, 0x07}}.Encode()
+	d, err := models.DecodeWALCheckpoint(cp)
+	require.NoError(t, err)
+	assert.Nil(t, d.AlterWAL)
+	assert.Equal(t, 1, d.UnknownFields)
+	assert.Equal(t, []int32{6}, d.UnknownFieldNumbers)
+	kept, err := models.ClearAlterWALState(cp)
+	require.NoError(t, err)
+	assert.Equal(t, cp, kept, "a field 6 that is not a message is not alter_wal_state: kept")
+}
+
+func alterWAL(target commonpb.WALName, stage models.AlterWALStage) []byte {
+	entry := (&wire.Builder{}).String(1, "mq.type").String(2, msgid.Name(target)).Build()
+	return (&wire.Builder{}).Varint(1, uint64(target)).Varint(2, 99).Message(3, entry).Varint(4, uint64(stage)).Build()
+}
+
+func TestAlterWALStateDecodeAndClear(t *testing.T) {
+	later := (&wire.Builder{}).Varint(7, 3).String(9, "term").Build()
+	for _, stage := range []models.AlterWALStage{models.AlterWALStageNone, models.AlterWALStageFlushing, models.AlterWALStageAdvanceCheckpoint} {
+		base := sample.Checkpoint{ID: sample.ID(commonpb.WALName_Pulsar, 1), TimeTick: 1 << 40, RecoveryMagic: 1, Replicate: true}.Encode()
+		field6 := (&wire.Builder{}).Message(6, alterWAL(commonpb.WALName_Kafka, stage)).Build()
+		orig := append(append(append([]byte{}, base...), field6...), later...)
+		cp, err := models.DecodeWALCheckpoint(orig)
+		require.NoError(t, err)
+		require.NotNil(t, cp.AlterWAL, stage.String())
+		assert.Equal(t, commonpb.WALName_Kafka, cp.AlterWAL.Target)
+		assert.Equal(t, stage, cp.AlterWAL.Stage)
+		assert.Equal(t, uint64(99), cp.AlterWAL.TimeTick)
+		assert.Equal(t, map[string]string{"mq.type": "kafka"}, cp.AlterWAL.Configs)
+		assert.Equal(t, stage != models.AlterWALStageNone, cp.AlterWAL.Interrupted())
+		assert.Equal(t, "online switch to kafka, stage "+stage.String(), cp.AlterWAL.Describe())
+		assert.Equal(t, []int32{7, 9}, cp.UnknownFieldNumbers, "fields above 6 are reported")
+		assert.Equal(t, 2, cp.UnknownFields)
+
+		cleared, err := models.ClearAlterWALState(orig)
+		require.NoError(t, err)
+		assert.Equal(t, append(append([]byte{}, base...), later...), cleared, "only field 6 goes; every other byte stays in place")
+		after, err := models.DecodeWALCheckpoint(cleared)
+		require.NoError(t, err)
+		assert.Nil(t, after.AlterWAL)
+		assert.True(t, after.HasReplicateCheckpoint)
+		assert.Equal(t, []int32{7, 9}, after.UnknownFieldNumbers)
+
+		// The id rewrite keeps alter_wal_state: clearing it is its own step.
+		moved, err := models.RewriteWALCheckpoint(orig, msgid.WoodpeckerID{})
+		require.NoError(t, err)
+		assert.Equal(t, fieldsExcept(t, orig, 1), fieldsExcept(t, moved, 1))
+	}
+	assert.Equal(t, "STAGE_7", models.AlterWALStage(7).String())
+
+	bad := (&wire.Builder{}).Message(6, []byte{0x0a, 0xff}).Build()
+	_, err := models.DecodeWALCheckpoint(bad)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "alter_wal_state")
+	_, err = models.ClearAlterWALState([]byte{0x0a, 0xff})
+	assert.Error(t, err)
+}

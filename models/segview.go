@@ -1,0 +1,274 @@
+package models
+
+import (
+	"bytes"
+	"unicode/utf8"
+
+	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
+	"github.com/milvus-io/milvus-proto/go-api/v3/msgpb"
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/heron-shell/heron/models/msgid"
+)
+
+// A reset decides a million segments several times in a run, so segments
+// have a fast path: one pass over the value without allocating per field,
+// and a rewrite that splices the two positions in. It takes the plain shape
+// Milvus writes and hands anything else (malformed, repeated, non-canonical
+// or oddly typed fields) to the general decoder; the fuzz test
+// FuzzSegmentFastPath checks that both agree byte for byte.
+
+// PositionView is what a segment position says about its WAL.
+type PositionView struct {
+	Present   bool
+	WAL       commonpb.WALName // WAL_name; Unknown when untagged
+	MsgID     []byte           // aliases the value that was viewed
+	Timestamp uint64
+}
+
+// SegmentView is what a reset and the split-state rule read from a
+// datapb.SegmentInfo.
+type SegmentView struct {
+	Channel    string // insert_channel, the vchannel
+	State      commonpb.SegmentState
+	Importing  bool
+	Start, DML PositionView
+}
+
+// In reports whether the position already holds exactly id, tagged with its WAL.
+func (p PositionView) In(id msgid.ID) bool {
+	return p.WAL == id.WAL() && bytes.Equal(p.MsgID, id.Bytes())
+}
+
+// Position returns the position as a MsgPosition (for descriptions); nil when absent.
+func (p PositionView) Position() *msgpb.MsgPosition {
+	if !p.Present {
+		return nil
+	}
+	return &msgpb.MsgPosition{MsgID: p.MsgID, WALName: p.WAL, Timestamp: p.Timestamp}
+}
+
+// ViewSegment reads a segment value: in one pass without allocating per
+// field when it has Milvus's plain shape, else with the general decoder.
+func ViewSegment(b []byte) (SegmentView, error) {
+	if v, _, ok := inspectSegment(b); ok {
+		return v, nil
+	}
+	return viewSegmentGeneral(b)
+}
+
+func viewSegmentGeneral(b []byte) (SegmentView, error) {
+	s, err := DecodeSegmentInfo(b)
+	if err != nil {
+		return SegmentView{}, err
+	}
+	return SegmentView{Channel: s.InsertChannel, State: s.State, Importing: s.IsImporting,
+		Start: positionView(s.StartPosition), DML: positionView(s.DMLPosition)}, nil
+}
+
+func positionView(p *msgpb.MsgPosition) PositionView {
+	if p == nil {
+		return PositionView{}
+	}
+	return PositionView{Present: true, WAL: p.GetWALName(), MsgID: p.GetMsgID(), Timestamp: p.GetTimestamp()}
+}
+
+// RewriteSegmentPositions sets msgID and WAL_name of start_position and
+// dml_position (where present) to id; it returns the new value and how many
+// positions changed. Everything else, binlogs included, keeps its bytes.
+// When nothing changes the value is returned as it is.
+func RewriteSegmentPositions(b []byte, id msgid.ID) ([]byte, int, error) {
+	v, _, ok := inspectSegment(b)
+	if !ok {
+		return rewriteSegmentPositionsGeneral(b, id)
+	}
+	target := id.Bytes()
+	var change [2]bool
+	n := 0
+	for i, p := range [2]PositionView{v.Start, v.DML} {
+		change[i] = p.Present && !(p.WAL == id.WAL() && bytes.Equal(p.MsgID, target))
+		if change[i] {
+			n++
+		}
+	}
+	if n == 0 {
+		return b, 0, nil
+	}
+	out := make([]byte, 0, len(b)+2*(len(target)+8))
+	for off := 0; off < len(b); {
+		num, typ, tn := protowire.ConsumeTag(b[off:])
+		m := protowire.ConsumeFieldValue(num, typ, b[off+tn:])
+		if (num == segStartPosition || num == segDMLPosition) && change[num-segStartPosition] {
+			payload, _ := protowire.ConsumeBytes(b[off+tn : off+tn+m])
+			out = protowire.AppendTag(out, num, protowire.BytesType)
+			out = appendRewrittenPosition(out, payload, target, id.WAL())
+		} else {
+			out = append(out, b[off:off+tn+m]...)
+		}
+		off += tn + m
+	}
+	return out, n, nil
+}
+
+// inspectSegment is the fast path: ok is false when the value needs the
+// general decoder. It accepts a value only when the general decoder reads it
+// the same way and re-encodes every unchanged byte as it is: each position
+// field at most once, with a canonical tag and length, and positions that
+// proto.Unmarshal accepts.
+func inspectSegment(b []byte) (v SegmentView, channel []byte, ok bool) {
+	var seen [2]bool
+	for off := 0; off < len(b); {
+		num, typ, n := protowire.ConsumeTag(b[off:])
+		if n < 0 || num < 1 || typ == protowire.StartGroupType || typ == protowire.EndGroupType {
+			return v, nil, false
+		}
+		m := protowire.ConsumeFieldValue(num, typ, b[off+n:])
+		if m < 0 {
+			return v, nil, false
+		}
+		val := b[off+n : off+n+m]
+		switch num {
+		case segChannel:
+			if typ != protowire.BytesType {
+				return v, nil, false
+			}
+			channel, _ = protowire.ConsumeBytes(val)
+		case segState:
+			if typ != protowire.VarintType {
+				return v, nil, false
+			}
+			s, _ := protowire.ConsumeVarint(val)
+			v.State = commonpb.SegmentState(s)
+		case segIsImporting:
+			if typ != protowire.VarintType {
+				return v, nil, false
+			}
+			s, _ := protowire.ConsumeVarint(val)
+			v.Importing = s != 0
+		case segStartPosition, segDMLPosition:
+			i := int(num - segStartPosition)
+			if typ != protowire.BytesType || seen[i] || n != protowire.SizeTag(num) {
+				return v, nil, false
+			}
+			payload, ln := protowire.ConsumeBytes(val)
+			if ln != protowire.SizeBytes(len(payload)) {
+				return v, nil, false
+			}
+			seen[i] = true
+			p, ok := inspectPosition(payload)
+			if !ok {
+				return v, nil, false
+			}
+			if i == 0 {
+				v.Start = p
+			} else {
+				v.DML = p
+			}
+		}
+		off += n + m
+	}
+	v.Channel = string(channel)
+	return v, channel, true
+}
+
+// inspectPosition reads a MsgPosition, refusing what proto.Unmarshal would
+// refuse or read differently (repeated, oddly typed or non-UTF-8 fields).
+func inspectPosition(b []byte) (p PositionView, ok bool) {
+	p.Present = true
+	var seen [posWALName + 1]bool
+	for off := 0; off < len(b); {
+		num, typ, n := protowire.ConsumeTag(b[off:])
+		if n < 0 || num < 1 || typ == protowire.StartGroupType || typ == protowire.EndGroupType {
+			return p, false
+		}
+		m := protowire.ConsumeFieldValue(num, typ, b[off+n:])
+		if m < 0 {
+			return p, false
+		}
+		val := b[off+n : off+n+m]
+		if num <= posWALName {
+			if seen[num] {
+				return p, false
+			}
+			seen[num] = true
+		}
+		switch num {
+		case posChannel, 3: // channel_name, msgGroup: proto3 strings must be UTF-8
+			if typ != protowire.BytesType {
+				return p, false
+			}
+			if s, _ := protowire.ConsumeBytes(val); !utf8.Valid(s) {
+				return p, false
+			}
+		case posMsgID:
+			if typ != protowire.BytesType {
+				return p, false
+			}
+			p.MsgID, _ = protowire.ConsumeBytes(val)
+		case posTimestamp:
+			if typ != protowire.VarintType {
+				return p, false
+			}
+			p.Timestamp, _ = protowire.ConsumeVarint(val)
+		case posWALName:
+			if typ != protowire.VarintType {
+				return p, false
+			}
+			w, _ := protowire.ConsumeVarint(val)
+			p.WAL = commonpb.WALName(int32(w))
+		}
+		off += n + m
+	}
+	return p, true
+}
+
+// appendRewrittenPosition appends the length-prefixed position payload b
+// with msgID set to target and WAL_name to wal, as setPosition does on the
+// general path: the first msgID or WAL_name field is replaced in place (or
+// the field appended), empty or zero values remove it, other fields stay.
+func appendRewrittenPosition(dst, b, target []byte, wal commonpb.WALName) []byte {
+	var idField, walField []byte
+	var buf [24]byte
+	if len(target) > 0 {
+		idField = protowire.AppendBytes(protowire.AppendTag(nil, posMsgID, protowire.BytesType), target)
+	}
+	if wal != commonpb.WALName_Unknown {
+		walField = protowire.AppendVarint(protowire.AppendTag(buf[:0], posWALName, protowire.VarintType), uint64(wal))
+	}
+	// The position fields are read twice: once to size, once to copy.
+	size := 0
+	placedID, placedWAL := false, false
+	each := func(emit func(raw []byte)) {
+		placedID, placedWAL = false, false
+		for off := 0; off < len(b); {
+			num, typ, n := protowire.ConsumeTag(b[off:])
+			m := protowire.ConsumeFieldValue(num, typ, b[off+n:])
+			raw := b[off : off+n+m]
+			off += n + m
+			switch num {
+			case posMsgID:
+				if !placedID && idField != nil {
+					emit(idField)
+				}
+				placedID = true
+			case posWALName:
+				if !placedWAL && walField != nil {
+					emit(walField)
+				}
+				placedWAL = true
+			default:
+				emit(raw)
+			}
+		}
+		if !placedID && idField != nil {
+			emit(idField)
+		}
+		if !placedWAL && walField != nil {
+			emit(walField)
+		}
+	}
+	each(func(raw []byte) { size += len(raw) })
+	dst = protowire.AppendVarint(dst, uint64(size))
+	each(func(raw []byte) { dst = append(dst, raw...) })
+	return dst
+}

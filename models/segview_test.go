@@ -1,0 +1,211 @@
+package models
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"math/rand"
+	"os"
+	"testing"
+
+	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
+	"github.com/milvus-io/milvus-proto/go-api/v3/msgpb"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/heron-shell/heron/models/msgid"
+	"github.com/heron-shell/heron/models/wire"
+)
+
+// fuzzTargets are the ids a rewrite may set: every WAL's earliest (woodpecker's
+// is empty, which removes msgID) and ids with content.
+var fuzzTargets = []msgid.ID{
+	msgid.PulsarEarliest,
+	msgid.OffsetID{Of: commonpb.WALName_Kafka},
+	msgid.OffsetID{Of: commonpb.WALName_RocksMQ},
+	msgid.WoodpeckerID{},
+	msgid.OffsetID{Of: commonpb.WALName_Kafka, Offset: 1005},
+	msgid.PulsarID{Ledger: 100, Entry: 5, Batch: -1},
+	msgid.WoodpeckerID{Segment: 3, Entry: 12},
+}
+
+func testPosition(r *rand.Rand, ch string) []byte {
+	ids := [][]byte{nil, {}, msgid.PulsarEarliest.Bytes(), msgid.OffsetID{Of: commonpb.WALName_Kafka, Offset: int64(r.Intn(5000))}.Bytes(),
+		msgid.WoodpeckerID{Segment: 3, Entry: int64(r.Intn(9))}.Bytes(), msgid.PulsarID{Ledger: 100, Entry: 5, Batch: -1}.Bytes()}
+	wals := []commonpb.WALName{0, 0, commonpb.WALName_Pulsar, commonpb.WALName_Kafka, commonpb.WALName_RocksMQ, commonpb.WALName_WoodPecker}
+	p := &msgpb.MsgPosition{ChannelName: ch, MsgID: ids[r.Intn(len(ids))], Timestamp: uint64(r.Int63()), WALName: wals[r.Intn(len(wals))]}
+	if r.Intn(3) == 0 {
+		p.MsgGroup = "by-dev-dataNode-3"
+	}
+	b, err := proto.Marshal(p)
+	if err != nil {
+		panic(err)
+	}
+	if r.Intn(5) == 0 {
+		b = append(b, (&wire.Builder{}).String(7, "a later field").Build()...)
+	}
+	return b
+}
+
+// testSegment encodes a SegmentInfo in the field order Milvus writes, with
+// random positions, states and unknown fields.
+func testSegment(r *rand.Rand) []byte {
+	ch := "by-dev-rootcoord-dml_1_449v0"
+	var b wire.Builder
+	b.Varint(1, uint64(r.Int63())).Varint(2, 449).Varint(3, 450)
+	if r.Intn(8) != 0 {
+		b.String(4, ch)
+	}
+	b.Varint(5, uint64(r.Intn(10000))).Varint(6, uint64(r.Intn(8))).Varint(7, 1<<30)
+	if r.Intn(4) != 0 {
+		b.Message(9, testPosition(r, ch))
+	}
+	if r.Intn(4) != 0 {
+		b.Message(10, testPosition(r, ch))
+	}
+	b.Message(11, (&wire.Builder{}).Varint(1, 101).Message(2, (&wire.Builder{}).Varint(1, 7).String(5, "files/insert_log/1").Build()).Build())
+	if r.Intn(4) == 0 {
+		b.Varint(17, 1)
+	}
+	b.Varint(20, 2).Varint(21, 2)
+	if r.Intn(3) == 0 {
+		b.Varint(99, 5).String(100, "later field")
+	}
+	return b.Build()
+}
+
+func sameView(a, b SegmentView) bool {
+	pos := func(x, y PositionView) bool {
+		return x.Present == y.Present && x.WAL == y.WAL && bytes.Equal(x.MsgID, y.MsgID) && x.Timestamp == y.Timestamp
+	}
+	return a.Channel == b.Channel && a.State == b.State && a.Importing == b.Importing && pos(a.Start, b.Start) && pos(a.DML, b.DML)
+}
+
+// checkSegmentPaths requires the fast and general paths to agree on b: the
+// view, and the rewrite to every target (bytes and count), errors included.
+func checkSegmentPaths(t *testing.T, b []byte) (fast bool) {
+	t.Helper()
+	general, gerr := viewSegmentGeneral(b)
+	fv, _, ok := inspectSegment(b)
+	if ok {
+		if gerr != nil {
+			t.Fatalf("fast path accepts what the general decoder refuses (%v): %x", gerr, b)
+		}
+		if !sameView(fv, general) {
+			t.Fatalf("views differ on %x:\nfast    %+v\ngeneral %+v", b, fv, general)
+		}
+	}
+	v, err := ViewSegment(b)
+	if (err != nil) != (gerr != nil) || (err == nil && !sameView(v, general)) {
+		t.Fatalf("ViewSegment %+v (%v), general %+v (%v) on %x", v, err, general, gerr, b)
+	}
+	for _, id := range fuzzTargets {
+		got, n, err := RewriteSegmentPositions(b, id)
+		want, wn, werr := rewriteSegmentPositionsGeneral(b, id)
+		if (err != nil) != (werr != nil) {
+			t.Fatalf("rewrite to %s %s: error %v, general %v on %x", msgid.Name(id.WAL()), id.Human(), err, werr, b)
+		}
+		if err == nil && (n != wn || !bytes.Equal(got, want)) {
+			t.Fatalf("rewrite to %s %s of %x:\nfast    %d %x\ngeneral %d %x", msgid.Name(id.WAL()), id.Human(), b, n, got, wn, want)
+		}
+	}
+	return ok
+}
+
+func segmentSeeds() [][]byte {
+	r := rand.New(rand.NewSource(11))
+	var seeds [][]byte
+	for i := 0; i < 60; i++ {
+		seeds = append(seeds, testSegment(r))
+	}
+	ch := "by-dev-rootcoord-dml_0_1v0"
+	plain := (&wire.Builder{}).String(4, ch).Message(9, testPosition(r, ch)).Build()
+	seeds = append(seeds,
+		nil,
+		// Repeated start_position: the general decoder takes the last one.
+		append(append([]byte{}, plain...), (&wire.Builder{}).Message(9, testPosition(r, ch)).Build()...),
+		// A position with a wrongly typed field and one with bad UTF-8.
+		(&wire.Builder{}).String(4, ch).Message(9, append(testPosition(r, ch), 0x30, 0x01)).Build(),
+		(&wire.Builder{}).String(4, ch).Message(10, (&wire.Builder{}).Bytes(1, []byte{0xff, 0xfe}).Build()).Build(),
+		// Non-canonical length of a position, a truncated value, a group.
+		append([]byte{0x4a, 0x80, 0x00}, []byte{}...),
+		plain[:len(plain)-1],
+		append(append([]byte{}, plain...), 0xa3, 0x06, 0xa4, 0x06),
+		// State as bytes, WAL_name out of int32 range, msgID twice.
+		(&wire.Builder{}).Bytes(6, []byte("x")).Build(),
+		(&wire.Builder{}).String(4, ch).Message(9, (&wire.Builder{}).Varint(5, 1<<32+3).Build()).Build(),
+		(&wire.Builder{}).String(4, ch).Message(10, (&wire.Builder{}).Bytes(2, []byte{1}).Bytes(2, []byte{2}).Build()).Build(),
+	)
+	return seeds
+}
+
+// FuzzSegmentFastPath: the fast and the general segment paths agree on any
+// input, for the view and for the rewrite to every target. The seed corpus
+// runs in plain `go test`; `go test -fuzz FuzzSegmentFastPath ./models/` explores.
+func FuzzSegmentFastPath(f *testing.F) {
+	for _, s := range segmentSeeds() {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		checkSegmentPaths(t, b)
+	})
+}
+
+// The fast path takes the shapes Milvus writes (random ones and Milvus's own
+// bytes from tests/golden), so a million segments never reach the general decoder.
+func TestSegmentFastPathTakesMilvusShapes(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	for i := 0; i < 200; i++ {
+		if b := testSegment(r); !checkSegmentPaths(t, b) {
+			t.Fatalf("fast path refused a plain segment: %x", b)
+		}
+	}
+	raw, err := os.ReadFile("../tests/golden/testdata/protos.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vs []struct{ Type, Name, Hex string }
+	if err := json.Unmarshal(raw, &vs); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, v := range vs {
+		if v.Type != "datapb.SegmentInfo" {
+			continue
+		}
+		b, _ := hex.DecodeString(v.Hex)
+		if !checkSegmentPaths(t, b) {
+			t.Errorf("fast path refused Milvus's %s segment", v.Name)
+		}
+		n++
+	}
+	if n == 0 {
+		t.Fatal("no golden segment")
+	}
+}
+
+func TestRewriteSegmentPositionsUnchangedKeepsValue(t *testing.T) {
+	r := rand.New(rand.NewSource(5))
+	b := testSegment(r)
+	for _, id := range fuzzTargets {
+		once, _, err := RewriteSegmentPositions(b, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, n, err := RewriteSegmentPositions(once, id)
+		if err != nil || n != 0 || !bytes.Equal(again, once) {
+			t.Fatalf("second rewrite to %s: n=%d err=%v", id.Human(), n, err)
+		}
+		v, err := ViewSegment(once)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range []PositionView{v.Start, v.DML} {
+			if p.Present && !p.In(id) {
+				t.Fatalf("position %+v not at %s", p, id.Human())
+			}
+		}
+	}
+	if _, err := ViewSegment([]byte{0x0a, 0xff}); err == nil {
+		t.Fatal("a truncated segment views without error")
+	}
+}
