@@ -122,6 +122,11 @@ func newCommand[P any](write bool) *Command {
 // errHelp is returned by parse when the words asked for the command's help.
 var errHelp = errors.New("help requested")
 
+// credentialCommands take credentials on their command line (birdwatcher's
+// connect): no error repeats one of their words, and history never stores
+// their positional arguments (a stray word may be a password).
+var credentialCommands = map[string]bool{"connect": true}
+
 // parse builds the params from the words after the command path.
 func (c *Command) parse(args []string) (params any, run bool, err error) {
 	name := c.Path()
@@ -129,20 +134,31 @@ func (c *Command) parse(args []string) (params any, run bool, err error) {
 	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.SortFlags = false
+	b := &flagBinding{cmd: name, sensitive: credentialCommands[name]}
 	for _, f := range c.spec.Flags {
 		if f.index == nil {
 			fs.BoolVar(&run, f.Name, false, f.Desc)
+			fl := fs.Lookup(f.Name)
+			fl.Value = &scalarValue{Value: fl.Value, spec: f, b: b}
 			continue
 		}
-		f.bind(fs, pv.Elem())
+		f.bind(fs, pv.Elem(), b)
 	}
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
+		switch {
+		case errors.Is(err, pflag.ErrHelp):
 			return nil, false, errHelp
+		case b.err != nil:
+			return nil, false, b.err
+		case b.sensitive && !strings.HasPrefix(err.Error(), "unknown flag: --"):
+			return nil, false, Usagef("%s: cannot read the flags (write --name VALUE or --name=VALUE)", name)
 		}
 		return nil, false, Usagef("%s: %v", name, err)
 	}
 	if rest := fs.Args(); len(rest) > 0 {
+		if b.sensitive {
+			return nil, false, Usagef("%s: unexpected argument %d: not a flag (flags start with --)", name, positional(fs, args)+1)
+		}
 		return nil, false, Usagef("%s: unexpected argument %q (flags start with --)", name, rest[0])
 	}
 	for _, f := range c.spec.Flags {
@@ -165,6 +181,25 @@ func (c *Command) parse(args []string) (params any, run bool, err error) {
 		}
 	}
 	return p, run, nil
+}
+
+// positional is the index in args of the first word that is neither a flag
+// nor a flag's value, as pflag reads them.
+func positional(fs *pflag.FlagSet, args []string) int {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return i + 1
+		case !strings.HasPrefix(a, "-") || a == "-":
+			return i
+		case strings.HasPrefix(a, "--") && !strings.Contains(a, "="):
+			if fl := fs.Lookup(a[2:]); fl != nil && fl.NoOptDefVal == "" {
+				i++
+			}
+		}
+	}
+	return len(args)
 }
 
 func formatOf(p any) string {

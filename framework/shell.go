@@ -39,6 +39,7 @@ type Shell struct {
 	stderr      io.Writer
 	historyFile string
 	historySet  bool
+	seen        map[string]*commandSpec // every command of every state the shell was in, by path
 }
 
 // NewShell returns a shell in state initial that renders results to stdout
@@ -71,6 +72,12 @@ func (sh *Shell) setState(next State) {
 func (sh *Shell) index() *index {
 	if sh.idx == nil {
 		sh.idx = newIndex(sh.state.Commands())
+		if sh.seen == nil {
+			sh.seen = map[string]*commandSpec{}
+		}
+		for _, c := range sh.idx.cmds {
+			sh.seen[c.Path()] = c.spec
+		}
 	}
 	return sh.idx
 }
