@@ -2,12 +2,15 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/heron-shell/heron/states/demo"
 )
 
 // pipe returns a non-terminal stdin holding input.
@@ -35,6 +38,7 @@ func TestRun(t *testing.T) {
 	}{
 		{name: "version flag", args: []string{"--version"}, stdout: "go-api/v3"},
 		{name: "help flag", args: []string{"--help"}, stdout: "--olc"},
+		{name: "help in the shell's flag style", args: []string{"--help"}, stdout: "--olc COMMANDS"},
 		{name: "unknown flag", args: []string{"--bogus"}, code: 2, stderr: "error: unknown flag: --bogus"},
 		{name: "stray argument", args: []string{"show"}, code: 2, stderr: `unexpected argument "show"`},
 		{name: "olc", args: []string{"--olc", "version --format line, help"}, stdout: "heron=dev"},
@@ -54,4 +58,19 @@ func TestRun(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Issue 10 §3: heron demo --help uses the shell's flag style and exits 0.
+func TestDemoHelp(t *testing.T) {
+	var out, errOut bytes.Buffer
+	code := demo.Main(context.Background(), []string{"--help"}, false, strings.NewReader(""), &out, &errOut)
+	assert.Equal(t, 0, code, errOut.String())
+	assert.Contains(t, out.String(), "--rootPath STRING")
+	assert.Contains(t, out.String(), "--wal WAL")
+	assert.Empty(t, errOut.String())
+
+	out.Reset()
+	code = demo.Main(context.Background(), []string{"-wal", "kafka"}, false, strings.NewReader(""), &out, &errOut)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut.String(), "error: demo:")
 }

@@ -109,6 +109,9 @@ func (sh *Shell) Run(ctx context.Context, line string) (err error) {
 	}
 	cmd, rest, err := sh.index().resolve(words)
 	if err != nil {
+		if herr := sh.groupHelp(words); herr == nil {
+			return nil
+		}
 		return err
 	}
 	name = cmd.Path()
@@ -129,6 +132,28 @@ func (sh *Shell) Run(ctx context.Context, line string) (err error) {
 		}
 	}
 	return nil
+}
+
+// groupHelp answers "show --help": a group word with --help lists the
+// group's commands. It fails when the words do not name a group or do not
+// ask for help.
+func (sh *Shell) groupHelp(words []string) error {
+	var path []string
+	asked := false
+	for _, w := range words {
+		switch {
+		case w == "--help" || w == "-h":
+			asked = true
+		case strings.HasPrefix(w, "-"):
+			return errHelp
+		default:
+			path = append(path, w)
+		}
+	}
+	if !asked || len(sh.index().children(path)) == 0 {
+		return errHelp
+	}
+	return sh.help(path)
 }
 
 // PanicError is a panic inside a command, turned into an error.

@@ -4,13 +4,15 @@ package demo
 
 import (
 	"context"
-	"flag"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
+	"github.com/spf13/pflag"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/heron-shell/heron/framework"
@@ -26,15 +28,23 @@ import (
 // shell connected to it (the REPL when interactive, else one command a line
 // from stdin), and removes the etcd folder when the shell ends.
 func Main(ctx context.Context, args []string, interactive bool, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	walName := fs.String("wal", "pulsar", "WAL the sample's positions are encoded for: "+fmt.Sprint(msgid.Names()))
+	fs := pflag.NewFlagSet("demo", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.SortFlags = false
+	walName := fs.String("wal", "pulsar", "`WAL` the sample's positions are encoded for: "+strings.Join(msgid.Names(), ", "))
 	rootPath := fs.String("rootPath", "by-dev", "root path of the sample instance")
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			usage(stdout, fs)
+			return framework.ExitOK
+		}
+		fmt.Fprintf(stderr, "error: demo: %v\n", err)
+		usage(stderr, fs)
 		return framework.ExitUsage
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "error: demo takes no arguments, got %q\n", fs.Args())
+		usage(stderr, fs)
 		return framework.ExitUsage
 	}
 	wal, err := msgid.Parse(*walName)
@@ -52,6 +62,18 @@ func Main(ctx context.Context, args []string, interactive bool, stdin io.Reader,
 		return sh.RunREPL(ctx)
 	}
 	return sh.RunScript(ctx, stdin)
+}
+
+func usage(w io.Writer, fs *pflag.FlagSet) {
+	fmt.Fprintf(w, `Usage:
+  heron demo [--wal WAL] [--rootPath STRING]
+
+Starts an embedded etcd in a temporary folder, seeds it with a sample stopped
+Milvus instance and opens the shell connected to it (the REPL on a terminal,
+else one command a line from stdin). The folder is removed on exit.
+
+Flags:
+%s`, framework.FlagUsages(fs))
 }
 
 // Start starts the embedded etcd, seeds it and returns a shell connected to
