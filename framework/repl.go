@@ -60,10 +60,7 @@ func (sh *Shell) RunREPL(ctx context.Context) (code int) {
 	for ctx.Err() == nil {
 		parser.eof.Store(false)
 		p := prompt.New(func(string) {}, func(d prompt.Document) []prompt.Suggest {
-			if strings.TrimSpace(d.TextBeforeCursor()) == "" {
-				return nil // no menu over an empty line
-			}
-			return sh.Suggest(d.TextBeforeCursor())
+			return sh.replSuggest(d.TextBeforeCursor())
 		},
 			prompt.OptionParser(parser),
 			prompt.OptionPrefix(sh.State().Prompt()),
