@@ -173,12 +173,40 @@ func panicError(cmd string, r any) error {
 
 // RunScript runs one command a line from r, skipping blank lines and lines
 // starting with #, and stops at the first failing command, printing
-// "error: ..." to stderr. It returns the exit code.
+// "error: ..." to stderr. It returns the exit code. When ctx ends (SIGINT or
+// SIGTERM in main) the script stops with exit 1, also while it waits for its
+// next line, and an end of input after an interrupt is still exit 1.
 func (sh *Shell) RunScript(ctx context.Context, r io.Reader) int {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
+	lines := make(chan string)
+	readErr := make(chan error, 1)
+	quit := make(chan struct{})
+	defer close(quit)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(r)
+		sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+		for sc.Scan() {
+			select {
+			case lines <- sc.Text():
+			case <-quit:
+				return
+			}
+		}
+		readErr <- sc.Err()
+	}()
+	for {
+		var text string
+		var ok bool
+		select {
+		case <-ctx.Done():
+			fmt.Fprintf(sh.stderr, "error: interrupted\n")
+			return ExitFailed
+		case text, ok = <-lines:
+		}
+		if !ok {
+			break
+		}
+		line := strings.TrimSpace(text)
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
@@ -186,8 +214,12 @@ func (sh *Shell) RunScript(ctx context.Context, r io.Reader) int {
 			return code
 		}
 	}
-	if err := sc.Err(); err != nil {
+	if err := <-readErr; err != nil {
 		fmt.Fprintf(sh.stderr, "error: read commands: %v\n", err)
+		return ExitFailed
+	}
+	if ctx.Err() != nil {
+		fmt.Fprintf(sh.stderr, "error: interrupted\n")
 		return ExitFailed
 	}
 	return ExitOK
