@@ -193,3 +193,33 @@ func TestSplitKeys(t *testing.T) {
 	}
 	assert.False(t, strings.Contains(string(wakeKey), "\n"))
 }
+
+// Issue 9 item 1, script mode: a signal while the script waits for its next
+// line ends it with exit 1 at once; an end of input after one is not exit 0.
+func TestRunScriptInterruptedWhileWaiting(t *testing.T) {
+	sh, _, out, errOut := newTestShell(t)
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	defer r.Close()
+	defer w.Close()
+	_, err = w.WriteString("show one\n")
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int)
+	go func() { done <- sh.RunScript(ctx, r) }()
+	require.Eventually(t, func() bool { return strings.Contains(out.String(), "one") }, wait, 10*time.Millisecond)
+	cancel()
+	select {
+	case code := <-done:
+		assert.Equal(t, ExitFailed, code)
+	case <-time.After(wait):
+		t.Fatal("the script still waits for a line after the interrupt")
+	}
+	assert.Contains(t, errOut.String(), "error: interrupted")
+
+	sh, _, _, errOut = newTestShell(t)
+	ctx, cancel = context.WithCancel(context.Background())
+	cancel()
+	assert.Equal(t, ExitFailed, sh.RunScript(ctx, strings.NewReader("")), "EOF after an interrupt")
+	assert.Contains(t, errOut.String(), "interrupted")
+}
