@@ -53,6 +53,9 @@ func runREPLChild() int {
 		Read(st, func(context.Context, *fakeState, *pingParams) (Result, error) {
 			return Message("pong-%s", "ok"), nil
 		}),
+		Read(st, func(context.Context, *fakeState, *credParams) (Result, error) {
+			return Message("connected-ok"), nil
+		}),
 	}
 	sh := NewShell(st, os.Stdout, os.Stderr)
 	sh.SetHistoryFile(os.Getenv("HERON_TEST_HISTORY"))
@@ -222,4 +225,41 @@ func TestRunScriptInterruptedWhileWaiting(t *testing.T) {
 	cancel()
 	assert.Equal(t, ExitFailed, sh.RunScript(ctx, strings.NewReader("")), "EOF after an interrupt")
 	assert.Contains(t, errOut.String(), "interrupted")
+}
+
+// Issue 9 item 7 through the terminal: what the operator typed is in the
+// history file without its secrets. Issue 10 §3: Tab completes a word with
+// a trailing space, and the completed line runs.
+func TestREPLHistoryAndCompletion(t *testing.T) {
+	tm, hist := startREPL(t)
+	for _, line := range []string{
+		"connect --etcdPasword S3cr3t",
+		"connect -etcdPassword S3cr3t",
+		"connect --etcdUserName root S3cr3t",
+		"connect ---x-pass=S3cr3t",
+	} {
+		tm.Send(line + "\r")
+		tm.Expect("error: connect:", wait)
+		tm.Expect("Test > ", wait)
+	}
+	tm.Send("pi\t\r")
+	tm.Expect("pong-ok", wait)
+	tm.Expect("Test > ", wait)
+	tm.Send("connect --et\t\tx:1\r") // --etcd, --etcdUserName, --etcdPassword: the second Tab picks --etcdUserName
+	tm.Expect("connected-ok", wait)
+	tm.Send("exit\r")
+	assert.Equal(t, ExitOK, tm.Wait(wait))
+	assert.NotContains(t, tm.Output(), "S3cr3t\r\nerror", "errors do not repeat the stray word")
+	b, err := os.ReadFile(hist)
+	require.NoError(t, err)
+	assert.NotContains(t, string(b), "S3cr3t")
+	assert.Equal(t, []string{
+		"connect --etcdPasword ***",
+		"connect -etcdPassword ***",
+		"connect --etcdUserName root ***",
+		"connect ---x-pass=***",
+		"ping",
+		"connect --etcdUserName x:1",
+		"exit",
+	}, lines(string(b)))
 }

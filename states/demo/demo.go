@@ -59,7 +59,7 @@ func Main(ctx context.Context, args []string, interactive bool, stdin io.Reader,
 	}
 	defer cleanup()
 	if interactive {
-		return sh.RunREPL(ctx)
+		return sh.RunREPL(context.WithoutCancel(ctx)) // the REPL handles SIGINT, SIGTERM and SIGHUP itself
 	}
 	return sh.RunScript(ctx, stdin)
 }
