@@ -31,7 +31,7 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 
 	fs := pflag.NewFlagSet("heron", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	olc := fs.String("olc", "", `run comma-separated commands and exit, e.g. "connect --etcd 127.0.0.1:2379, show checkpoint" (quote a comma inside a value)`)
+	olc := fs.String("olc", "", "run comma-separated `COMMANDS` and exit, e.g. \"connect --etcd 127.0.0.1:2379, show checkpoint\" (quote a comma inside a value)")
 	version := fs.Bool("version", false, "print the versions and exit")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
@@ -73,12 +73,14 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 
 func usage(w io.Writer, fs *pflag.FlagSet) {
 	fmt.Fprintf(w, `Usage:
-  heron                      REPL on a terminal; else one command a line from stdin
-  heron --olc "cmd1, cmd2"   run comma-separated commands
-  heron demo [--wal W]       the shell on an embedded, seeded etcd
+  heron                        REPL on a terminal; else one command a line from stdin
+  heron --olc "cmd1, cmd2"     run comma-separated commands
+  heron demo [--wal WAL]       the shell on an embedded, seeded etcd (heron demo --help)
 
 Flags:
 %s
-Exit codes: 0 ok, 1 a command failed, 2 usage error, 3 a write refused by a safety gate.
-`, fs.FlagUsages())
+Inside the shell: help lists the commands, COMMAND --help shows one.
+Exit codes: 0 ok, 1 a command failed (or was interrupted), 2 usage error,
+3 a write refused by a safety gate.
+`, framework.FlagUsages(fs))
 }

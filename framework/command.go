@@ -205,6 +205,11 @@ func newCommand[P any](write bool) *Command {
 // errHelp is returned by parse when the words asked for the command's help.
 var errHelp = errors.New("help requested")
 
+// credentialCommands take credentials on their command line (birdwatcher's
+// connect): no error repeats one of their words, and history never stores
+// their positional arguments (a stray word may be a password).
+var credentialCommands = map[string]bool{"connect": true}
+
 // parse builds the params from the words after the command path.
 func (c *Command) parse(args []string) (params any, m mode, err error) {
 	name := c.Path()
@@ -212,24 +217,35 @@ func (c *Command) parse(args []string) (params any, m mode, err error) {
 	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.SortFlags = false
+	b := &flagBinding{cmd: name, sensitive: credentialCommands[name]}
 	for _, f := range c.spec.Flags {
-		switch {
-		case f.index == nil && f.Name == "run":
-			fs.BoolVar(&m.run, f.Name, false, f.Desc)
-			continue
-		case f.index == nil:
-			fs.BoolVar(&m.yes, f.Name, false, f.Desc)
+		if f.index == nil {
+			dst := &m.yes
+			if f.Name == "run" {
+				dst = &m.run
+			}
+			fs.BoolVar(dst, f.Name, false, f.Desc)
+			fl := fs.Lookup(f.Name)
+			fl.Value = &scalarValue{Value: fl.Value, spec: f, b: b}
 			continue
 		}
-		f.bind(fs, pv.Elem())
+		f.bind(fs, pv.Elem(), b)
 	}
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
+		switch {
+		case errors.Is(err, pflag.ErrHelp):
 			return nil, mode{}, errHelp
+		case b.err != nil:
+			return nil, mode{}, b.err
+		case b.sensitive && !strings.HasPrefix(err.Error(), "unknown flag: --"):
+			return nil, mode{}, Usagef("%s: cannot read the flags (write --name VALUE or --name=VALUE)", name)
 		}
 		return nil, mode{}, Usagef("%s: %v", name, err)
 	}
 	if rest := fs.Args(); len(rest) > 0 {
+		if b.sensitive {
+			return nil, mode{}, Usagef("%s: unexpected argument %d: not a flag (flags start with --)", name, positional(fs, args)+1)
+		}
 		return nil, mode{}, Usagef("%s: unexpected argument %q (flags start with --)", name, rest[0])
 	}
 	for _, f := range c.spec.Flags {
@@ -258,6 +274,25 @@ func (c *Command) parse(args []string) (params any, m mode, err error) {
 		}
 	}
 	return p, m, nil
+}
+
+// positional is the index in args of the first word that is neither a flag
+// nor a flag's value, as pflag reads them.
+func positional(fs *pflag.FlagSet, args []string) int {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return i + 1
+		case !strings.HasPrefix(a, "-") || a == "-":
+			return i
+		case strings.HasPrefix(a, "--") && !strings.Contains(a, "="):
+			if fl := fs.Lookup(a[2:]); fl != nil && fl.NoOptDefVal == "" {
+				i++
+			}
+		}
+	}
+	return len(args)
 }
 
 func formatOf(p any) string {

@@ -1,13 +1,34 @@
 package framework
 
 import (
+	"context"
 	"strings"
+	"time"
 
 	prompt "github.com/c-bata/go-prompt"
 )
 
+// ValueCompleter is implemented by a State that can list values of a kind
+// (a flag's complete tag: pchannel, collection) from what it is connected
+// to, for the REPL's completion. It returns nil for a kind it does not know
+// and on any error: completion never fails a line.
+type ValueCompleter interface {
+	CompleteValues(ctx context.Context, kind string) []Completion
+}
+
+// Completion is one value to complete, with a note shown beside it.
+type Completion struct {
+	Value string
+	Note  string
+}
+
+// completeTimeout bounds one read of values for completion, which runs
+// while the operator types.
+const completeTimeout = 500 * time.Millisecond
+
 // Suggest completes the text before the cursor: command words, then the
-// command's flags, then the values of enum flags (--format j → json).
+// command's flags, then flag values: enum values (--format j → json) and the
+// values the state completes for the flag's kind (pchannel names).
 func (sh *Shell) Suggest(before string) (out []prompt.Suggest) {
 	defer func() {
 		if recover() != nil {
@@ -47,13 +68,13 @@ func (sh *Shell) Suggest(before string) (out []prompt.Suggest) {
 		prev := rest[len(rest)-1]
 		if name, ok := strings.CutPrefix(prev, "--"); ok && !strings.Contains(name, "=") {
 			if f := cmd.spec.flag(name); f != nil && f.Kind != kindBool {
-				return filter(enumSuggestions(f, ""), cur)
+				return filter(sh.valueSuggestions(f, listPrefix(f, cur)), cur)
 			}
 		}
 	}
-	if name, _, ok := strings.Cut(strings.TrimPrefix(cur, "--"), "="); ok && strings.HasPrefix(cur, "--") {
+	if name, val, ok := strings.Cut(strings.TrimPrefix(cur, "--"), "="); ok && strings.HasPrefix(cur, "--") {
 		if f := cmd.spec.flag(name); f != nil {
-			return filter(enumSuggestions(f, "--"+name+"="), cur)
+			return filter(sh.valueSuggestions(f, "--"+name+"="+listPrefix(f, val)), cur)
 		}
 		return nil
 	}
@@ -76,10 +97,49 @@ func (sh *Shell) Suggest(before string) (out []prompt.Suggest) {
 	return filter(out, cur)
 }
 
-func enumSuggestions(f *flagSpec, prefix string) []prompt.Suggest {
+// listPrefix is the part of a list flag's value before the element being
+// typed (--pchannel dml_0,dm completes the element after "dml_0,").
+func listPrefix(f *flagSpec, val string) string {
+	if !f.repeatable() {
+		return ""
+	}
+	if i := strings.LastIndexByte(val, ','); i >= 0 {
+		return val[:i+1]
+	}
+	return ""
+}
+
+// valueSuggestions are the values of flag f, each after prefix: its enum, or
+// what the state completes for its kind.
+func (sh *Shell) valueSuggestions(f *flagSpec, prefix string) []prompt.Suggest {
 	var out []prompt.Suggest
 	for _, v := range f.Enum {
 		out = append(out, prompt.Suggest{Text: prefix + v})
+	}
+	if len(f.Enum) > 0 || f.Complete == "" {
+		return out
+	}
+	vc, ok := sh.state.(ValueCompleter)
+	if !ok {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), completeTimeout)
+	defer cancel()
+	for _, c := range vc.CompleteValues(ctx, f.Complete) {
+		out = append(out, prompt.Suggest{Text: prefix + c.Value, Description: c.Note})
+	}
+	return out
+}
+
+// replSuggest is Suggest as the REPL offers it: a completed word ends with a
+// space, so the next word can be typed (or completed) at once.
+func (sh *Shell) replSuggest(before string) []prompt.Suggest {
+	if strings.TrimSpace(before) == "" {
+		return nil // no menu over an empty line
+	}
+	out := sh.Suggest(before)
+	for i := range out {
+		out[i].Text += " "
 	}
 	return out
 }

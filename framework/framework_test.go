@@ -336,7 +336,7 @@ func TestBuiltins(t *testing.T) {
 	assert.Contains(t, out.String(), "--format table|json|line")
 	out.Reset()
 	require.NoError(t, sh.Run(ctx, "echo --help"))
-	assert.Contains(t, out.String(), "--password VALUE")
+	assert.Contains(t, out.String(), "--password STRING") // issue 10 §3: the type word names the value
 	assert.Contains(t, out.String(), "env $FAKE_PASSWORD")
 	out.Reset()
 	require.NoError(t, sh.Run(ctx, "help show"))

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/spf13/pflag"
 )
 
 // builtins are the commands every state has.
@@ -58,22 +60,25 @@ type helpFlagJSON struct {
 	Required    bool     `json:"required,omitempty"`
 	Env         string   `json:"env,omitempty"`
 	Repeatable  bool     `json:"repeatable,omitempty"`
+	Placeholder string   `json:"placeholder,omitempty"`
 }
 
 type helpCommandJSON struct {
 	Command     string         `json:"command"`
 	Description string         `json:"description"`
+	Example     string         `json:"example,omitempty"`
 	Flags       []helpFlagJSON `json:"flags,omitempty"`
 }
 
 func (h *helpResult) JSON() any {
 	var out []helpCommandJSON
 	for _, c := range h.list() {
-		hc := helpCommandJSON{Command: c.Path(), Description: c.spec.Desc}
+		hc := helpCommandJSON{Command: c.Path(), Description: c.spec.Desc, Example: c.spec.Example}
 		for _, f := range c.spec.Flags {
 			hc.Flags = append(hc.Flags, helpFlagJSON{
 				Name: "--" + f.Name, Type: f.Kind.String(), Default: f.Default, Description: f.Desc,
 				Enum: f.Enum, Required: f.Required, Env: f.Env, Repeatable: f.repeatable(),
+				Placeholder: flagTypeWord(f),
 			})
 		}
 		out = append(out, hc)
@@ -96,7 +101,10 @@ func (h *helpResult) Table(w io.Writer) error {
 			fmt.Fprintln(tw, "\nFlags:")
 		}
 		for _, f := range c.spec.Flags {
-			fmt.Fprintf(tw, "  --%s %s\t%s\n", f.Name, flagTypeWord(f), flagHelp(f))
+			fmt.Fprintf(tw, "  %s\t%s\n", strings.TrimSpace("--"+f.Name+" "+flagTypeWord(f)), flagHelp(f))
+		}
+		if c.spec.Example != "" {
+			fmt.Fprintf(tw, "\nExample:\n  %s\n", c.spec.Example)
 		}
 		return tw.Flush()
 	}
@@ -124,21 +132,20 @@ func (h *helpResult) Lines(w io.Writer) error {
 	return nil
 }
 
+// flagTypeWord is the word help shows for a flag's value: its placeholder
+// tag (--file BACKUP), its enum (table|json|line), else its type (STRING, N).
 func flagTypeWord(f *flagSpec) string {
-	switch f.Kind {
-	case kindBool:
+	switch {
+	case f.Kind == kindBool:
 		return ""
-	case kindStrings:
-		return "LIST"
-	case kindInt64s:
-		return "IDS"
-	case kindInt, kindInt64:
+	case f.Placeholder != "":
+		return f.Placeholder
+	case len(f.Enum) > 0:
+		return strings.Join(f.Enum, "|")
+	case f.Kind == kindInt, f.Kind == kindInt64, f.Kind == kindInt64s:
 		return "N"
 	}
-	if len(f.Enum) > 0 {
-		return strings.Join(f.Enum, "|")
-	}
-	return "VALUE"
+	return "STRING"
 }
 
 func flagHelp(f *flagSpec) string {
@@ -146,10 +153,10 @@ func flagHelp(f *flagSpec) string {
 	if f.Required {
 		notes = append(notes, "required")
 	}
-	if f.Default != "" && f.Kind != kindBool {
+	if f.Kind != kindBool && !isZeroDefault(f.Default) {
 		notes = append(notes, "default "+f.Default)
 	}
-	if f.repeatable() {
+	if f.repeatable() && !strings.Contains(strings.ToLower(f.Desc), "repeatable") {
 		notes = append(notes, "repeatable, or comma-separated")
 	}
 	if f.Env != "" {
@@ -159,5 +166,44 @@ func flagHelp(f *flagSpec) string {
 	if len(notes) > 0 {
 		s += " (" + strings.Join(notes, "; ") + ")"
 	}
-	return s
+	return strings.TrimSpace(s)
+}
+
+// isZeroDefault reports a default that says nothing: the description says
+// what leaving the flag out means ("all when omitted"), not "(default 0)".
+func isZeroDefault(d string) bool {
+	switch d {
+	case "", "0", "false", "[]":
+		return true
+	}
+	return false
+}
+
+// FlagUsages renders the flags of a command-line flag set (heron's own,
+// heron demo's) in the shell's style: --rootPath STRING, the placeholder
+// named by backquotes in the usage text (`COMMANDS`), no zero defaults.
+func FlagUsages(fs *pflag.FlagSet) string {
+	var sb strings.Builder
+	tw := tabwriter.NewWriter(&sb, 2, 4, 2, ' ', 0)
+	fs.VisitAll(func(fl *pflag.Flag) {
+		word, usage := pflag.UnquoteUsage(fl)
+		if fl.Value.Type() == "bool" {
+			word = ""
+		} else if !strings.Contains(fl.Usage, "`") {
+			switch word {
+			case "int", "int64", "uint", "uint64":
+				word = "N"
+			case "strings", "stringSlice":
+				word = "STRING"
+			default:
+				word = strings.ToUpper(word)
+			}
+		}
+		if fl.Value.Type() != "bool" && !isZeroDefault(fl.DefValue) {
+			usage += " (default " + fl.DefValue + ")"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\n", strings.TrimSpace("--"+fl.Name+" "+word), usage)
+	})
+	_ = tw.Flush()
+	return sb.String()
 }

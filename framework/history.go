@@ -18,8 +18,10 @@ const historyKeep = 1000
 // Redacted replaces the value of a secret flag in history.
 const Redacted = "***"
 
-// secretName matches flag names that are secret whatever their command.
-var secretName = regexp.MustCompile(`(?i)(password|passwd|secret|token)`)
+// secretName matches flag names whose value is never stored, whatever their
+// command: anything with "pas" (password, passwd, and typos such as
+// --etcdPasword), "pwd", "secret" or "token", in any case.
+var secretName = regexp.MustCompile(`(?i)(pas|pwd|secret|token)`)
 
 // SetHistoryFile sets the REPL history file; "" disables history. Without it
 // the REPL uses configs.Load().HistoryFile.
@@ -48,15 +50,46 @@ func (sh *Shell) isSecretFlag(name string) bool {
 	return false
 }
 
+// flagArity tells, for a command seen in any state of this shell, whether
+// its flag name is known and takes a value. A flag the command does not
+// know may be a mistyped password flag.
+func (sh *Shell) flagArity(cmd string) func(name string) (known, takesValue bool) {
+	spec, ok := sh.seen[cmd]
+	if !ok {
+		return nil
+	}
+	return func(name string) (bool, bool) {
+		if name == "run" || name == "help" {
+			return true, false
+		}
+		f := spec.flag(name)
+		if f == nil {
+			return false, true
+		}
+		return true, f.Kind != kindBool
+	}
+}
+
 // RedactLine returns line as it may be stored in history: the value of every
-// secret flag replaced by ***. ok is false when the line cannot be redacted
-// safely (it does not split into words and mentions a secret): it must not
-// be stored at all.
+// secret flag replaced by ***, and in a connect line every word that is not
+// a flag or a flag's value too. ok is false when the line cannot be redacted
+// safely (it does not split into words and mentions a secret, or it is a
+// connect line): it must not be stored at all.
 func RedactLine(line string, secret func(name string) bool) (redacted string, ok bool) {
+	return redactLine(line, secret, nil)
+}
+
+// redactLine is RedactLine with the flags of the line's command when known
+// (arity): then the value of a flag the command does not know is redacted.
+func redactLine(line string, secret func(name string) bool, arity func(name string) (known, takesValue bool)) (string, bool) {
 	words, err := shlex.Split(line)
 	if err != nil {
-		for _, w := range strings.Fields(line) {
-			if name, found := strings.CutPrefix(w, "--"); found {
+		fields := strings.Fields(line)
+		if len(fields) > 0 && credentialCommands[fields[0]] {
+			return "", false
+		}
+		for _, w := range fields {
+			if name, found := flagName(w); found {
 				name, _, _ = strings.Cut(name, "=")
 				if secret(name) {
 					return "", false
@@ -68,22 +101,46 @@ func RedactLine(line string, secret func(name string) bool) (redacted string, ok
 		}
 		return line, true
 	}
+	if len(words) == 0 {
+		return line, true
+	}
+	credential := credentialCommands[words[0]]
+	if arity == nil {
+		arity = func(string) (bool, bool) { return true, true }
+	}
 	changed := false
-	for i := 0; i < len(words); i++ {
-		name, found := strings.CutPrefix(words[i], "--")
-		if !found {
+	redact := func(i int) {
+		words[i] = Redacted
+		changed = true
+	}
+	for i := 1; i < len(words); i++ {
+		w := words[i]
+		if credential && w == "--" {
+			for j := i + 1; j < len(words); j++ {
+				redact(j)
+			}
+			break
+		}
+		name, isFlag := flagName(w)
+		if !isFlag {
+			if credential {
+				redact(i) // a stray word in a connect line may be a password
+			}
 			continue
 		}
 		name, _, hasValue := strings.Cut(name, "=")
-		if !secret(name) {
-			continue
-		}
-		changed = true
-		if hasValue {
-			words[i] = "--" + name + "=" + Redacted
-		} else if i+1 < len(words) {
-			words[i+1] = Redacted
-			i++
+		known, takesValue := arity(name)
+		switch {
+		case secret(name) || (credential && !known):
+			if hasValue {
+				words[i] = w[:len(w)-len(strings.TrimLeft(w, "-"))] + name + "=" + Redacted
+				changed = true
+			} else if i+1 < len(words) && (secret(name) || !isFlagWord(words[i+1])) {
+				redact(i + 1)
+				i++
+			}
+		case !hasValue && takesValue && i+1 < len(words) && !isFlagWord(words[i+1]):
+			i++ // the flag's value, kept
 		}
 	}
 	if !changed {
@@ -93,6 +150,18 @@ func RedactLine(line string, secret func(name string) bool) (redacted string, ok
 		words[i] = shellQuote(w)
 	}
 	return strings.Join(words, " "), true
+}
+
+// flagName strips the dashes of a flag word (-x, --x, ---x).
+func flagName(w string) (string, bool) {
+	if !isFlagWord(w) {
+		return "", false
+	}
+	return strings.TrimLeft(w, "-"), true
+}
+
+func isFlagWord(w string) bool {
+	return len(w) > 1 && w[0] == '-' && strings.TrimLeft(w, "-") != ""
 }
 
 // shellQuote quotes a word for the shell splitting of Run when needed.
@@ -109,7 +178,11 @@ func shellQuote(w string) string {
 // recordHistory adds a line the operator typed to the in-memory history and
 // the history file, redacted; a line that cannot be redacted is not kept.
 func (sh *Shell) recordHistory(path string, hist []string, line string) ([]string, error) {
-	red, ok := RedactLine(line, sh.isSecretFlag)
+	var arity func(string) (bool, bool)
+	if words := strings.Fields(line); len(words) > 0 {
+		arity = sh.flagArity(words[0])
+	}
+	red, ok := redactLine(line, sh.isSecretFlag, arity)
 	if !ok || (len(hist) > 0 && hist[len(hist)-1] == red) {
 		return hist, nil
 	}

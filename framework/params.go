@@ -13,9 +13,15 @@ import (
 )
 
 // ParamBase is embedded in every param struct; its tags declare the command
-// path and its one-line help:
+// path, its one-line help and an example line shown by help:
 //
-//	framework.ParamBase `use:"show checkpoint" desc:"one line help"`
+//	framework.ParamBase `use:"show checkpoint" desc:"one line help" example:"show checkpoint --format json"`
+//
+// A flag field's tags: name, desc, default, enum (comma-separated; matched
+// case-insensitively, stored as spelled here), required, secret, env,
+// placeholder (the word help shows for the value: --file BACKUP) and complete
+// (the kind of value the connected state completes: pchannel, collection; by
+// default the flag's name; "-" for none).
 type ParamBase struct{}
 
 var paramBaseType = reflect.TypeOf(ParamBase{})
@@ -45,6 +51,10 @@ type flagSpec struct {
 	Required bool
 	Secret   bool
 	Env      string
+	// Placeholder names the value in help (--file BACKUP); "" is the type word.
+	Placeholder string
+	// Complete is the kind of value the state completes for the flag.
+	Complete string
 	index    []int // field path in the param struct; nil for framework flags (--run)
 }
 
@@ -53,9 +63,10 @@ func (f *flagSpec) repeatable() bool { return f.Kind == kindStrings || f.Kind ==
 
 // commandSpec is what the tags of a param struct declare.
 type commandSpec struct {
-	Path  []string
-	Desc  string
-	Flags []*flagSpec
+	Path    []string
+	Desc    string
+	Example string
+	Flags   []*flagSpec
 }
 
 // parseSpec reads the tags of the param struct type t. Mistakes in tags are
@@ -72,6 +83,7 @@ func parseSpec(t reflect.Type) (*commandSpec, error) {
 			found = true
 			spec.Path = strings.Fields(f.Tag.Get("use"))
 			spec.Desc = f.Tag.Get("desc")
+			spec.Example = f.Tag.Get("example")
 		}
 	}
 	if !found || len(spec.Path) == 0 {
@@ -107,11 +119,19 @@ func collectFlags(t reflect.Type, index []int, spec *commandSpec) error {
 			name = lowerFirst(f.Name)
 		}
 		fs := &flagSpec{
-			Name:    name,
-			Default: f.Tag.Get("default"),
-			Desc:    f.Tag.Get("desc"),
-			Env:     f.Tag.Get("env"),
-			index:   idx,
+			Name:        name,
+			Default:     f.Tag.Get("default"),
+			Desc:        f.Tag.Get("desc"),
+			Env:         f.Tag.Get("env"),
+			Placeholder: f.Tag.Get("placeholder"),
+			Complete:    name,
+			index:       idx,
+		}
+		if c, ok := f.Tag.Lookup("complete"); ok {
+			fs.Complete = c
+		}
+		if fs.Complete == "-" {
+			fs.Complete = ""
 		}
 		var err error
 		if fs.Required, err = boolTag(f, "required"); err != nil {
@@ -220,7 +240,22 @@ func (f *flagSpec) defaultWords() []string {
 }
 
 func (f *flagSpec) allowed(v string) bool {
-	return len(f.Enum) == 0 || slices.Contains(f.Enum, v)
+	_, ok := f.canonical(v)
+	return ok
+}
+
+// canonical is the enum value v names, matched case-insensitively, as the
+// enum tag spells it; any value of a flag without enum.
+func (f *flagSpec) canonical(v string) (string, bool) {
+	if len(f.Enum) == 0 || slices.Contains(f.Enum, v) {
+		return v, true
+	}
+	for _, e := range f.Enum {
+		if strings.EqualFold(e, v) {
+			return e, true
+		}
+	}
+	return "", false
 }
 
 func splitList(s string) []string {
@@ -245,9 +280,36 @@ func parseInt64s(s string) ([]int64, error) {
 	return out, nil
 }
 
+// flagBinding is the state of one parse: the first broken flag rule, which
+// parse reports instead of pflag's message (that one repeats the value).
+type flagBinding struct {
+	cmd       string
+	sensitive bool // the command takes credentials: no message repeats a value
+	err       error
+}
+
+func (b *flagBinding) fail(err error) error {
+	if b.err == nil {
+		b.err = err
+	}
+	return err
+}
+
 // bind registers the flag on fs, storing into the field of the param struct v.
-func (f *flagSpec) bind(fs *pflag.FlagSet, v reflect.Value) {
+func (f *flagSpec) bind(fs *pflag.FlagSet, v reflect.Value, b *flagBinding) {
 	field := v.FieldByIndex(f.index)
+	if f.repeatable() {
+		lv := &listValue{spec: f, field: field, b: b}
+		switch f.Kind {
+		case kindStrings:
+			field.Set(reflect.ValueOf(splitList(f.Default)).Convert(field.Type()))
+		case kindInt64s:
+			def, _ := parseInt64s(f.Default)
+			field.Set(reflect.ValueOf(def).Convert(field.Type()))
+		}
+		fs.Var(lv, f.Name, f.Desc)
+		return
+	}
 	ptr := func(sample any) any {
 		return field.Addr().Convert(reflect.TypeOf(sample)).Interface()
 	}
@@ -263,15 +325,126 @@ func (f *flagSpec) bind(fs *pflag.FlagSet, v reflect.Value) {
 	case kindInt64:
 		def, _ := strconv.ParseInt(f.Default, 10, 64)
 		fs.Int64Var(ptr((*int64)(nil)).(*int64), f.Name, def, f.Desc)
-	case kindStrings:
-		fs.StringSliceVar(ptr((*[]string)(nil)).(*[]string), f.Name, splitList(f.Default), f.Desc)
-	case kindInt64s:
-		def, _ := parseInt64s(f.Default)
-		fs.Int64SliceVar(ptr((*[]int64)(nil)).(*[]int64), f.Name, def, f.Desc)
 	}
+	fl := fs.Lookup(f.Name)
+	fl.Value = &scalarValue{Value: fl.Value, spec: f, b: b}
 }
 
-// after applies env, required and enum to a parsed flag.
+// quoted is " \"v\"" for a message, or "" when the value must not be repeated.
+func (f *flagSpec) quoted(b *flagBinding, v string) string {
+	if f.Secret || b.sensitive {
+		return ""
+	}
+	return " " + strconv.Quote(v)
+}
+
+// scalarValue applies the framework's rules to a flag that holds one value:
+// enum values are matched case-insensitively and stored canonical, and a
+// second occurrence must say the same as the first.
+type scalarValue struct {
+	pflag.Value
+	spec  *flagSpec
+	b     *flagBinding
+	given bool
+}
+
+func (v *scalarValue) Set(s string) error {
+	f := v.spec
+	c, ok := f.canonical(s)
+	if !ok {
+		return v.b.fail(Usagef("%s: bad value%s for --%s: must be one of %s", v.b.cmd, f.quoted(v.b, s), f.Name, strings.Join(f.Enum, ", ")))
+	}
+	old := v.Value.String()
+	if err := v.Value.Set(c); err != nil {
+		return v.b.fail(Usagef("%s: bad value%s for --%s: want %s", v.b.cmd, f.quoted(v.b, s), f.Name, typeNoun(f.Kind)))
+	}
+	if v.given && v.Value.String() != old {
+		_ = v.Value.Set(old)
+		if f.Secret || v.b.sensitive {
+			return v.b.fail(Usagef("%s: --%s given twice with different values", v.b.cmd, f.Name))
+		}
+		return v.b.fail(Usagef("%s: --%s given twice with different values (%q, then %q)", v.b.cmd, f.Name, old, c))
+	}
+	v.given = true
+	return nil
+}
+
+func typeNoun(k flagKind) string {
+	switch k {
+	case kindBool:
+		return "true or false"
+	case kindInt, kindInt64, kindInt64s:
+		return "an integer"
+	}
+	return "a value"
+}
+
+// listValue is a repeatable flag: each occurrence adds its comma-separated
+// elements (the first replaces the default). An empty value or element is an
+// error: `--pchannel ”` must not widen a scope to everything.
+type listValue struct {
+	spec    *flagSpec
+	field   reflect.Value
+	b       *flagBinding
+	changed bool
+}
+
+func (v *listValue) Type() string {
+	if v.spec.Kind == kindInt64s {
+		return "int64Slice"
+	}
+	return "stringSlice"
+}
+
+func (v *listValue) String() string {
+	var words []string
+	for i := 0; i < v.field.Len(); i++ {
+		words = append(words, fmt.Sprint(v.field.Index(i).Interface()))
+	}
+	return "[" + strings.Join(words, ",") + "]"
+}
+
+func (v *listValue) Set(s string) error {
+	f := v.spec
+	if strings.TrimSpace(s) == "" {
+		return v.b.fail(Usagef("%s: empty value for --%s (name one, or leave the flag out)", v.b.cmd, f.Name))
+	}
+	parts := strings.Split(s, ",")
+	var strs []string
+	var ints []int64
+	for _, p := range parts {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			return v.b.fail(Usagef("%s: empty element in --%s%s", v.b.cmd, f.Name, f.quoted(v.b, s)))
+		}
+		c, ok := f.canonical(p)
+		if !ok {
+			return v.b.fail(Usagef("%s: bad value%s for --%s: must be one of %s", v.b.cmd, f.quoted(v.b, p), f.Name, strings.Join(f.Enum, ", ")))
+		}
+		if f.Kind == kindInt64s {
+			n, err := strconv.ParseInt(c, 10, 64)
+			if err != nil {
+				return v.b.fail(Usagef("%s: bad value%s for --%s: want an integer", v.b.cmd, f.quoted(v.b, p), f.Name))
+			}
+			ints = append(ints, n)
+			continue
+		}
+		strs = append(strs, c)
+	}
+	add := reflect.ValueOf(strs)
+	if f.Kind == kindInt64s {
+		add = reflect.ValueOf(ints)
+	}
+	add = add.Convert(v.field.Type())
+	if !v.changed {
+		v.field.Set(reflect.MakeSlice(v.field.Type(), 0, add.Len()))
+		v.changed = true
+	}
+	v.field.Set(reflect.AppendSlice(v.field, add))
+	return nil
+}
+
+// after applies env and required to a parsed flag.
 func (f *flagSpec) after(fs *pflag.FlagSet, cmd string) error {
 	fl := fs.Lookup(f.Name)
 	if !fl.Changed && f.Env != "" {
@@ -280,7 +453,7 @@ func (f *flagSpec) after(fs *pflag.FlagSet, cmd string) error {
 				if f.Secret {
 					return Usagef("%s: bad value in $%s for --%s", cmd, f.Env, f.Name)
 				}
-				return Usagef("%s: bad value %q in $%s for --%s: %v", cmd, ev, f.Env, f.Name, err)
+				return Usagef("%s: bad value %q in $%s for --%s", cmd, ev, f.Env, f.Name)
 			}
 			fl.Changed = true
 		}
@@ -290,29 +463,6 @@ func (f *flagSpec) after(fs *pflag.FlagSet, cmd string) error {
 			return Usagef("%s: flag --%s is required (or set $%s)", cmd, f.Name, f.Env)
 		}
 		return Usagef("%s: flag --%s is required", cmd, f.Name)
-	}
-	if len(f.Enum) == 0 {
-		return nil
-	}
-	var words []string
-	switch f.Kind {
-	case kindStrings:
-		words, _ = fs.GetStringSlice(f.Name)
-	case kindInt64s:
-		vs, _ := fs.GetInt64Slice(f.Name)
-		for _, v := range vs {
-			words = append(words, strconv.FormatInt(v, 10))
-		}
-	default:
-		words = []string{fl.Value.String()}
-	}
-	for _, w := range words {
-		if !f.allowed(w) {
-			if f.Secret {
-				return Usagef("%s: bad value for --%s: must be one of %s", cmd, f.Name, strings.Join(f.Enum, ", "))
-			}
-			return Usagef("%s: bad value %q for --%s: must be one of %s", cmd, w, f.Name, strings.Join(f.Enum, ", "))
-		}
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Output formats.
@@ -75,16 +76,18 @@ func (m message) Table(w io.Writer) error {
 func (m message) Lines(w io.Writer) error { return WriteLine(w, "message", string(m)) }
 
 // WriteLine writes one record of key=value words, for the line format: keys
-// at even positions, values (formatted with %v) after them. A value that is
-// empty or holds spaces, quotes, '=' or control characters is Go-quoted, so
-// every record splits on spaces.
+// at even positions, values (formatted with %v) after them. A key or value
+// that is empty or holds spaces, quotes, '=', a byte that is not valid UTF-8
+// or any non-printable character is Go-quoted (%q: ESC, newline and TAB are
+// escaped), so every record splits on spaces and nothing reaches the
+// terminal raw.
 func WriteLine(w io.Writer, kv ...any) error {
 	var sb strings.Builder
 	for i := 0; i < len(kv); i += 2 {
 		if i > 0 {
 			sb.WriteByte(' ')
 		}
-		sb.WriteString(fmt.Sprint(kv[i]))
+		sb.WriteString(QuoteWord(fmt.Sprint(kv[i])))
 		sb.WriteByte('=')
 		var v string
 		if i+1 < len(kv) {
@@ -97,10 +100,14 @@ func WriteLine(w io.Writer, kv ...any) error {
 	return err
 }
 
-// QuoteWord returns s as it is when it is a plain word, else Go-quoted.
+// QuoteWord returns s as it is when it is a plain word of printable UTF-8,
+// else Go-quoted (every non-printable byte escaped).
 func QuoteWord(s string) string {
 	if s == "" {
 		return `""`
+	}
+	if !utf8.ValidString(s) {
+		return strconv.Quote(s)
 	}
 	for _, r := range s {
 		if unicode.IsSpace(r) || !unicode.IsPrint(r) || r == '"' || r == '\'' || r == '=' || r == '\\' {

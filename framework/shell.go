@@ -46,7 +46,8 @@ type Shell struct {
 	stderr      io.Writer
 	historyFile string
 	historySet  bool
-	confirm     Confirm // the question before a write; set by the REPL
+	confirm     Confirm                 // the question before a write; set by the REPL
+	seen        map[string]*commandSpec // every command of every state the shell was in, by path
 }
 
 // NewShell returns a shell in state initial that renders results to stdout
@@ -79,6 +80,12 @@ func (sh *Shell) setState(next State) {
 func (sh *Shell) index() *index {
 	if sh.idx == nil {
 		sh.idx = newIndex(sh.state.Commands())
+		if sh.seen == nil {
+			sh.seen = map[string]*commandSpec{}
+		}
+		for _, c := range sh.idx.cmds {
+			sh.seen[c.Path()] = c.spec
+		}
 	}
 	return sh.idx
 }
@@ -110,6 +117,9 @@ func (sh *Shell) Run(ctx context.Context, line string) (err error) {
 	}
 	cmd, rest, err := sh.index().resolve(words)
 	if err != nil {
+		if herr := sh.groupHelp(words); herr == nil {
+			return nil
+		}
 		if u, ok := sh.state.(UnknownCommander); ok {
 			if uerr := u.Unknown(words); uerr != nil {
 				return uerr
@@ -137,6 +147,28 @@ func (sh *Shell) Run(ctx context.Context, line string) (err error) {
 	return nil
 }
 
+// groupHelp answers "show --help": a group word with --help lists the
+// group's commands. It fails when the words do not name a group or do not
+// ask for help.
+func (sh *Shell) groupHelp(words []string) error {
+	var path []string
+	asked := false
+	for _, w := range words {
+		switch {
+		case w == "--help" || w == "-h":
+			asked = true
+		case strings.HasPrefix(w, "-"):
+			return errHelp
+		default:
+			path = append(path, w)
+		}
+	}
+	if !asked || len(sh.index().children(path)) == 0 {
+		return errHelp
+	}
+	return sh.help(path)
+}
+
 // PanicError is a panic inside a command, turned into an error.
 type PanicError struct {
 	Command string
@@ -154,12 +186,40 @@ func panicError(cmd string, r any) error {
 
 // RunScript runs one command a line from r, skipping blank lines and lines
 // starting with #, and stops at the first failing command, printing
-// "error: ..." to stderr. It returns the exit code.
+// "error: ..." to stderr. It returns the exit code. When ctx ends (SIGINT or
+// SIGTERM in main) the script stops with exit 1, also while it waits for its
+// next line, and an end of input after an interrupt is still exit 1.
 func (sh *Shell) RunScript(ctx context.Context, r io.Reader) int {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
+	lines := make(chan string)
+	readErr := make(chan error, 1)
+	quit := make(chan struct{})
+	defer close(quit)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(r)
+		sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+		for sc.Scan() {
+			select {
+			case lines <- sc.Text():
+			case <-quit:
+				return
+			}
+		}
+		readErr <- sc.Err()
+	}()
+	for {
+		var text string
+		var ok bool
+		select {
+		case <-ctx.Done():
+			fmt.Fprintf(sh.stderr, "error: interrupted\n")
+			return ExitFailed
+		case text, ok = <-lines:
+		}
+		if !ok {
+			break
+		}
+		line := strings.TrimSpace(text)
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
@@ -167,8 +227,12 @@ func (sh *Shell) RunScript(ctx context.Context, r io.Reader) int {
 			return code
 		}
 	}
-	if err := sc.Err(); err != nil {
+	if err := <-readErr; err != nil {
 		fmt.Fprintf(sh.stderr, "error: read commands: %v\n", err)
+		return ExitFailed
+	}
+	if ctx.Err() != nil {
+		fmt.Fprintf(sh.stderr, "error: interrupted\n")
 		return ExitFailed
 	}
 	return ExitOK

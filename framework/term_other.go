@@ -2,4 +2,6 @@
 
 package framework
 
-func saveTerminal(int) func() { return func() {} }
+func saveTerminal(int) (restore, cooked func()) { return func() {}, func() {} }
+
+func flushInput(int) {}

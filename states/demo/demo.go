@@ -4,16 +4,18 @@ package demo
 
 import (
 	"context"
-	"flag"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
+	"github.com/spf13/pflag"
 
 	"github.com/heron-shell/heron/configs"
 	"github.com/heron-shell/heron/framework"
@@ -30,15 +32,23 @@ import (
 // from stdin), and removes the etcd folder when the shell ends or a signal
 // ends the demo (see serve).
 func Main(ctx context.Context, args []string, interactive bool, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	walName := fs.String("wal", "pulsar", "WAL the sample's positions are encoded for: "+fmt.Sprint(msgid.Names()))
+	fs := pflag.NewFlagSet("demo", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.SortFlags = false
+	walName := fs.String("wal", "pulsar", "`WAL` the sample's positions are encoded for: "+strings.Join(msgid.Names(), ", "))
 	rootPath := fs.String("rootPath", configs.DefaultRootPath, "root path of the sample instance")
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			usage(stdout, fs)
+			return framework.ExitOK
+		}
+		fmt.Fprintf(stderr, "error: demo: %v\n", err)
+		usage(stderr, fs)
 		return framework.ExitUsage
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "error: demo takes no arguments, got %q\n", fs.Args())
+		usage(stderr, fs)
 		return framework.ExitUsage
 	}
 	wal, err := msgid.Parse(*walName)
@@ -52,37 +62,29 @@ func Main(ctx context.Context, args []string, interactive bool, stdin io.Reader,
 		return framework.ExitFailed
 	}
 	defer cleanup()
-	return serve(ctx, sh, interactive, stdin, stderr)
+	if interactive {
+		return sh.RunREPL(context.WithoutCancel(ctx)) // the REPL handles SIGINT, SIGTERM and SIGHUP itself
+	}
+	return serve(ctx, sh, stdin, stderr)
 }
 
 // stopGrace is how long, after a signal, the shell may take to stop its
 // command before the demo stops etcd under it: the folder goes either way.
 const stopGrace = 5 * time.Second
 
-// serve runs the shell until it ends or a signal ends the demo. SIGTERM and
-// SIGHUP end it always, SIGINT only in script mode (in the REPL Ctrl-C
-// interrupts the running command and the shell goes on). A signal cancels
-// the shell's context; the demo returns (and its caller removes the folder)
-// when the shell has stopped, or after stopGrace, or at a second signal.
-func serve(ctx context.Context, sh *framework.Shell, interactive bool, stdin io.Reader, stderr io.Writer) int {
-	sigs := []os.Signal{syscall.SIGTERM, syscall.SIGHUP}
-	if !interactive {
-		sigs = append(sigs, os.Interrupt)
-	}
+// serve runs the script until it ends or a signal (SIGINT, SIGTERM, SIGHUP)
+// ends the demo. A signal cancels the shell's context; the demo returns (and
+// its caller removes the folder) when the shell has stopped, or after
+// stopGrace, or at a second signal.
+func serve(ctx context.Context, sh *framework.Shell, stdin io.Reader, stderr io.Writer) int {
 	ch := make(chan os.Signal, 2)
-	signal.Notify(ch, sigs...)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(ch)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
 	done := make(chan int, 1)
-	go func() {
-		if interactive {
-			done <- sh.RunREPL(ctx)
-		} else {
-			done <- sh.RunScript(ctx, stdin)
-		}
-	}()
+	go func() { done <- sh.RunScript(ctx, stdin) }()
 	select {
 	case code := <-done:
 		return code
@@ -100,6 +102,18 @@ func serve(ctx context.Context, sh *framework.Shell, interactive bool, stdin io.
 	case <-time.After(stopGrace):
 	}
 	return framework.ExitFailed
+}
+
+func usage(w io.Writer, fs *pflag.FlagSet) {
+	fmt.Fprintf(w, `Usage:
+  heron demo [--wal WAL] [--rootPath STRING]
+
+Starts an embedded etcd in a temporary folder, seeds it with a sample stopped
+Milvus instance and opens the shell connected to it (the REPL on a terminal,
+else one command a line from stdin). The folder is removed on exit.
+
+Flags:
+%s`, framework.FlagUsages(fs))
 }
 
 // Start starts the embedded etcd, seeds it and returns a shell connected to

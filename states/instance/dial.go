@@ -140,10 +140,6 @@ func Dial(ctx context.Context, cfg DialConfig, layout models.Layout) (*Instance,
 	return New(cli, layout, cfg.Endpoints), nil
 }
 
-// etcdClient is the instance's client, for the files of this package that
-// dial, list roots and load.
-func (in *Instance) etcdClient() *clientv3.Client { return in.Client }
-
 // defaultClientPort is etcd's default client port, for the message of an
 // address without one.
 func defaultClientPort() string {

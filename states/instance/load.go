@@ -25,7 +25,7 @@ const (
 // unlike the write commands, which go through framework/apply. kvs may stream
 // (a backup file): Load holds one batch at a time.
 func (in *Instance) Load(ctx context.Context, kvs iter.Seq2[string, []byte]) (int64, error) {
-	cli := in.etcdClient()
+	cli := in.cli
 	var (
 		ops     []clientv3.Op
 		size    int

@@ -18,7 +18,7 @@ const (
 
 // HasMeta reports whether any key lies under the meta root.
 func (in *Instance) HasMeta(ctx context.Context) (bool, error) {
-	return hasMeta(ctx, in.etcdClient(), in.Layout.RootPath, in.Layout.MetaPath)
+	return hasMeta(ctx, in.cli, in.Layout.RootPath, in.Layout.MetaPath)
 }
 
 func hasMeta(ctx context.Context, cli *clientv3.Client, root, meta string) (bool, error) {
@@ -57,7 +57,7 @@ func (in *Instance) NoMetaError(ctx context.Context) error {
 // then jumps past that segment's keys. complete is false when it stopped at
 // maxRoots roots or after maxScan segments.
 func (in *Instance) FindRoots(ctx context.Context, maxRoots, maxScan int) (roots []string, complete bool, err error) {
-	cli, meta := in.etcdClient(), in.Layout.MetaPath
+	cli, meta := in.cli, in.Layout.MetaPath
 	from := "\x00"
 	for scanned := 0; ; scanned++ {
 		if len(roots) >= maxRoots || scanned >= maxScan {

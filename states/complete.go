@@ -1,0 +1,131 @@
+package states
+
+import (
+	"context"
+	"sort"
+	"strconv"
+	"sync"
+
+	"github.com/heron-shell/heron/framework"
+	"github.com/heron-shell/heron/models"
+	"github.com/heron-shell/heron/states/instance"
+)
+
+// Completion kinds the connected state lists (a flag's complete tag, by
+// default the flag's name).
+const (
+	CompletePChannel   = "pchannel"
+	CompleteCollection = "collection"
+)
+
+// maxCompletions bounds the values one kind keeps for completion.
+const maxCompletions = 1000
+
+// completionCache holds the values of the last connected state that
+// completed, read at one etcd revision: typing a word asks again at every
+// key, and a revision check is one small request where a listing is a scan.
+var completionCache struct {
+	sync.Mutex
+	owner  *Connected
+	rev    int64
+	values map[string][]framework.Completion
+}
+
+// CompleteValues lists the pchannel names or the collection ids (with their
+// names) of the connected instance, for the REPL's completion of flags such
+// as --pchannel and --collection. Values are cached per etcd revision; an
+// error yields no values.
+func (c *Connected) CompleteValues(ctx context.Context, kind string) []framework.Completion {
+	var prefixes []string
+	switch kind {
+	case CompletePChannel:
+		prefixes = []string{models.PChannelPrefix, models.WALPrefix}
+	case CompleteCollection:
+		prefixes = []string{models.CollectionInfoPrefix, models.LegacyCollectionPrefix}
+	default:
+		return nil
+	}
+	rev, err := c.inst.Revision(ctx)
+	if err != nil {
+		return nil
+	}
+	cache := &completionCache
+	cache.Lock()
+	defer cache.Unlock()
+	if cache.owner != c || cache.rev != rev {
+		cache.owner, cache.rev, cache.values = c, rev, map[string][]framework.Completion{}
+	}
+	if v, ok := cache.values[kind]; ok {
+		return v
+	}
+	seen := map[string]string{}
+	_, err = c.inst.Walk(ctx, rev, prefixes, func(e instance.Entry) error {
+		if len(seen) >= maxCompletions {
+			return nil
+		}
+		switch e.Kind {
+		case models.KindPChannel, models.KindConsumeCheckpoint:
+			if kind == CompletePChannel && e.PChannel != "" {
+				seen[e.PChannel] = ""
+			}
+		case models.KindCollectionInfo, models.KindLegacyCollection:
+			if kind != CompleteCollection {
+				break
+			}
+			note := ""
+			if ci, err := models.DecodeCollectionInfo(e.Value); err == nil {
+				note = ci.Name
+			}
+			seen[strconv.FormatInt(e.Collection, 10)] = note
+		}
+		return nil
+	})
+	if err != nil {
+		return nil
+	}
+	out := make([]framework.Completion, 0, len(seen))
+	for v, note := range seen {
+		out = append(out, framework.Completion{Value: v, Note: note})
+	}
+	sort.Slice(out, func(i, j int) bool { return lessNatural(out[i].Value, out[j].Value) })
+	cache.values[kind] = out
+	return out
+}
+
+// lessNatural orders names with numbers by value: dml_2 before dml_10, 9 before 10.
+func lessNatural(a, b string) bool {
+	for a != "" && b != "" {
+		da, db := digits(a), digits(b)
+		if da > 0 && db > 0 {
+			na, nb := trimZeros(a[:da]), trimZeros(b[:db])
+			if len(na) != len(nb) {
+				return len(na) < len(nb)
+			}
+			if na != nb {
+				return na < nb
+			}
+			a, b = a[da:], b[db:]
+			continue
+		}
+		if a[0] != b[0] {
+			return a[0] < b[0]
+		}
+		a, b = a[1:], b[1:]
+	}
+	return len(a) < len(b)
+}
+
+func digits(s string) int {
+	n := 0
+	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+		n++
+	}
+	return n
+}
+
+func trimZeros(s string) string {
+	for len(s) > 1 && s[0] == '0' {
+		s = s[1:]
+	}
+	return s
+}
