@@ -1,6 +1,8 @@
 package show
 
 import (
+	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -75,8 +77,12 @@ const tableWidth = 120
 // any length is written as it is read, in bounded memory.
 const tableBlock = 1000
 
-// minElided is the narrowest an elided column gets.
+// minElided is the narrowest an elided column gets (or its header's width).
 const minElided = 12
+
+// minLastElided is the narrowest an elided last column gets: it is a note or
+// an error, read from its start.
+const minLastElided = 40
 
 // ellipsis marks the elided middle of a cell.
 const ellipsis = "..."
@@ -85,18 +91,21 @@ const ellipsis = "..."
 // (framework.EscapeText): a key holding ESC[2J, a newline or a TAB cannot
 // reach the terminal, add a row or break the columns.
 type table struct {
-	w        io.Writer
-	header   []string
-	rows     [][]string
-	natural  []int // widest cell seen per column, header included
-	limit    int   // total width to fit; 0: none
-	elidable []bool
-	err      error
+	w       io.Writer
+	header  []string
+	rows    [][]string
+	natural []int // widest cell seen per column, header included
+	// headerWidth: an elided column stays as wide as its header.
+	headerWidth []int
+	limit       int // total width to fit; 0: none
+	elidable    []bool
+	err         error
 }
 
 func newTable(w io.Writer, header ...string) *table {
 	t := &table{w: w, header: escapeCells(header), natural: make([]int, len(header)), elidable: make([]bool, len(header))}
 	t.measure(t.header)
+	t.headerWidth = slices.Clone(t.natural)
 	return t
 }
 
@@ -107,7 +116,7 @@ type Wide struct {
 }
 
 // fit makes the table fit tableWidth columns, unless wide, by eliding the
-// middle of the cells of the given columns (the widest first).
+// cells of the given columns (the widest first; see elide).
 func (t *table) fit(wide bool, cols ...int) *table {
 	if wide {
 		return t
@@ -159,10 +168,18 @@ func (t *table) widths() []int {
 	for _, v := range w {
 		total += v
 	}
+	floor := make([]int, len(w))
+	for i := range floor {
+		floor[i] = minElided
+		if i < len(t.headerWidth) {
+			floor[i] = max(minElided, t.headerWidth[i])
+		}
+	}
+	floor[len(floor)-1] = max(floor[len(floor)-1], minLastElided)
 	for total > t.limit {
 		widest := -1
 		for i, v := range w {
-			if t.elidable[i] && v > minElided && (widest < 0 || v > w[widest]) {
+			if t.elidable[i] && v > floor[i] && (widest < 0 || v > w[widest]) {
 				widest = i
 			}
 		}
@@ -188,7 +205,7 @@ func (t *table) writeBlock() {
 			}
 			n := utf8.RuneCountInString(c)
 			if i < len(widths) && n > widths[i] {
-				c, n = elide(c, widths[i]), widths[i]
+				c, n = elide(c, widths[i], i == len(widths)-1), widths[i]
 			}
 			sb.WriteString(c)
 			if i < len(cells)-1 && i < len(widths) {
@@ -210,8 +227,10 @@ func (t *table) writeBlock() {
 	}
 }
 
-// elide cuts the middle of s to width runes, marking the cut with "...".
-func elide(s string, width int) string {
+// elide cuts s to width runes, marking the cut with "...": in the middle
+// (ids and keys differ at both ends), or at the end for the last column (a
+// note, read from its start).
+func elide(s string, width int, tail bool) string {
 	r := []rune(s)
 	if len(r) <= width {
 		return s
@@ -221,6 +240,9 @@ func elide(s string, width int) string {
 	}
 	keep := width - len(ellipsis)
 	head := (keep + 1) / 2
+	if tail {
+		head = keep
+	}
 	return string(r[:head]) + ellipsis + string(r[len(r)-(keep-head):])
 }
 
@@ -260,6 +282,17 @@ func naturalLess(a, b string) bool {
 	return len(a) < len(b)
 }
 
+// naturalCompare is naturalLess as a three-way comparison, for slices.SortFunc.
+func naturalCompare(a, b string) int {
+	switch {
+	case naturalLess(a, b):
+		return -1
+	case naturalLess(b, a):
+		return 1
+	}
+	return 0
+}
+
 func digitRun(s string) int {
 	i := 0
 	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
@@ -297,4 +330,89 @@ func result[T framework.Result](r T, err error) (framework.Result, error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// jsonDoc writes one JSON object a field at a time, with the indentation
+// framework.Render uses, and one array field element by element: a listing
+// of any size goes out as it is read (issue 10 §4).
+type jsonDoc struct {
+	w      *bufio.Writer
+	fields int
+	elems  int
+	err    error
+}
+
+func newJSONDoc(w io.Writer) *jsonDoc {
+	d := &jsonDoc{w: bufio.NewWriterSize(w, 64<<10)}
+	d.raw("{")
+	return d
+}
+
+func (d *jsonDoc) raw(s string) {
+	if d.err == nil {
+		_, d.err = d.w.WriteString(s)
+	}
+}
+
+func (d *jsonDoc) value(v any, prefix string) {
+	if d.err != nil {
+		return
+	}
+	b, err := json.MarshalIndent(v, prefix, "  ")
+	if err != nil {
+		d.err = fmt.Errorf("render json: %w", err)
+		return
+	}
+	_, d.err = d.w.Write(b)
+}
+
+func (d *jsonDoc) name(n string) {
+	if d.fields > 0 {
+		d.raw(",")
+	}
+	d.fields++
+	d.raw("\n  ")
+	d.value(n, "")
+	d.raw(": ")
+}
+
+// field writes "name": v.
+func (d *jsonDoc) field(n string, v any) {
+	d.name(n)
+	d.value(v, "  ")
+}
+
+// array opens the array field n; elem adds to it, end closes it.
+func (d *jsonDoc) array(n string) {
+	d.name(n)
+	d.raw("[")
+	d.elems = 0
+}
+
+func (d *jsonDoc) elem(v any) {
+	if d.elems > 0 {
+		d.raw(",")
+	}
+	d.elems++
+	d.raw("\n    ")
+	d.value(v, "    ")
+}
+
+func (d *jsonDoc) end() {
+	if d.elems > 0 {
+		d.raw("\n  ")
+	}
+	d.raw("]")
+}
+
+// close ends the document and reports the first error.
+func (d *jsonDoc) close() error {
+	if d.fields > 0 {
+		d.raw("\n")
+	}
+	d.raw("}\n")
+	if d.err == nil {
+		d.err = d.w.Flush()
+	}
+	return d.err
 }

@@ -47,10 +47,22 @@ func TestShowSession(t *testing.T) {
 		t.Errorf("table:\n%s", table)
 	}
 
-	e.put(models.SessionPrefix+"broken", []byte("not json"))
-	_, _, code, err := e.run("show session")
-	if code != 1 || err == nil || !strings.Contains(err.Error(), "session/broken") {
-		t.Errorf("bad session value: exit %d, %v", code, err)
+	// Issue 9 item 9: one bad value no longer blanks the listing.
+	e.put(models.SessionPrefix+"broken", []byte("not json"), clientv3.WithLease(lease.ID))
+	res, stderr := runJSON[SessionResult](e, "show session")
+	if len(res.Sessions) != 3 || res.Errors != 1 || res.Alive != 2 {
+		t.Fatalf("with a bad value: sessions %+v errors %d alive %d", res.Sessions, res.Errors, res.Alive)
+	}
+	bad := res.Sessions[0] // session/broken sorts first
+	if bad.Key != "session/broken" || !strings.Contains(bad.Error, "session/broken") || !strings.Contains(bad.Error, "not JSON") || !bad.Alive {
+		t.Errorf("bad row: %+v", bad)
+	}
+	if !strings.Contains(stderr, "warning: 1 session key(s) do not decode") {
+		t.Errorf("stderr: %q", stderr)
+	}
+	table, _ = e.mustRun("show session")
+	if !strings.Contains(table, "ERROR") || !strings.Contains(table, "not JSON: invalid character") || !strings.Contains(table, "3 session(s), 2 alive") {
+		t.Errorf("table with a bad value:\n%s", table)
 	}
 }
 
@@ -110,10 +122,23 @@ func TestShowSegment(t *testing.T) {
 		t.Errorf("bad --state: exit %d, %v", code, err)
 	}
 
+	// Issue 9 item 9: a bad value is a row with its error, every other row is shown.
 	e.put(models.SegmentKey(100, 101, 1009), []byte{0xff})
-	_, _, code, err = e.run("show segment")
-	if code != 1 || err == nil || !strings.Contains(err.Error(), models.SegmentKey(100, 101, 1009)) {
-		t.Errorf("bad segment value: exit %d, %v", code, err)
+	res, stderr := runJSON[SegmentResult](e, "show segment")
+	if res.Total != 6 || res.Errors != 1 || res.Counts["Flushed"] != 3 || res.Counts["Dropped"] != 2 {
+		t.Fatalf("with a bad value: total %d errors %d counts %v", res.Total, res.Errors, res.Counts)
+	}
+	for _, s := range res.Segments {
+		if s.Key == models.SegmentKey(100, 101, 1009) {
+			if s.ID != 1009 || s.Collection != 100 || !strings.Contains(s.Error, models.SegmentKey(100, 101, 1009)) || s.State != "" {
+				t.Errorf("bad row: %+v", s)
+			}
+		} else if s.Error != "" {
+			t.Errorf("good row %s has error %q", s.Key, s.Error)
+		}
+	}
+	if !strings.Contains(stderr, models.SegmentKey(100, 101, 1009)) || !strings.Contains(stderr, "1 segment key(s) do not decode") {
+		t.Errorf("stderr: %q", stderr)
 	}
 }
 
@@ -154,9 +179,23 @@ func TestShowBroadcastTask(t *testing.T) {
 	if !strings.Contains(table, "4 task(s), 3 in flight") || strings.Count(table, "YES") != 3 {
 		t.Errorf("table:\n%s", table)
 	}
+	// Issue 9 item 9 (and issue 10 §2): a task that does not decode is listed
+	// as such, not as in flight.
 	e.put(models.BroadcastTaskPrefix+"5", []byte{0x12, 0x05})
-	if _, _, code, err := e.run("show broadcast-task"); code != 1 || !strings.Contains(fmt.Sprint(err), models.BroadcastTaskPrefix+"5") {
-		t.Errorf("bad task value: exit %d, %v", code, err)
+	res, stderr = runJSON[BroadcastResult](e, "show broadcast-task")
+	if len(res.Tasks) != 5 || res.InFlight != 3 || res.Errors != 1 {
+		t.Fatalf("with a bad value: tasks %+v in flight %d errors %d", res.Tasks, res.InFlight, res.Errors)
+	}
+	bad := res.Tasks[4]
+	if bad.ID != "5" || bad.InFlight || !strings.Contains(bad.Error, models.BroadcastTaskPrefix+"5") || !strings.Contains(bad.Error, "cannot tell whether it is in flight") {
+		t.Errorf("bad row: %+v", bad)
+	}
+	if !strings.Contains(stderr, models.BroadcastTaskPrefix+"5") {
+		t.Errorf("stderr: %q", stderr)
+	}
+	table, _ = e.mustRun("show broadcast-task")
+	if !strings.Contains(table, "unknown") || !strings.Contains(table, "1 task(s) do not decode") {
+		t.Errorf("table with a bad value:\n%s", table)
 	}
 }
 
@@ -208,8 +247,29 @@ func TestShowCollections(t *testing.T) {
 func TestShowCollectionsBadValue(t *testing.T) {
 	e := seeded(t, commonpb.WALName_Pulsar)
 	e.put(models.LegacyCollectionKey(500), []byte{0xff, 0x01})
-	if _, _, code, err := e.run("show collections"); code != 1 || !strings.Contains(fmt.Sprint(err), models.LegacyCollectionKey(500)) {
-		t.Errorf("bad collection value: exit %d, %v", code, err)
+	res, stderr := runJSON[CollectionsResult](e, "show collections")
+	if len(res.Collections) != 5 || res.Errors != 1 || res.Tombstones != 1 {
+		t.Fatalf("with a bad value: %+v", res)
+	}
+	var bad CollectionRow
+	for _, c := range res.Collections {
+		if c.Key == models.LegacyCollectionKey(500) {
+			bad = c
+		} else if c.Error != "" {
+			t.Errorf("good row %s has error %q", c.Key, c.Error)
+		}
+	}
+	if bad.ID != 500 || bad.Layout != "legacy" || !strings.Contains(bad.Error, models.LegacyCollectionKey(500)) || !strings.Contains(bad.Error, "CollectionInfo") {
+		t.Errorf("bad row: %+v", bad)
+	}
+	if !strings.Contains(stderr, "1 collection key(s) do not decode") {
+		t.Errorf("stderr: %q", stderr)
+	}
+	for _, f := range []string{"table", "line"} {
+		out, _ := e.mustRun("show collections --format " + f)
+		if !strings.Contains(out, "books") || !strings.Contains(out, "does not decode") {
+			t.Errorf("%s with a bad value:\n%s", f, out)
+		}
 	}
 }
 
