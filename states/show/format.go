@@ -80,9 +80,9 @@ const tableBlock = 1000
 // minElided is the narrowest an elided column gets (or its header's width).
 const minElided = 12
 
-// minLastElided is the narrowest an elided last column gets: it is a note or
-// an error, read from its start.
-const minLastElided = 40
+// minNoteElided is the narrowest an elided NOTE or ERROR column gets when it
+// is the last one (read from its start).
+const minNoteElided = 40
 
 // ellipsis marks the elided middle of a cell.
 const ellipsis = "..."
@@ -97,7 +97,8 @@ type table struct {
 	natural []int // widest cell seen per column, header included
 	// headerWidth: an elided column stays as wide as its header.
 	headerWidth []int
-	limit       int // total width to fit; 0: none
+	header0     []string // the header, kept after it is written
+	limit       int      // total width to fit; 0: none
 	elidable    []bool
 	err         error
 }
@@ -106,6 +107,7 @@ func newTable(w io.Writer, header ...string) *table {
 	t := &table{w: w, header: escapeCells(header), natural: make([]int, len(header)), elidable: make([]bool, len(header))}
 	t.measure(t.header)
 	t.headerWidth = slices.Clone(t.natural)
+	t.header0 = t.header
 	return t
 }
 
@@ -175,7 +177,9 @@ func (t *table) widths() []int {
 			floor[i] = max(minElided, t.headerWidth[i])
 		}
 	}
-	floor[len(floor)-1] = max(floor[len(floor)-1], minLastElided)
+	if last := len(floor) - 1; t.header0 != nil && (t.header0[last] == "NOTE" || t.header0[last] == "ERROR") {
+		floor[last] = max(floor[last], minNoteElided)
+	}
 	for total > t.limit {
 		widest := -1
 		for i, v := range w {

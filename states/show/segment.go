@@ -404,34 +404,76 @@ func (l *segmentListing) WriteJSON(w io.Writer) error {
 	return d.close()
 }
 
+// segmentColumn is a column of the segment table.
+type segmentColumn struct {
+	header string
+	elide  bool
+	cell   func(SegmentRow) string
+}
+
+// columns are the table's columns. --detail trades the partition, rows and
+// level for the positions, so that the table still fits 120 columns with
+// Milvus's 18-digit ids; --wide shows them all.
+func (l *segmentListing) columns() []segmentColumn {
+	decoded := func(f func(SegmentRow) string) func(SegmentRow) string {
+		return func(s SegmentRow) string {
+			if s.Error != "" {
+				return ""
+			}
+			return f(s)
+		}
+	}
+	id := segmentColumn{"ID", false, func(s SegmentRow) string { return idCell(s.ID) }}
+	coll := segmentColumn{"COLLECTION", l.detail, func(s SegmentRow) string { return idCell(s.Collection) }}
+	part := segmentColumn{"PARTITION", false, func(s SegmentRow) string { return idCell(s.Partition) }}
+	vch := segmentColumn{"VCHANNEL", true, func(s SegmentRow) string { return s.VChannel }}
+	state := segmentColumn{"STATE", false, decoded(func(s SegmentRow) string {
+		if s.Importing {
+			return s.State + " (importing)"
+		}
+		return s.State
+	})}
+	rows := segmentColumn{"ROWS", false, decoded(func(s SegmentRow) string { return i64(s.Rows) })}
+	level := segmentColumn{"LEVEL", false, decoded(func(s SegmentRow) string { return s.Level })}
+	note := segmentColumn{"NOTE", true, segmentNote}
+	if !l.detail {
+		return []segmentColumn{id, coll, part, vch, state, rows, level, note}
+	}
+	positions := []segmentColumn{
+		{"START ID", true, func(s SegmentRow) string { return positionID(s.StartPosition) }},
+		{"DML ID", true, func(s SegmentRow) string { return positionID(s.DMLPosition) }},
+		{"DML TIME", false, func(s SegmentRow) string {
+			if s.DMLPosition == nil {
+				return ""
+			}
+			return s.DMLPosition.Time
+		}},
+		{"WAL", false, func(s SegmentRow) string { return positionsWAL(s.StartPosition, s.DMLPosition) }},
+	}
+	if l.wide {
+		return append(append([]segmentColumn{id, coll, part, vch, state, rows, level}, positions...), note)
+	}
+	return append(append([]segmentColumn{id, coll, vch, state}, positions...), note)
+}
+
 // Table implements framework.Result.
 func (l *segmentListing) Table(w io.Writer) error {
-	header := []string{"ID", "COLLECTION", "PARTITION", "VCHANNEL", "STATE", "ROWS", "LEVEL"}
-	elided := []int{3}
-	if l.detail {
-		header = append(header, "START ID", "DML ID", "DML TIME", "WAL")
-		elided = append(elided, 7, 8)
+	cols := l.columns()
+	header := make([]string, len(cols))
+	var elided []int
+	for i, c := range cols {
+		header[i] = c.header
+		if c.elide {
+			elided = append(elided, i)
+		}
 	}
-	elided = append(elided, len(header))
-	header = append(header, "NOTE")
 	t := newTable(w, header...).fit(l.wide, elided...)
 	sum, err := l.scan.Each(l.ctx, l.limit, func(s SegmentRow) error {
-		state := s.State
-		if s.Importing {
-			state += " (importing)"
+		cells := make([]string, len(cols))
+		for i, c := range cols {
+			cells[i] = c.cell(s)
 		}
-		cells := []string{i64(s.ID), i64(s.Collection), i64(s.Partition), s.VChannel, state, i64(s.Rows), s.Level}
-		if s.Error != "" { // the ids are the key's, when it has them
-			cells = []string{idCell(s.ID), idCell(s.Collection), idCell(s.Partition), "", "", "", ""}
-		}
-		if l.detail {
-			dmlTime := ""
-			if s.DMLPosition != nil {
-				dmlTime = s.DMLPosition.Time
-			}
-			cells = append(cells, positionID(s.StartPosition), positionID(s.DMLPosition), dmlTime, positionsWAL(s.StartPosition, s.DMLPosition))
-		}
-		t.row(append(cells, segmentNote(s))...)
+		t.row(cells...)
 		return t.err
 	})
 	if err != nil {
