@@ -23,7 +23,9 @@ type CollectionsParam struct {
 }
 
 // StartPositionRow is one start_positions pair, decoded with the WAL of its
-// pchannel's consume checkpoint (start positions carry no WAL_name).
+// pchannel's consume checkpoint (start positions carry no WAL_name). As in
+// every show listing, a message id held as bytes is given as
+// message_id_hex and message_id_base64, and decoded as message_id_human.
 type StartPositionRow struct {
 	Key             string `json:"key"`
 	PChannel        string `json:"pchannel"`

@@ -177,7 +177,7 @@ func (t *table) widths() []int {
 			floor[i] = max(minElided, t.headerWidth[i])
 		}
 	}
-	if last := len(floor) - 1; t.header0 != nil && (t.header0[last] == "NOTE" || t.header0[last] == "ERROR") {
+	if last := len(floor) - 1; last < len(t.header0) && (t.header0[last] == "NOTE" || t.header0[last] == "ERROR") {
 		floor[last] = max(floor[last], minNoteElided)
 	}
 	for total > t.limit {

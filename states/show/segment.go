@@ -1,6 +1,7 @@
 package show
 
 import (
+	"bufio"
 	"context"
 	"encoding/base64"
 	"fmt"
@@ -100,7 +101,8 @@ type SegmentSummary struct {
 	// filters but not the limit.
 	Total int `json:"total"`
 	More  int `json:"more"`
-	// OddKeys and Errors count the odd keys and undecodable values shown.
+	// OddKeys and Errors count the odd keys and the undecodable values
+	// that passed the filters, shown or not.
 	OddKeys int `json:"odd_keys"`
 	Errors  int `json:"errors"`
 }
@@ -148,7 +150,7 @@ func runSegment(ctx context.Context, inst *instance.Instance, p *SegmentParam) (
 	if err != nil {
 		return nil, err
 	}
-	return &segmentListing{ctx: ctx, scan: scan, limit: limit, detail: p.Detail, wide: p.Wide.Wide, warn: warn}, nil
+	return &segmentListing{ctx: ctx, scan: scan, limit: limit, detail: p.Detail, wide: p.Wide.Wide}, nil
 }
 
 // SegmentScan reads the segments of an instance at one revision, a page at a
@@ -198,17 +200,17 @@ func (s *SegmentScan) Each(ctx context.Context, limit int, fn func(SegmentRow) e
 				return nil
 			}
 		}
-		if limit > 0 && sum.Total >= limit {
-			sum.More++
-			return nil
-		}
-		sum.Total++
 		if row.Odd {
 			sum.OddKeys++
 		}
 		if row.Error != "" {
 			sum.Errors++
 		}
+		if limit > 0 && sum.Total >= limit {
+			sum.More++
+			return nil
+		}
+		sum.Total++
 		return fn(row)
 	})
 	if err != nil {
@@ -366,7 +368,6 @@ type segmentListing struct {
 	limit  int
 	detail bool
 	wide   bool
-	warn   io.Writer
 }
 
 // JSON implements framework.Result; Render uses WriteJSON, which streams.
@@ -501,15 +502,20 @@ func (l *segmentListing) Table(w io.Writer) error {
 }
 
 // Lines implements framework.Result.
-func (l *segmentListing) Lines(w io.Writer) error {
+func (l *segmentListing) Lines(out io.Writer) error {
+	w := bufio.NewWriterSize(out, 64<<10)
 	sum, err := l.scan.Each(l.ctx, l.limit, func(s SegmentRow) error {
 		return line(w, "segment", "id", i64(s.ID), "collection", i64(s.Collection), "partition", i64(s.Partition),
 			"vchannel", s.VChannel, "state", s.State, "rows", i64(s.Rows), "level", s.Level, "importing", boolS(s.Importing),
 			"key", s.Key, "odd", boolS(s.Odd), "start", positionText(s.StartPosition), "dml", positionText(s.DMLPosition), "error", s.Error)
 	})
 	if err != nil {
+		_ = w.Flush() // the rows read before the error
 		return err
 	}
-	return line(w, "counts", "total", itoa(sum.Total), "by_state", sum.countsText(), "more", itoa(sum.More),
-		"odd_keys", itoa(sum.OddKeys), "errors", itoa(sum.Errors))
+	if err := line(w, "counts", "total", itoa(sum.Total), "by_state", sum.countsText(), "more", itoa(sum.More),
+		"odd_keys", itoa(sum.OddKeys), "errors", itoa(sum.Errors)); err != nil {
+		return err
+	}
+	return w.Flush()
 }
