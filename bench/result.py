@@ -4,8 +4,11 @@
   result.py keys RUN_OUT DRY_OUT      the number of keys heron wrote (the raw loop writes as many)
   result.py table SEG GEN DRY_OUT DRY_SEC DRY_KB RUN_OUT RUN_SEC RUN_KB RAW BACKUP_BYTES STORAGE
                                       prints the table; exit 1 when a target is missed
+  result.py show SEG TABLE_OUT TABLE_SEC TABLE_KB JSON_OUT JSON_SEC JSON_KB
+                                      prints the show segment table; exit 1 when a target is missed
 """
 import json
+import re
 import sys
 
 DEFAULT_SEGMENTS = 1000000
@@ -13,6 +16,10 @@ TARGET_RUN_SECONDS = 60
 TARGET_DRY_SECONDS = 20
 TARGET_RSS_MIB = 256
 TARGET_RATIO = 0.60
+# show segment streams its rows: its peak RSS must not grow with the instance
+# (before streaming: 257 MiB for a 100k-segment table, 595 MiB for its JSON;
+# streamed: about 64 MiB at 100k and at 300k segments, 26 MiB of it the process).
+TARGET_SHOW_RSS_MIB = 96
 
 
 def document(path):
@@ -147,6 +154,40 @@ def table(argv):
     return 1 if missed else 0
 
 
+def tail(path, size=4096):
+    """The last bytes of a (possibly large) file, as text."""
+    with open(path, "rb") as f:
+        f.seek(0, 2)
+        f.seek(max(0, f.tell() - size))
+        return f.read().decode("utf-8", "replace")
+
+
+def show(argv):
+    seg, table_out, table_sec, table_kb, json_out, json_sec, json_kb = argv
+    seg = int(seg)
+    m = re.search(r"(\d+) segment\(s\) shown", tail(table_out))
+    table_rows = int(m.group(1)) if m else None
+    m = re.search(r'"total": (\d+)', tail(json_out))
+    json_rows = int(m.group(1)) if m else None
+    print()
+    print(f"show segment bench: {seg:,} segments, every row (streamed)")
+    print(f"{'format':<24} {'rows':>12} {'seconds':>9} {'rows/s':>10} {'peak RSS MiB':>13}")
+    for name, rows, sec, kb in (("table (--limit 0)", table_rows, float(table_sec), table_kb),
+                                ("json", json_rows, float(json_sec), json_kb)):
+        rate = f"{rows / sec:10,.0f}" if rows and sec > 0 else f"{'-':>10}"
+        print(f"{name:<24} {fmt_int(rows):>12} {sec:9.2f} {rate} {mib(kb):13.1f}")
+    peak = max(mib(table_kb), mib(json_kb))
+    checks = [
+        ("every segment listed", table_rows == seg and json_rows == seg, f"table {fmt_int(table_rows)}, json {fmt_int(json_rows)}"),
+        ("peak RSS < %d MiB" % TARGET_SHOW_RSS_MIB, peak < TARGET_SHOW_RSS_MIB, f"{peak:.0f} MiB"),
+    ]
+    missed = 0
+    for name, ok, got in checks:
+        print(f"  target {name:<34} {'ok  ' if ok else 'MISS'} ({got})")
+        missed += 0 if ok else 1
+    return 1 if missed else 0
+
+
 def main():
     if len(sys.argv) < 2:
         raise SystemExit(__doc__)
@@ -155,6 +196,8 @@ def main():
         return 0
     if sys.argv[1] == "table":
         return table(sys.argv[2:])
+    if sys.argv[1] == "show":
+        return show(sys.argv[2:])
     raise SystemExit(__doc__)
 
 

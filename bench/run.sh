@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make bench: times `reset checkpoint` on a generated large instance against a
 # local etcd server started for the run, beside a raw etcd write loop of the
-# same size.
+# same size, and `show segment` (table and JSON, every segment) on the same
+# instance with its peak RSS, which must not grow with the instance.
 #
 #   BENCH_SEGMENTS=1000000    segments of the instance (default size)
 #   BENCH_COLLECTIONS=10000   collections, each with BENCH_SHARDS=2 vchannels
@@ -22,7 +23,9 @@
 # BENCH_DATA_DIR=/var/tmp/x (say) to measure on disk; the ratio to the raw loop
 # stays meaningful there.
 #
-# Phases: generate (bench/gen seed: txns of 128 puts, several writers), dry run
+# Phases: generate (bench/gen seed: txns of 128 puts, several writers), show
+# (heron, `show segment --limit 0` as a table, then `show segment --format json`:
+# both stream, a row at a time), dry run
 # (heron, `reset checkpoint --target-wal T --format json`), run (the same with
 # --run --backup-dir), raw loop (bench/gen raw: the number of keys heron wrote,
 # segment-shaped, in sequential transactions of 128 puts). heron's wall time
@@ -139,6 +142,22 @@ for SEG in $SIZES; do
 	echo "   generated: $(cat "$R.gen.json")" >&2
 	CONNECT="connect --etcd $ETCD --rootPath by-dev"
 
+	measure "show-table-$SEG" "$CONNECT
+show segment --limit 0"
+	SHOW_TABLE_RC=$M_RC SHOW_TABLE_SEC=$M_SEC SHOW_TABLE_KB=$M_KB
+	measure "show-json-$SEG" "$CONNECT
+show segment --format json"
+	SHOW_JSON_RC=$M_RC SHOW_JSON_SEC=$M_SEC SHOW_JSON_KB=$M_KB
+	if [ "$SHOW_TABLE_RC" -ne 0 ] || [ "$SHOW_JSON_RC" -ne 0 ]; then
+		echo "bench: show segment failed (table exit $SHOW_TABLE_RC, json exit $SHOW_JSON_RC):" >&2
+		tail -5 "$WORK/show-table-$SEG.err" "$WORK/show-json-$SEG.err" >&2
+		exit 1
+	fi
+	echo "   show segment: table ${SHOW_TABLE_SEC}s, json ${SHOW_JSON_SEC}s" >&2
+	python3 "$REPO/bench/result.py" show "$SEG" "$WORK/show-table-$SEG.out" "$SHOW_TABLE_SEC" "$SHOW_TABLE_KB" \
+		"$WORK/show-json-$SEG.out" "$SHOW_JSON_SEC" "$SHOW_JSON_KB" >"$R.show" || FAILED_TARGETS=1
+	rm -f "$WORK/show-table-$SEG.out" "$WORK/show-json-$SEG.out"
+
 	measure "dry-$SEG" "$CONNECT
 reset checkpoint --target-wal $TARGET --format json"
 	DRY_RC=$M_RC DRY_SEC=$M_SEC DRY_KB=$M_KB
@@ -171,17 +190,18 @@ reset checkpoint --target-wal $TARGET --run --format json --backup-dir $WORK/bac
 
 	python3 "$REPO/bench/result.py" table "$SEG" "$R.gen.json" "$WORK/dry-$SEG.out" "$DRY_SEC" "$DRY_KB" \
 		"$WORK/run-$SEG.out" "$RUN_SEC" "$RUN_KB" "$R.raw.json" "$BACKUP_BYTES" "$STORAGE" >"$R.table" || FAILED_TARGETS=1
-	cat "$R.table"
-	SUMMARY+=("$SEG $DRY_KB $RUN_KB $DRY_SEC $RUN_SEC")
+	cat "$R.table" "$R.show"
+	SUMMARY+=("$SEG $DRY_KB $RUN_KB $DRY_SEC $RUN_SEC $SHOW_TABLE_KB $SHOW_JSON_KB")
 done
 
 if [ "${#SUMMARY[@]}" -gt 1 ]; then
 	echo
 	echo "peak RSS by instance size (memory must not grow with the instance):"
-	printf '%12s  %16s  %16s  %10s  %10s\n' segments "dry run RSS MiB" "--run RSS MiB" "dry run s" "--run s"
+	printf '%12s  %16s  %16s  %10s  %10s  %15s  %14s\n' segments "dry run RSS MiB" "--run RSS MiB" "dry run s" "--run s" "show table MiB" "show json MiB"
 	for line in "${SUMMARY[@]}"; do
 		set -- $line
-		printf '%12s  %16.1f  %16.1f  %10s  %10s\n' "$1" "$(awk "BEGIN{print $2/1024}")" "$(awk "BEGIN{print $3/1024}")" "$4" "$5"
+		printf '%12s  %16.1f  %16.1f  %10s  %10s  %15.1f  %14.1f\n' "$1" "$(awk "BEGIN{print $2/1024}")" "$(awk "BEGIN{print $3/1024}")" "$4" "$5" \
+			"$(awk "BEGIN{print $6/1024}")" "$(awk "BEGIN{print $7/1024}")"
 	done
 fi
 if [ "$FAILED_TARGETS" -ne 0 ] && [ "${BENCH_STRICT:-0}" = 1 ]; then

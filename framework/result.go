@@ -39,6 +39,13 @@ type Result interface {
 	Lines(w io.Writer) error
 }
 
+// JSONWriter is a Result that writes its one JSON document itself, as it
+// reads it, so that a listing of any size is never held in memory: Render
+// calls WriteJSON instead of marshalling JSON().
+type JSONWriter interface {
+	WriteJSON(w io.Writer) error
+}
+
 // Render writes r to w in the given format ("" is table).
 func Render(w io.Writer, r Result, format string) error {
 	switch format {
@@ -47,6 +54,9 @@ func Render(w io.Writer, r Result, format string) error {
 	case FormatLine:
 		return r.Lines(w)
 	case FormatJSON:
+		if jw, ok := r.(JSONWriter); ok {
+			return jw.WriteJSON(w)
+		}
 		b, err := json.MarshalIndent(r.JSON(), "", "  ")
 		if err != nil {
 			return fmt.Errorf("render json: %w", err)

@@ -147,6 +147,9 @@ type Key struct {
 	Segment    int64
 	DB         int64
 	ID         string
+	// Odd marks a segment key that is not datacoord-meta/s/{coll}/{part}/{seg}
+	// with three decimal ids: Milvus still reads its value as a segment.
+	Odd bool
 }
 
 // Classify parses a key relative to the meta root.
@@ -176,12 +179,17 @@ func Classify(rel string) Key {
 	case strings.HasPrefix(rel, ChannelRemovalPrefix):
 		k.Kind, k.VChannel = KindChannelRemoval, rel[len(ChannelRemovalPrefix):]
 	case strings.HasPrefix(rel, SegmentPrefix):
+		// Milvus's datacoord catalog (internal/metastore/kv/datacoord, not in
+		// pkg/v2) lists the whole prefix and unmarshals every value as a
+		// SegmentInfo, whatever the key's shape (issue 9 item 6): every key
+		// here is a segment; one that is not {coll}/{part}/{seg} is Odd.
+		k.Kind = KindSegment
 		parts := strings.Split(rel[len(SegmentPrefix):], "/")
-		if len(parts) == 3 {
-			ids, ok := parseIDs(parts)
-			if ok {
-				k.Kind, k.Collection, k.Partition, k.Segment = KindSegment, ids[0], ids[1], ids[2]
-			}
+		ids, ok := parseIDs(parts)
+		if ok && len(parts) == 3 && canonicalIDs(parts, ids) {
+			k.Collection, k.Partition, k.Segment = ids[0], ids[1], ids[2]
+		} else {
+			k.Odd = true
 		}
 	case strings.HasPrefix(rel, CollectionInfoPrefix):
 		parts := strings.Split(rel[len(CollectionInfoPrefix):], "/")
@@ -230,4 +238,15 @@ func parseIDs(parts []string) ([]int64, bool) {
 		ids[i] = v
 	}
 	return ids, true
+}
+
+// canonicalIDs reports whether each part is the decimal text Milvus writes
+// for its id (no sign, no leading zeros, no spaces).
+func canonicalIDs(parts []string, ids []int64) bool {
+	for i, p := range parts {
+		if ids[i] < 0 || itoa(ids[i]) != p {
+			return false
+		}
+	}
+	return true
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/heron-shell/heron/framework"
 	"github.com/heron-shell/heron/models"
@@ -12,48 +13,64 @@ import (
 
 // BroadcastParam is `show broadcast-task`.
 type BroadcastParam struct {
-	framework.ParamBase `use:"show broadcast-task" desc:"streamingcoord broadcast tasks; Pending, WaitAck and Replicated ones are in flight"`
+	framework.ParamBase `use:"show broadcast-task" desc:"streamingcoord broadcast tasks; Pending, WaitAck and Replicated ones are in flight" example:"show broadcast-task"`
+	Wide
 	framework.Output
 }
 
-// BroadcastRow is one broadcast task.
+// BroadcastRow is one broadcast task. Error: its value does not decode, so
+// whether it is in flight is not known.
 type BroadcastRow struct {
 	ID               string `json:"id"`
 	Key              string `json:"key"`
 	State            string `json:"state"`
 	InFlight         bool   `json:"in_flight"`
 	AckedCheckpoints int    `json:"acked_checkpoints"`
+	Error            string `json:"error,omitempty"`
+	cause            string // the decode error, for the table (the row names the key)
 }
 
 // BroadcastResult is the output of `show broadcast-task`.
 type BroadcastResult struct {
 	Tasks    []BroadcastRow `json:"tasks"`
 	InFlight int            `json:"in_flight"`
+	Errors   int            `json:"errors"`
+	wide     bool
 }
 
-func runBroadcast(ctx context.Context, inst *instance.Instance, _ *BroadcastParam) (framework.Result, error) {
-	res, err := BroadcastTasks(ctx, inst)
+func runBroadcast(ctx context.Context, inst *instance.Instance, p *BroadcastParam) (framework.Result, error) {
+	warn := framework.Stderr(ctx)
+	res, err := BroadcastTasks(ctx, inst, warn)
 	if err != nil {
 		return nil, err
 	}
+	res.wide = p.Wide.Wide
 	if res.InFlight > 0 {
-		fmt.Fprintf(framework.Stderr(ctx), "warning: %d broadcast task(s) in flight (Pending, WaitAck or Replicated)\n", res.InFlight)
+		fmt.Fprintf(warn, "warning: %d broadcast task(s) in flight (Pending, WaitAck or Replicated)\n", res.InFlight)
 	}
 	return res, nil
 }
 
-// BroadcastTasks lists the broadcast tasks of the instance.
-func BroadcastTasks(ctx context.Context, inst *instance.Instance) (*BroadcastResult, error) {
+// BroadcastTasks lists the broadcast tasks of the instance in natural id
+// order; a value that does not decode is a row with its error.
+func BroadcastTasks(ctx context.Context, inst *instance.Instance, warn io.Writer) (*BroadcastResult, error) {
+	if warn == nil {
+		warn = io.Discard
+	}
 	res := &BroadcastResult{Tasks: []BroadcastRow{}}
 	_, err := inst.Walk(ctx, 0, []string{models.BroadcastTaskPrefix}, func(e instance.Entry) error {
 		if e.Kind != models.KindBroadcastTask {
 			return nil
 		}
-		bt, err := models.DecodeBroadcastTask(e.Value)
-		if err != nil {
-			return fmt.Errorf("key %s: %w", e.Rel, err)
+		row := BroadcastRow{ID: e.ID, Key: e.Rel}
+		if bt, err := models.DecodeBroadcastTask(e.Value); err != nil {
+			row.Error = fmt.Sprintf("key %s does not decode (cannot tell whether it is in flight): %v", e.Rel, err)
+			row.cause = err.Error()
+			res.Errors++
+			fmt.Fprintf(warn, "warning: broadcast task %s\n", framework.EscapeText(row.Error))
+		} else {
+			row.State, row.InFlight, row.AckedCheckpoints = bt.State.String(), bt.State.InFlight(), bt.AckedCheckpoint
 		}
-		row := BroadcastRow{ID: e.ID, Key: e.Rel, State: bt.State.String(), InFlight: bt.State.InFlight(), AckedCheckpoints: bt.AckedCheckpoint}
 		if row.InFlight {
 			res.InFlight++
 		}
@@ -63,6 +80,10 @@ func BroadcastTasks(ctx context.Context, inst *instance.Instance) (*BroadcastRes
 	if err != nil {
 		return nil, err
 	}
+	slices.SortStableFunc(res.Tasks, func(a, b BroadcastRow) int { return naturalCompare(a.Key, b.Key) })
+	if res.Errors > 0 {
+		fmt.Fprintf(warn, "warning: %d broadcast task key(s) do not decode: listed with their error\n", res.Errors)
+	}
 	return res, nil
 }
 
@@ -71,19 +92,34 @@ func (r *BroadcastResult) JSON() any { return r }
 
 // Table implements framework.Result.
 func (r *BroadcastResult) Table(w io.Writer) error {
-	t := newTable(w, "ID", "STATE", "IN FLIGHT", "ACKED CHECKPOINTS")
+	header := []string{"ID", "STATE", "IN FLIGHT", "ACKED CHECKPOINTS"}
+	if r.Errors > 0 {
+		header = append(header, "ERROR")
+	}
+	t := newTable(w, header...).fit(r.wide, 0, 4)
 	for _, b := range r.Tasks {
 		flight := "no"
 		if b.InFlight {
 			flight = "YES"
 		}
-		t.row(b.ID, b.State, flight, itoa(b.AckedCheckpoints))
+		cells := []string{b.ID, b.State, flight, itoa(b.AckedCheckpoints)}
+		if b.Error != "" {
+			cells = []string{b.ID, "", "unknown", "", "does not decode: " + b.cause}
+		} else if r.Errors > 0 {
+			cells = append(cells, "")
+		}
+		t.row(cells...)
 	}
 	if err := t.flush(); err != nil {
 		return err
 	}
 	if _, err := fmt.Fprintf(w, "%d task(s), %d in flight\n", len(r.Tasks), r.InFlight); err != nil {
 		return err
+	}
+	if r.Errors > 0 {
+		if _, err := fmt.Fprintf(w, "%d task(s) do not decode (see ERROR): whether they are in flight is not known\n", r.Errors); err != nil {
+			return err
+		}
 	}
 	if r.InFlight > 0 {
 		_, err := fmt.Fprintln(w, "note: in-flight tasks are re-appended or re-acked when Milvus starts; their callbacks write WAL ids back into meta")
@@ -92,12 +128,14 @@ func (r *BroadcastResult) Table(w io.Writer) error {
 	return nil
 }
 
-// Lines implements framework.Result.
+// Lines implements framework.Result: one line per task, then a summary line
+// (there even when there is no task).
 func (r *BroadcastResult) Lines(w io.Writer) error {
 	for _, b := range r.Tasks {
-		if err := line(w, "broadcast-task", "id", b.ID, "state", b.State, "in_flight", boolS(b.InFlight), "acked_checkpoints", itoa(b.AckedCheckpoints)); err != nil {
+		if err := line(w, "broadcast-task", "id", b.ID, "state", b.State, "in_flight", boolS(b.InFlight),
+			"acked_checkpoints", itoa(b.AckedCheckpoints), "error", b.Error); err != nil {
 			return err
 		}
 	}
-	return nil
+	return line(w, "summary", "tasks", itoa(len(r.Tasks)), "in_flight", itoa(r.InFlight), "errors", itoa(r.Errors))
 }

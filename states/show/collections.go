@@ -2,8 +2,10 @@ package show
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
@@ -15,23 +17,28 @@ import (
 
 // CollectionsParam is `show collections`.
 type CollectionsParam struct {
-	framework.ParamBase `use:"show collections" desc:"collections of both key layouts with their channels and start positions"`
+	framework.ParamBase `use:"show collections" desc:"collections of both key layouts with their channels and start positions" example:"show collections --wide"`
+	Wide
 	framework.Output
 }
 
 // StartPositionRow is one start_positions pair, decoded with the WAL of its
-// pchannel's consume checkpoint (start positions carry no WAL_name).
+// pchannel's consume checkpoint (start positions carry no WAL_name). As in
+// every show listing, a message id held as bytes is given as
+// message_id_hex and message_id_base64, and decoded as message_id_human.
 type StartPositionRow struct {
-	Key            string `json:"key"`
-	PChannel       string `json:"pchannel"`
-	WAL            string `json:"wal"`
-	WALGuessed     bool   `json:"wal_guessed"`
-	MessageIDHex   string `json:"message_id_hex"`
-	MessageIDHuman string `json:"message_id_human"`
-	Error          string `json:"error,omitempty"`
+	Key             string `json:"key"`
+	PChannel        string `json:"pchannel"`
+	WAL             string `json:"wal"`
+	WALGuessed      bool   `json:"wal_guessed"`
+	MessageIDHex    string `json:"message_id_hex"`
+	MessageIDBase64 string `json:"message_id_base64"`
+	MessageIDHuman  string `json:"message_id_human"`
+	Error           string `json:"error,omitempty"`
 }
 
-// CollectionRow is one collection-info key.
+// CollectionRow is one collection-info key. Error: its value does not
+// decode; the ids are then the key's.
 type CollectionRow struct {
 	ID             int64              `json:"id"`
 	DB             int64              `json:"db"`
@@ -46,12 +53,16 @@ type CollectionRow struct {
 	Time           string             `json:"time"`
 	Tombstone      bool               `json:"tombstone"`
 	StartPositions []StartPositionRow `json:"start_positions"`
+	Error          string             `json:"error,omitempty"`
+	cause          string             // the decode error, for the table (the row names the key)
 }
 
 // CollectionsResult is the output of `show collections`.
 type CollectionsResult struct {
 	Collections []CollectionRow `json:"collections"`
 	Tombstones  int             `json:"tombstones"`
+	Errors      int             `json:"errors"`
+	wide        bool
 }
 
 const (
@@ -60,8 +71,13 @@ const (
 	stateTombstone = "dropped-tombstone"
 )
 
-func runCollections(ctx context.Context, inst *instance.Instance, _ *CollectionsParam) (framework.Result, error) {
-	return result(Collections(ctx, inst, framework.Stderr(ctx)))
+func runCollections(ctx context.Context, inst *instance.Instance, p *CollectionsParam) (framework.Result, error) {
+	res, err := Collections(ctx, inst, framework.Stderr(ctx))
+	if err != nil {
+		return nil, err
+	}
+	res.wide = p.Wide.Wide
+	return res, nil
 }
 
 // consumeWALs reads the WAL named by each pchannel's consume checkpoint at rev:
@@ -85,8 +101,9 @@ func consumeWALs(ctx context.Context, inst *instance.Instance, rev int64, warn i
 	return wals, rev, err
 }
 
-// Collections lists the collection infos of both key layouts; tombstones are
-// listed as dropped-tombstone entries and not decoded.
+// Collections lists the collection infos of both key layouts, each layout in
+// natural key order; tombstones are listed as dropped-tombstone entries and
+// not decoded, a value that does not decode is a row with its error.
 func Collections(ctx context.Context, inst *instance.Instance, warn io.Writer) (*CollectionsResult, error) {
 	if warn == nil {
 		warn = io.Discard
@@ -114,7 +131,12 @@ func Collections(ctx context.Context, inst *instance.Instance, warn io.Writer) (
 		}
 		c, err := models.DecodeCollectionInfo(e.Value)
 		if err != nil {
-			return fmt.Errorf("key %s: %w", e.Rel, err)
+			res.Errors++
+			row := CollectionRow{ID: e.Collection, DB: e.DB, Layout: layout, Key: e.Rel, VChannels: []string{}, PChannels: []string{},
+				StartPositions: []StartPositionRow{}, Error: fmt.Sprintf("key %s does not decode: %v", e.Rel, err), cause: err.Error()}
+			fmt.Fprintf(warn, "warning: collection %s\n", framework.EscapeText(row.Error))
+			res.Collections = append(res.Collections, row)
+			return nil
 		}
 		row := CollectionRow{ID: c.ID, DB: c.DBID, Name: c.Name, State: c.State, Shards: c.ShardsNum,
 			VChannels: nonNil(c.VChannels), PChannels: nonNil(c.PChannels), Layout: layout, Key: e.Rel,
@@ -124,7 +146,8 @@ func Collections(ctx context.Context, inst *instance.Instance, warn io.Writer) (
 			if _, ok := wals[pc]; !ok {
 				pc = models.PChannelOf(sp.Key) // some writers key by the vchannel
 			}
-			sr := StartPositionRow{Key: sp.Key, PChannel: pc, WALGuessed: true, MessageIDHex: fmt.Sprintf("%x", sp.Data)}
+			sr := StartPositionRow{Key: sp.Key, PChannel: pc, WALGuessed: true, MessageIDHex: fmt.Sprintf("%x", sp.Data),
+				MessageIDBase64: base64.StdEncoding.EncodeToString(sp.Data)}
 			wal, ok := wals[pc]
 			sr.WAL = walName(wal)
 			if !ok || wal == commonpb.WALName_Unknown {
@@ -133,7 +156,7 @@ func Collections(ctx context.Context, inst *instance.Instance, warn io.Writer) (
 				sr.MessageIDHuman, sr.Error = describe(wal, sp.Data)
 			}
 			if sr.Error != "" {
-				fmt.Fprintf(warn, "warning: %s: start position %s: %s\n", e.Rel, sp.Key, sr.Error)
+				fmt.Fprintf(warn, "warning: %s: start position %s: %s\n", framework.EscapeText(e.Rel), framework.EscapeText(sp.Key), sr.Error)
 			}
 			row.StartPositions = append(row.StartPositions, sr)
 		}
@@ -142,6 +165,15 @@ func Collections(ctx context.Context, inst *instance.Instance, warn io.Writer) (
 	})
 	if err != nil {
 		return nil, err
+	}
+	slices.SortStableFunc(res.Collections, func(a, b CollectionRow) int {
+		if a.Layout != b.Layout {
+			return strings.Compare(a.Layout, b.Layout) // database, then legacy
+		}
+		return naturalCompare(a.Key, b.Key)
+	})
+	if res.Errors > 0 {
+		fmt.Fprintf(warn, "warning: %d collection key(s) do not decode: listed with their error\n", res.Errors)
 	}
 	return res, nil
 }
@@ -165,24 +197,73 @@ func startsText(sps []StartPositionRow) string {
 	return strings.Join(parts, " ")
 }
 
+// startsCell is the table cell of a collection's start positions: just the
+// ids (and their WAL once) when they are keyed by the collection's pchannels
+// in order, as Milvus writes them; else startsText.
+func startsCell(pchannels []string, sps []StartPositionRow) string {
+	if len(sps) != len(pchannels) {
+		return startsText(sps)
+	}
+	ids := make([]string, len(sps))
+	for i, sp := range sps {
+		if sp.Key != pchannels[i] || sp.Error != "" || sp.WAL != sps[0].WAL {
+			return startsText(sps)
+		}
+		ids[i] = orDash(sp.MessageIDHuman)
+	}
+	if len(ids) == 0 {
+		return ""
+	}
+	return strings.Join(ids, ",") + " (" + sps[0].WAL + ")"
+}
+
 // JSON implements framework.Result.
 func (r *CollectionsResult) JSON() any { return r }
 
 // Table implements framework.Result.
 func (r *CollectionsResult) Table(w io.Writer) error {
-	t := newTable(w, "ID", "DB", "NAME", "STATE", "SHARDS", "VCHANNELS", "PCHANNELS", "LAYOUT", "CREATED", "START POSITIONS (WAL of the consume checkpoint)")
+	// The vchannels ({pchannel}_{collection}v{n}) only with --wide: the
+	// table fits 120 columns otherwise.
+	header := []string{"ID", "DB", "NAME", "STATE", "SHARDS", "PCHANNELS", "LAYOUT", "CREATED", "START POSITIONS"}
+	if r.wide {
+		header = slices.Insert(header, 5, "VCHANNELS")
+	}
+	if r.Errors > 0 {
+		header = append(header, "ERROR")
+	}
+	t := newTable(w, header...).fit(r.wide, 2, 5, 8, 9)
 	for _, c := range r.Collections {
-		if c.Tombstone {
-			t.row(i64(c.ID), i64(c.DB), "", c.State, "", "", "", c.Layout, "", "")
-			continue
+		var cells []string
+		vchannels := strings.Join(c.VChannels, ",")
+		switch {
+		case c.Error != "":
+			cells = []string{idCell(c.ID), idCell(c.DB), "", "", "", "", c.Layout, "", "", "does not decode: " + c.cause}
+			vchannels = ""
+		case c.Tombstone:
+			cells = []string{i64(c.ID), i64(c.DB), "", c.State, "", "", c.Layout, "", ""}
+		default:
+			cells = []string{i64(c.ID), i64(c.DB), c.Name, c.State, i32(c.Shards), strings.Join(c.PChannels, ","),
+				c.Layout, c.Time, startsCell(c.PChannels, c.StartPositions)}
 		}
-		t.row(i64(c.ID), i64(c.DB), c.Name, c.State, i32(c.Shards), strings.Join(c.VChannels, ","), strings.Join(c.PChannels, ","),
-			c.Layout, c.Time, startsText(c.StartPositions))
+		if r.wide {
+			cells = slices.Insert(cells, 5, vchannels)
+		}
+		if r.Errors > 0 && len(cells) < len(header) {
+			cells = append(cells, "")
+		}
+		t.row(cells...)
 	}
 	if err := t.flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "%d collection key(s), %d tombstone(s)\n", len(r.Collections), r.Tombstones)
+	_, err := fmt.Fprintf(w, "%d collection key(s), %d tombstone(s)\n(start positions carry no WAL_name: decoded with the WAL of their pchannel's consume checkpoint)\n",
+		len(r.Collections), r.Tombstones)
+	if err == nil && !r.wide {
+		_, err = fmt.Fprintln(w, "(--wide adds the vchannels and shows every cell in full)")
+	}
+	if err == nil && r.Errors > 0 {
+		_, err = fmt.Fprintf(w, "%d key(s) do not decode (see ERROR)\n", r.Errors)
+	}
 	return err
 }
 
@@ -191,9 +272,9 @@ func (r *CollectionsResult) Lines(w io.Writer) error {
 	for _, c := range r.Collections {
 		if err := line(w, "collection", "id", i64(c.ID), "db", i64(c.DB), "name", c.Name, "state", c.State, "shards", i32(c.Shards),
 			"vchannels", strings.Join(c.VChannels, ","), "pchannels", strings.Join(c.PChannels, ","), "layout", c.Layout,
-			"key", c.Key, "time", c.Time, "start_positions", startsText(c.StartPositions)); err != nil {
+			"key", c.Key, "time", c.Time, "start_positions", startsText(c.StartPositions), "error", c.Error); err != nil {
 			return err
 		}
 	}
-	return nil
+	return line(w, "summary", "collections", itoa(len(r.Collections)), "tombstones", itoa(r.Tombstones), "errors", itoa(r.Errors))
 }

@@ -1,13 +1,16 @@
 package show
 
 import (
+	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
 
@@ -65,25 +68,242 @@ func yesNo(b bool) string {
 	return "no"
 }
 
-// table writes aligned columns.
+// tableWidth is the width, in columns, that a table fitted with fit keeps
+// to unless --wide is given (issue 10 §4).
+const tableWidth = 120
+
+// tableBlock is how many rows a table holds before it writes them: the first
+// block sets the column widths (later blocks only widen them), so a table of
+// any length is written as it is read, in bounded memory.
+const tableBlock = 1000
+
+// minElided is the narrowest an elided column gets (or its header's width).
+const minElided = 12
+
+// minNoteElided is the narrowest an elided NOTE or ERROR column gets when it
+// is the last one (read from its start).
+const minNoteElided = 40
+
+// ellipsis marks the elided middle of a cell.
+const ellipsis = "..."
+
+// table writes aligned columns, two spaces apart. Every cell is escaped
+// (framework.EscapeText): a key holding ESC[2J, a newline or a TAB cannot
+// reach the terminal, add a row or break the columns.
 type table struct {
-	tw *tabwriter.Writer
+	w       io.Writer
+	header  []string
+	rows    [][]string
+	natural []int // widest cell seen per column, header included
+	// headerWidth: an elided column stays as wide as its header.
+	headerWidth []int
+	header0     []string // the header, kept after it is written
+	limit       int      // total width to fit; 0: none
+	elidable    []bool
+	err         error
 }
 
 func newTable(w io.Writer, header ...string) *table {
-	t := &table{tw: tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)}
-	t.row(header...)
+	t := &table{w: w, header: escapeCells(header), natural: make([]int, len(header)), elidable: make([]bool, len(header))}
+	t.measure(t.header)
+	t.headerWidth = slices.Clone(t.natural)
+	t.header0 = t.header
 	return t
 }
 
-func (t *table) row(cells ...string) {
-	for i, c := range cells {
-		cells[i] = orDash(strings.ReplaceAll(c, "\t", " "))
-	}
-	fmt.Fprintln(t.tw, strings.Join(cells, "\t"))
+// Wide is the --wide flag of the listings whose tables fit 120 columns:
+// embed it in a param struct and call fit with it.
+type Wide struct {
+	Wide bool `name:"wide" desc:"show every column in full (tables fit 120 columns otherwise, eliding wide cells with ...)"`
 }
 
-func (t *table) flush() error { return t.tw.Flush() }
+// fit makes the table fit tableWidth columns, unless wide, by eliding the
+// cells of the given columns (the widest first; see elide).
+func (t *table) fit(wide bool, cols ...int) *table {
+	if wide {
+		return t
+	}
+	t.limit = tableWidth
+	for _, c := range cols {
+		if c >= 0 && c < len(t.elidable) {
+			t.elidable[c] = true
+		}
+	}
+	return t
+}
+
+func escapeCells(cells []string) []string {
+	out := make([]string, len(cells))
+	for i, c := range cells {
+		out[i] = orDash(framework.EscapeText(c))
+	}
+	return out
+}
+
+func (t *table) measure(cells []string) {
+	for i, c := range cells {
+		if i >= len(t.natural) {
+			t.natural = append(t.natural, 0)
+			t.elidable = append(t.elidable, false)
+		}
+		t.natural[i] = max(t.natural[i], utf8.RuneCountInString(c))
+	}
+}
+
+func (t *table) row(cells ...string) {
+	r := escapeCells(cells)
+	t.measure(r)
+	t.rows = append(t.rows, r)
+	if len(t.rows) >= tableBlock {
+		t.writeBlock()
+	}
+}
+
+// widths are the column widths to write with: the natural ones, elided
+// columns narrowed (widest first) until the table fits its limit.
+func (t *table) widths() []int {
+	w := slices.Clone(t.natural)
+	if t.limit <= 0 || len(w) == 0 {
+		return w
+	}
+	total := 2 * (len(w) - 1)
+	for _, v := range w {
+		total += v
+	}
+	floor := make([]int, len(w))
+	for i := range floor {
+		floor[i] = minElided
+		if i < len(t.headerWidth) {
+			floor[i] = max(minElided, t.headerWidth[i])
+		}
+	}
+	if last := len(floor) - 1; last < len(t.header0) && (t.header0[last] == "NOTE" || t.header0[last] == "ERROR") {
+		floor[last] = max(floor[last], minNoteElided)
+	}
+	for total > t.limit {
+		widest := -1
+		for i, v := range w {
+			if t.elidable[i] && v > floor[i] && (widest < 0 || v > w[widest]) {
+				widest = i
+			}
+		}
+		if widest < 0 {
+			break
+		}
+		w[widest]--
+		total--
+	}
+	return w
+}
+
+func (t *table) writeBlock() {
+	if t.header == nil && len(t.rows) == 0 {
+		return
+	}
+	widths := t.widths()
+	var sb strings.Builder
+	write := func(cells []string) {
+		for i, c := range cells {
+			if i > 0 {
+				sb.WriteString("  ")
+			}
+			n := utf8.RuneCountInString(c)
+			if i < len(widths) && n > widths[i] {
+				c, n = elide(c, widths[i], i == len(widths)-1), widths[i]
+			}
+			sb.WriteString(c)
+			if i < len(cells)-1 && i < len(widths) {
+				sb.WriteString(strings.Repeat(" ", widths[i]-n))
+			}
+		}
+		sb.WriteByte('\n')
+	}
+	if t.header != nil {
+		write(t.header)
+		t.header = nil
+	}
+	for _, r := range t.rows {
+		write(r)
+	}
+	t.rows = t.rows[:0]
+	if _, err := io.WriteString(t.w, sb.String()); err != nil && t.err == nil {
+		t.err = err
+	}
+}
+
+// elide cuts s to width runes, marking the cut with "...": in the middle
+// (ids and keys differ at both ends), or at the end for the last column (a
+// note, read from its start).
+func elide(s string, width int, tail bool) string {
+	r := []rune(s)
+	if len(r) <= width {
+		return s
+	}
+	if width <= len(ellipsis) {
+		return string(r[:width])
+	}
+	keep := width - len(ellipsis)
+	head := (keep + 1) / 2
+	if tail {
+		head = keep
+	}
+	return string(r[:head]) + ellipsis + string(r[len(r)-(keep-head):])
+}
+
+// flush writes the rows held and reports the first write error.
+func (t *table) flush() error {
+	t.writeBlock()
+	return t.err
+}
+
+// naturalLess orders names with their digit runs compared as numbers, so that
+// by-dev-rootcoord-dml_2 comes before by-dev-rootcoord-dml_10 (pchannels,
+// vchannels); equal numbers with different leading zeros order by length.
+func naturalLess(a, b string) bool {
+	for a != "" && b != "" {
+		da, db := digitRun(a), digitRun(b)
+		if da > 0 && db > 0 {
+			na, nb := strings.TrimLeft(a[:da], "0"), strings.TrimLeft(b[:db], "0")
+			if len(na) != len(nb) {
+				return len(na) < len(nb)
+			}
+			if na != nb {
+				return na < nb
+			}
+			if da != db {
+				return da < db
+			}
+			a, b = a[da:], b[db:]
+			continue
+		}
+		ra, sa := utf8.DecodeRuneInString(a)
+		rb, sb := utf8.DecodeRuneInString(b)
+		if ra != rb {
+			return ra < rb
+		}
+		a, b = a[sa:], b[sb:]
+	}
+	return len(a) < len(b)
+}
+
+// naturalCompare is naturalLess as a three-way comparison, for slices.SortFunc.
+func naturalCompare(a, b string) int {
+	switch {
+	case naturalLess(a, b):
+		return -1
+	case naturalLess(b, a):
+		return 1
+	}
+	return 0
+}
+
+func digitRun(s string) int {
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	return i
+}
 
 // optionalKeys are left out of a line when empty.
 var optionalKeys = map[string]bool{"error": true, "note": true}
@@ -114,4 +334,89 @@ func result[T framework.Result](r T, err error) (framework.Result, error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// jsonDoc writes one JSON object a field at a time, with the indentation
+// framework.Render uses, and one array field element by element: a listing
+// of any size goes out as it is read (issue 10 §4).
+type jsonDoc struct {
+	w      *bufio.Writer
+	fields int
+	elems  int
+	err    error
+}
+
+func newJSONDoc(w io.Writer) *jsonDoc {
+	d := &jsonDoc{w: bufio.NewWriterSize(w, 64<<10)}
+	d.raw("{")
+	return d
+}
+
+func (d *jsonDoc) raw(s string) {
+	if d.err == nil {
+		_, d.err = d.w.WriteString(s)
+	}
+}
+
+func (d *jsonDoc) value(v any, prefix string) {
+	if d.err != nil {
+		return
+	}
+	b, err := json.MarshalIndent(v, prefix, "  ")
+	if err != nil {
+		d.err = fmt.Errorf("render json: %w", err)
+		return
+	}
+	_, d.err = d.w.Write(b)
+}
+
+func (d *jsonDoc) name(n string) {
+	if d.fields > 0 {
+		d.raw(",")
+	}
+	d.fields++
+	d.raw("\n  ")
+	d.value(n, "")
+	d.raw(": ")
+}
+
+// field writes "name": v.
+func (d *jsonDoc) field(n string, v any) {
+	d.name(n)
+	d.value(v, "  ")
+}
+
+// array opens the array field n; elem adds to it, end closes it.
+func (d *jsonDoc) array(n string) {
+	d.name(n)
+	d.raw("[")
+	d.elems = 0
+}
+
+func (d *jsonDoc) elem(v any) {
+	if d.elems > 0 {
+		d.raw(",")
+	}
+	d.elems++
+	d.raw("\n    ")
+	d.value(v, "    ")
+}
+
+func (d *jsonDoc) end() {
+	if d.elems > 0 {
+		d.raw("\n  ")
+	}
+	d.raw("]")
+}
+
+// close ends the document and reports the first error.
+func (d *jsonDoc) close() error {
+	if d.fields > 0 {
+		d.raw("\n")
+	}
+	d.raw("}\n")
+	if d.err == nil {
+		d.err = d.w.Flush()
+	}
+	return d.err
 }

@@ -1,10 +1,14 @@
 package show
 
 import (
+	"bufio"
 	"context"
+	"encoding/base64"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
@@ -15,37 +19,62 @@ import (
 	"github.com/heron-shell/heron/states/instance"
 )
 
+// defaultTableLimit is how many segments a table shows when --limit is not given.
+const defaultTableLimit = 1000
+
 // SegmentParam is `show segment`.
 type SegmentParam struct {
-	framework.ParamBase `use:"show segment" desc:"datacoord segments with their positions, and counts by state (output is as large as its result)"`
-	Collection          int64  `name:"collection" default:"0" desc:"only the segments of this collection ID"`
-	State               string `name:"state" default:"" desc:"only segments in this state (Growing, Sealed, Flushing, Flushed, Dropped, Importing)"`
+	framework.ParamBase `use:"show segment" desc:"datacoord segments (every key under datacoord-meta/s/) with counts by state; the table shows 1000 unless --limit" example:"show segment --collection 449012345678 --state Growing --detail"`
+	Segment             int64  `name:"segment" default:"0" placeholder:"ID" desc:"only the segment with this ID (all when omitted)"`
+	Collection          int64  `name:"collection" default:"0" placeholder:"ID" complete:"collection" desc:"only the segments of this collection ID (all when omitted)"`
+	State               string `name:"state" default:"" placeholder:"STATE" desc:"only segments in this state (Growing, Sealed, Flushing, Flushed, Dropped, Importing)"`
+	Limit               string `name:"limit" default:"" placeholder:"N" desc:"print at most N segments, 0 for all (when omitted: 1000 in a table, all in json and line)"`
+	Detail              bool   `name:"detail" desc:"table: add the start and dml positions"`
+	Wide
 	framework.Output
 }
 
-// Validate rejects an unknown --state as a usage error.
+// Validate rejects an unknown --state and a bad --limit as usage errors.
 func (p *SegmentParam) Validate() error {
-	if p.State == "" {
-		return nil
+	if p.State != "" {
+		if _, err := models.ParseSegmentState(p.State); err != nil {
+			return framework.Usagef("--state: %v", err)
+		}
 	}
-	if _, err := models.ParseSegmentState(p.State); err != nil {
-		return framework.Usagef("--state: %v", err)
+	if _, _, err := parseLimit(p.Limit); err != nil {
+		return err
 	}
 	return nil
 }
 
-// SegmentPositionRow is a segment's start or dml position.
-type SegmentPositionRow struct {
-	WAL            string `json:"wal"`
-	WALGuessed     bool   `json:"wal_guessed"`
-	MessageIDHex   string `json:"message_id_hex"`
-	MessageIDHuman string `json:"message_id_human"`
-	Timestamp      uint64 `json:"timestamp"`
-	Time           string `json:"time"`
-	Error          string `json:"error,omitempty"`
+// parseLimit reads --limit: given is false when it was omitted.
+func parseLimit(s string) (n int, given bool, err error) {
+	if s == "" {
+		return 0, false, nil
+	}
+	n, err = strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return 0, false, framework.Usagef("--limit: %q is not a count (0 or more; 0 prints all)", s)
+	}
+	return n, true, nil
 }
 
-// SegmentRow is one segment.
+// SegmentPositionRow is a segment's start or dml position. Message ids are
+// given as hex and base64 of their bytes, and decoded (message_id_human).
+type SegmentPositionRow struct {
+	WAL             string `json:"wal"`
+	WALGuessed      bool   `json:"wal_guessed"`
+	MessageIDHex    string `json:"message_id_hex"`
+	MessageIDBase64 string `json:"message_id_base64"`
+	MessageIDHuman  string `json:"message_id_human"`
+	Timestamp       uint64 `json:"timestamp"`
+	Time            string `json:"time"`
+	Error           string `json:"error,omitempty"`
+}
+
+// SegmentRow is one key under datacoord-meta/s/. Odd: the key is not
+// {collection}/{partition}/{segment} (Milvus reads it as a segment all the
+// same). Error: the value does not decode; the ids are then the key's.
 type SegmentRow struct {
 	ID            int64               `json:"id"`
 	Collection    int64               `json:"collection"`
@@ -56,18 +85,39 @@ type SegmentRow struct {
 	Level         string              `json:"level"`
 	Importing     bool                `json:"importing"`
 	Key           string              `json:"key"`
+	Odd           bool                `json:"odd"`
 	StartPosition *SegmentPositionRow `json:"start_position"`
 	DMLPosition   *SegmentPositionRow `json:"dml_position"`
+	Error         string              `json:"error,omitempty"`
+	decodeErr     string
 }
 
-// SegmentResult is the output of `show segment`. It holds the rows it prints
-// (its size is that of the result) and one counter per state.
+// SegmentSummary is what `show segment` counts over every key it reads.
+type SegmentSummary struct {
+	// Counts are by state over the segments of the --collection and
+	// --segment filters, whatever --state says.
+	Counts map[string]int `json:"counts"`
+	// Total is the number of rows shown, More the rows that passed the
+	// filters but not the limit.
+	Total int `json:"total"`
+	More  int `json:"more"`
+	// OddKeys and Errors count the odd keys and the undecodable values
+	// that passed the filters, shown or not.
+	OddKeys int `json:"odd_keys"`
+	Errors  int `json:"errors"`
+}
+
+// SegmentResult is the JSON document of `show segment`.
 type SegmentResult struct {
 	Segments []SegmentRow `json:"segments"`
-	// Counts are by state over the segments of the --collection filter,
-	// whatever --state says.
-	Counts map[string]int `json:"counts"`
-	Total  int            `json:"total"`
+	SegmentSummary
+}
+
+// SegmentFilter selects segments; zero values select all.
+type SegmentFilter struct {
+	Segment    int64
+	Collection int64
+	State      *commonpb.SegmentState
 }
 
 var segmentLevels = map[int32]string{0: "Legacy", 1: "L0", 2: "L1", 3: "L2"}
@@ -80,20 +130,42 @@ func levelName(l int32) string {
 }
 
 func runSegment(ctx context.Context, inst *instance.Instance, p *SegmentParam) (framework.Result, error) {
-	var state *commonpb.SegmentState
+	f := SegmentFilter{Segment: p.Segment, Collection: p.Collection}
 	if p.State != "" {
 		st, err := models.ParseSegmentState(p.State)
 		if err != nil {
 			return nil, framework.Usagef("--state: %v", err)
 		}
-		state = &st
+		f.State = &st
 	}
-	return result(Segments(ctx, inst, p.Collection, state, framework.Stderr(ctx)))
+	limit, given, err := parseLimit(p.Limit)
+	if err != nil {
+		return nil, err
+	}
+	if !given && p.OutputFormat() == framework.FormatTable {
+		limit = defaultTableLimit
+	}
+	warn := framework.Stderr(ctx)
+	scan, err := NewSegmentScan(ctx, inst, f, warn)
+	if err != nil {
+		return nil, err
+	}
+	return &segmentListing{ctx: ctx, scan: scan, limit: limit, detail: p.Detail, wide: p.Wide.Wide}, nil
 }
 
-// Segments lists the segments of the instance (only true three-part keys under
-// datacoord-meta/s/), filtered by collection (0: all) and state (nil: all).
-func Segments(ctx context.Context, inst *instance.Instance, collection int64, state *commonpb.SegmentState, warn io.Writer) (*SegmentResult, error) {
+// SegmentScan reads the segments of an instance at one revision, a page at a
+// time: nothing per segment is kept.
+type SegmentScan struct {
+	inst   *instance.Instance
+	rev    int64
+	wals   map[string]commonpb.WALName
+	filter SegmentFilter
+	warn   io.Writer
+}
+
+// NewSegmentScan pins a revision and reads the consume checkpoints' WALs
+// (which decode positions without WAL_name).
+func NewSegmentScan(ctx context.Context, inst *instance.Instance, f SegmentFilter, warn io.Writer) (*SegmentScan, error) {
 	if warn == nil {
 		warn = io.Discard
 	}
@@ -101,39 +173,84 @@ func Segments(ctx context.Context, inst *instance.Instance, collection int64, st
 	if err != nil {
 		return nil, err
 	}
-	res := &SegmentResult{Segments: []SegmentRow{}, Counts: map[string]int{}}
-	_, err = inst.Walk(ctx, rev, []string{models.SegmentPrefix}, func(e instance.Entry) error {
+	return &SegmentScan{inst: inst, rev: rev, wals: wals, filter: f, warn: warn}, nil
+}
+
+// Each calls fn for the first limit rows (0: all) that pass the filter, in
+// key order, and counts every key. A value that does not decode is a row
+// with Error set (and a warning), never a failed listing.
+func (s *SegmentScan) Each(ctx context.Context, limit int, fn func(SegmentRow) error) (SegmentSummary, error) {
+	sum := SegmentSummary{Counts: map[string]int{}}
+	f := s.filter
+	_, err := s.inst.Walk(ctx, s.rev, []string{models.SegmentPrefix}, func(e instance.Entry) error {
 		if e.Kind != models.KindSegment {
 			return nil
 		}
-		if collection != 0 && e.Collection != collection {
+		// A true segment key names its collection and id: filter before decoding.
+		if !e.Odd && ((f.Collection != 0 && e.Collection != f.Collection) || (f.Segment != 0 && e.Segment != f.Segment)) {
 			return nil
 		}
-		s, err := models.DecodeSegmentInfo(e.Value)
-		if err != nil {
-			return fmt.Errorf("key %s: %w", e.Rel, err)
-		}
-		res.Counts[models.SegmentStateName(s.State)]++
-		if state != nil && s.State != *state {
+		row, ok := s.row(e)
+		if !ok {
 			return nil
 		}
-		fallback := wals[models.PChannelOf(s.InsertChannel)]
-		row := SegmentRow{ID: s.ID, Collection: s.CollectionID, Partition: s.PartitionID, VChannel: s.InsertChannel,
-			State: models.SegmentStateName(s.State), Rows: s.NumRows, Level: levelName(s.Level), Importing: s.IsImporting, Key: e.Rel,
-			StartPosition: segmentPosition(s.StartPosition, fallback), DMLPosition: segmentPosition(s.DMLPosition, fallback)}
-		for _, p := range []*SegmentPositionRow{row.StartPosition, row.DMLPosition} {
-			if p != nil && p.Error != "" {
-				fmt.Fprintf(warn, "warning: segment %s: %s\n", e.Rel, p.Error)
+		if row.Error == "" {
+			sum.Counts[row.State]++
+			if f.State != nil && row.State != models.SegmentStateName(*f.State) {
+				return nil
 			}
 		}
-		res.Segments = append(res.Segments, row)
-		return nil
+		if row.Odd {
+			sum.OddKeys++
+		}
+		if row.Error != "" {
+			sum.Errors++
+		}
+		if limit > 0 && sum.Total >= limit {
+			sum.More++
+			return nil
+		}
+		sum.Total++
+		return fn(row)
 	})
 	if err != nil {
-		return nil, err
+		return sum, err
 	}
-	res.Total = len(res.Segments)
-	return res, nil
+	if sum.Errors > 0 {
+		fmt.Fprintf(s.warn, "warning: %d segment key(s) do not decode: listed with their error\n", sum.Errors)
+	}
+	if sum.OddKeys > 0 {
+		fmt.Fprintf(s.warn, "warning: %d key(s) under %s are not {collection}/{partition}/{segment}: Milvus reads them as segments (listed as odd)\n",
+			sum.OddKeys, models.SegmentPrefix)
+	}
+	return sum, nil
+}
+
+// row decodes one key; ok is false when the filters leave it out. An
+// undecodable value passes the filters it cannot be checked against.
+func (s *SegmentScan) row(e instance.Entry) (SegmentRow, bool) {
+	f := s.filter
+	seg, err := models.DecodeSegmentInfo(e.Value)
+	if err != nil {
+		row := SegmentRow{ID: e.Segment, Collection: e.Collection, Partition: e.Partition, Key: e.Rel, Odd: e.Odd,
+			Error: fmt.Sprintf("key %s does not decode: %v", e.Rel, err)}
+		row.decodeErr = err.Error()
+		fmt.Fprintf(s.warn, "warning: segment %s\n", framework.EscapeText(row.Error))
+		return row, true
+	}
+	if e.Odd && ((f.Collection != 0 && seg.CollectionID != f.Collection) || (f.Segment != 0 && seg.ID != f.Segment)) {
+		return SegmentRow{}, false
+	}
+	fallback := s.wals[models.PChannelOf(seg.InsertChannel)]
+	row := SegmentRow{ID: seg.ID, Collection: seg.CollectionID, Partition: seg.PartitionID, VChannel: seg.InsertChannel,
+		State: models.SegmentStateName(seg.State), Rows: seg.NumRows, Level: levelName(seg.Level), Importing: seg.IsImporting,
+		Key: e.Rel, Odd: e.Odd, StartPosition: segmentPosition(seg.StartPosition, fallback), DMLPosition: segmentPosition(seg.DMLPosition, fallback)}
+	for _, p := range []*SegmentPositionRow{row.StartPosition, row.DMLPosition} {
+		if p != nil && p.Error != "" {
+			fmt.Fprintf(s.warn, "warning: segment %s: %s\n", framework.EscapeText(e.Rel), p.Error)
+		}
+	}
+	return row, true
 }
 
 func segmentPosition(p *msgpb.MsgPosition, fallback commonpb.WALName) *SegmentPositionRow {
@@ -142,7 +259,7 @@ func segmentPosition(p *msgpb.MsgPosition, fallback commonpb.WALName) *SegmentPo
 	}
 	wal, guessed := models.PositionWAL(p, fallback)
 	row := &SegmentPositionRow{WAL: walName(wal), WALGuessed: guessed, MessageIDHex: fmt.Sprintf("%x", p.GetMsgID()),
-		Timestamp: p.GetTimestamp(), Time: tsoTime(p.GetTimestamp())}
+		MessageIDBase64: base64.StdEncoding.EncodeToString(p.GetMsgID()), Timestamp: p.GetTimestamp(), Time: tsoTime(p.GetTimestamp())}
 	if wal == commonpb.WALName_Unknown {
 		row.Error = "position names no WAL and no consume checkpoint of its pchannel names one"
 		return row
@@ -170,48 +287,235 @@ func positionText(p *SegmentPositionRow) string {
 	return fmt.Sprintf("%s (%s) @ %s", id, wal, p.Time)
 }
 
-func (r *SegmentResult) countsText() string {
-	states := make([]string, 0, len(r.Counts))
-	for s := range r.Counts {
-		states = append(states, s)
+// positionID is a position's decoded id for a table cell.
+func positionID(p *SegmentPositionRow) string {
+	switch {
+	case p == nil:
+		return ""
+	case p.Error != "":
+		return "error"
+	case p.MessageIDHuman == "":
+		return "(empty)"
+	}
+	return p.MessageIDHuman
+}
+
+// positionsWAL is the WAL cell of a segment's positions: "?" marks a WAL
+// taken from the consume checkpoint (the position names none).
+func positionsWAL(ps ...*SegmentPositionRow) string {
+	var wals []string
+	for _, p := range ps {
+		if p == nil {
+			continue
+		}
+		w := p.WAL
+		if p.WALGuessed {
+			w += "?"
+		}
+		if !slices.Contains(wals, w) {
+			wals = append(wals, w)
+		}
+	}
+	return strings.Join(wals, "/")
+}
+
+func (s SegmentSummary) countsText() string {
+	states := make([]string, 0, len(s.Counts))
+	for st := range s.Counts {
+		states = append(states, st)
 	}
 	sort.Strings(states)
 	parts := make([]string, len(states))
-	for i, s := range states {
-		parts[i] = fmt.Sprintf("%s=%d", s, r.Counts[s])
+	for i, st := range states {
+		parts[i] = fmt.Sprintf("%s=%d", st, s.Counts[st])
 	}
 	return strings.Join(parts, " ")
 }
 
-// JSON implements framework.Result.
-func (r *SegmentResult) JSON() any { return r }
+// segmentNote is the NOTE cell of a row: its odd key, its decode error.
+func segmentNote(r SegmentRow) string {
+	var notes []string
+	if r.Odd {
+		notes = append(notes, "odd key "+r.Key)
+	}
+	for _, p := range []struct {
+		name string
+		pos  *SegmentPositionRow
+	}{{"start", r.StartPosition}, {"dml", r.DMLPosition}} {
+		if p.pos != nil && p.pos.Error != "" {
+			notes = append(notes, p.name+" position: "+p.pos.Error)
+		}
+	}
+	if r.decodeErr != "" {
+		notes = append(notes, "does not decode: "+r.decodeErr)
+	}
+	return strings.Join(notes, "; ")
+}
+
+// idCell is an id taken from a key: empty when the key has none.
+func idCell(v int64) string {
+	if v == 0 {
+		return ""
+	}
+	return i64(v)
+}
+
+// segmentListing is the result of `show segment`: it reads etcd while it
+// renders, so every format streams.
+type segmentListing struct {
+	ctx    context.Context
+	scan   *SegmentScan
+	limit  int
+	detail bool
+	wide   bool
+}
+
+// JSON implements framework.Result; Render uses WriteJSON, which streams.
+func (l *segmentListing) JSON() any {
+	res := &SegmentResult{Segments: []SegmentRow{}}
+	sum, err := l.scan.Each(l.ctx, l.limit, func(r SegmentRow) error {
+		res.Segments = append(res.Segments, r)
+		return nil
+	})
+	if err != nil {
+		return map[string]string{"error": err.Error()}
+	}
+	res.SegmentSummary = sum
+	return res
+}
+
+// WriteJSON implements framework.JSONWriter: the SegmentResult document,
+// written a row at a time.
+func (l *segmentListing) WriteJSON(w io.Writer) error {
+	d := newJSONDoc(w)
+	d.array("segments")
+	sum, err := l.scan.Each(l.ctx, l.limit, func(r SegmentRow) error {
+		d.elem(r)
+		return d.err
+	})
+	if err != nil {
+		return err
+	}
+	d.end()
+	d.field("counts", sum.Counts)
+	d.field("total", sum.Total)
+	d.field("more", sum.More)
+	d.field("odd_keys", sum.OddKeys)
+	d.field("errors", sum.Errors)
+	return d.close()
+}
+
+// segmentColumn is a column of the segment table.
+type segmentColumn struct {
+	header string
+	elide  bool
+	cell   func(SegmentRow) string
+}
+
+// columns are the table's columns. --detail trades the partition, rows and
+// level for the positions, so that the table still fits 120 columns with
+// Milvus's 18-digit ids; --wide shows them all.
+func (l *segmentListing) columns() []segmentColumn {
+	decoded := func(f func(SegmentRow) string) func(SegmentRow) string {
+		return func(s SegmentRow) string {
+			if s.Error != "" {
+				return ""
+			}
+			return f(s)
+		}
+	}
+	id := segmentColumn{"ID", false, func(s SegmentRow) string { return idCell(s.ID) }}
+	coll := segmentColumn{"COLLECTION", l.detail, func(s SegmentRow) string { return idCell(s.Collection) }}
+	part := segmentColumn{"PARTITION", false, func(s SegmentRow) string { return idCell(s.Partition) }}
+	vch := segmentColumn{"VCHANNEL", true, func(s SegmentRow) string { return s.VChannel }}
+	state := segmentColumn{"STATE", false, decoded(func(s SegmentRow) string {
+		if s.Importing {
+			return s.State + " (importing)"
+		}
+		return s.State
+	})}
+	rows := segmentColumn{"ROWS", false, decoded(func(s SegmentRow) string { return i64(s.Rows) })}
+	level := segmentColumn{"LEVEL", false, decoded(func(s SegmentRow) string { return s.Level })}
+	note := segmentColumn{"NOTE", true, segmentNote}
+	if !l.detail {
+		return []segmentColumn{id, coll, part, vch, state, rows, level, note}
+	}
+	positions := []segmentColumn{
+		{"START ID", true, func(s SegmentRow) string { return positionID(s.StartPosition) }},
+		{"DML ID", true, func(s SegmentRow) string { return positionID(s.DMLPosition) }},
+		{"DML TIME", false, func(s SegmentRow) string {
+			if s.DMLPosition == nil {
+				return ""
+			}
+			return s.DMLPosition.Time
+		}},
+		{"WAL", false, func(s SegmentRow) string { return positionsWAL(s.StartPosition, s.DMLPosition) }},
+	}
+	if l.wide {
+		return append(append([]segmentColumn{id, coll, part, vch, state, rows, level}, positions...), note)
+	}
+	return append(append([]segmentColumn{id, coll, vch, state}, positions...), note)
+}
 
 // Table implements framework.Result.
-func (r *SegmentResult) Table(w io.Writer) error {
-	t := newTable(w, "ID", "COLLECTION", "PARTITION", "VCHANNEL", "STATE", "ROWS", "LEVEL", "START POSITION", "DML POSITION")
-	for _, s := range r.Segments {
-		state := s.State
-		if s.Importing {
-			state += " (importing)"
+func (l *segmentListing) Table(w io.Writer) error {
+	cols := l.columns()
+	header := make([]string, len(cols))
+	var elided []int
+	for i, c := range cols {
+		header[i] = c.header
+		if c.elide {
+			elided = append(elided, i)
 		}
-		t.row(i64(s.ID), i64(s.Collection), i64(s.Partition), s.VChannel, state, i64(s.Rows), s.Level,
-			positionText(s.StartPosition), positionText(s.DMLPosition))
+	}
+	t := newTable(w, header...).fit(l.wide, elided...)
+	sum, err := l.scan.Each(l.ctx, l.limit, func(s SegmentRow) error {
+		cells := make([]string, len(cols))
+		for i, c := range cols {
+			cells[i] = c.cell(s)
+		}
+		t.row(cells...)
+		return t.err
+	})
+	if err != nil {
+		return err
 	}
 	if err := t.flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "%d segment(s) shown; by state: %s\n(WAL? = position without WAL_name, decoded with its pchannel's consume-checkpoint WAL)\n", r.Total, orDash(r.countsText()))
+	var sb strings.Builder
+	if sum.More > 0 {
+		fmt.Fprintf(&sb, "%d more, --limit 0 for all\n", sum.More)
+	}
+	fmt.Fprintf(&sb, "%d segment(s) shown; by state: %s\n", sum.Total, orDash(sum.countsText()))
+	if sum.OddKeys > 0 {
+		fmt.Fprintf(&sb, "%d odd key(s): not {collection}/{partition}/{segment}, read by Milvus as segments\n", sum.OddKeys)
+	}
+	if sum.Errors > 0 {
+		fmt.Fprintf(&sb, "%d key(s) do not decode (see NOTE)\n", sum.Errors)
+	}
+	if l.detail {
+		sb.WriteString("(WAL? = position without WAL_name, decoded with its pchannel's consume-checkpoint WAL)\n")
+	}
+	_, err = io.WriteString(w, sb.String())
 	return err
 }
 
 // Lines implements framework.Result.
-func (r *SegmentResult) Lines(w io.Writer) error {
-	for _, s := range r.Segments {
-		if err := line(w, "segment", "id", i64(s.ID), "collection", i64(s.Collection), "partition", i64(s.Partition),
+func (l *segmentListing) Lines(out io.Writer) error {
+	w := bufio.NewWriterSize(out, 64<<10)
+	sum, err := l.scan.Each(l.ctx, l.limit, func(s SegmentRow) error {
+		return line(w, "segment", "id", i64(s.ID), "collection", i64(s.Collection), "partition", i64(s.Partition),
 			"vchannel", s.VChannel, "state", s.State, "rows", i64(s.Rows), "level", s.Level, "importing", boolS(s.Importing),
-			"start", positionText(s.StartPosition), "dml", positionText(s.DMLPosition)); err != nil {
-			return err
-		}
+			"key", s.Key, "odd", boolS(s.Odd), "start", positionText(s.StartPosition), "dml", positionText(s.DMLPosition), "error", s.Error)
+	})
+	if err != nil {
+		_ = w.Flush() // the rows read before the error
+		return err
 	}
-	return line(w, "counts", "total", itoa(r.Total), "by_state", r.countsText())
+	if err := line(w, "counts", "total", itoa(sum.Total), "by_state", sum.countsText(), "more", itoa(sum.More),
+		"odd_keys", itoa(sum.OddKeys), "errors", itoa(sum.Errors)); err != nil {
+		return err
+	}
+	return w.Flush()
 }

@@ -1,16 +1,24 @@
 package show
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
+	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/heron-shell/heron/framework"
 	"github.com/heron-shell/heron/models"
 	"github.com/heron-shell/heron/models/sample"
 	"github.com/heron-shell/heron/models/wire"
+	"github.com/heron-shell/heron/states/instance"
+	"github.com/heron-shell/heron/tests/etcdtest"
 )
 
 func TestShowSession(t *testing.T) {
@@ -47,10 +55,22 @@ func TestShowSession(t *testing.T) {
 		t.Errorf("table:\n%s", table)
 	}
 
-	e.put(models.SessionPrefix+"broken", []byte("not json"))
-	_, _, code, err := e.run("show session")
-	if code != 1 || err == nil || !strings.Contains(err.Error(), "session/broken") {
-		t.Errorf("bad session value: exit %d, %v", code, err)
+	// Issue 9 item 9: one bad value no longer blanks the listing.
+	e.put(models.SessionPrefix+"broken", []byte("not json"), clientv3.WithLease(lease.ID))
+	res, stderr := runJSON[SessionResult](e, "show session")
+	if len(res.Sessions) != 3 || res.Errors != 1 || res.Alive != 2 {
+		t.Fatalf("with a bad value: sessions %+v errors %d alive %d", res.Sessions, res.Errors, res.Alive)
+	}
+	bad := res.Sessions[0] // session/broken sorts first
+	if bad.Key != "session/broken" || !strings.Contains(bad.Error, "session/broken") || !strings.Contains(bad.Error, "not JSON") || !bad.Alive {
+		t.Errorf("bad row: %+v", bad)
+	}
+	if !strings.Contains(stderr, "warning: 1 session key(s) do not decode") {
+		t.Errorf("stderr: %q", stderr)
+	}
+	table, _ = e.mustRun("show session")
+	if !strings.Contains(table, "ERROR") || !strings.Contains(table, "not JSON: invalid character") || !strings.Contains(table, "3 session(s), 2 alive") {
+		t.Errorf("table with a bad value:\n%s", table)
 	}
 }
 
@@ -110,10 +130,23 @@ func TestShowSegment(t *testing.T) {
 		t.Errorf("bad --state: exit %d, %v", code, err)
 	}
 
+	// Issue 9 item 9: a bad value is a row with its error, every other row is shown.
 	e.put(models.SegmentKey(100, 101, 1009), []byte{0xff})
-	_, _, code, err = e.run("show segment")
-	if code != 1 || err == nil || !strings.Contains(err.Error(), models.SegmentKey(100, 101, 1009)) {
-		t.Errorf("bad segment value: exit %d, %v", code, err)
+	res, stderr := runJSON[SegmentResult](e, "show segment")
+	if res.Total != 6 || res.Errors != 1 || res.Counts["Flushed"] != 3 || res.Counts["Dropped"] != 2 {
+		t.Fatalf("with a bad value: total %d errors %d counts %v", res.Total, res.Errors, res.Counts)
+	}
+	for _, s := range res.Segments {
+		if s.Key == models.SegmentKey(100, 101, 1009) {
+			if s.ID != 1009 || s.Collection != 100 || !strings.Contains(s.Error, models.SegmentKey(100, 101, 1009)) || s.State != "" {
+				t.Errorf("bad row: %+v", s)
+			}
+		} else if s.Error != "" {
+			t.Errorf("good row %s has error %q", s.Key, s.Error)
+		}
+	}
+	if !strings.Contains(stderr, models.SegmentKey(100, 101, 1009)) || !strings.Contains(stderr, "1 segment key(s) do not decode") {
+		t.Errorf("stderr: %q", stderr)
 	}
 }
 
@@ -154,9 +187,23 @@ func TestShowBroadcastTask(t *testing.T) {
 	if !strings.Contains(table, "4 task(s), 3 in flight") || strings.Count(table, "YES") != 3 {
 		t.Errorf("table:\n%s", table)
 	}
+	// Issue 9 item 9 (and issue 10 §2): a task that does not decode is listed
+	// as such, not as in flight.
 	e.put(models.BroadcastTaskPrefix+"5", []byte{0x12, 0x05})
-	if _, _, code, err := e.run("show broadcast-task"); code != 1 || !strings.Contains(fmt.Sprint(err), models.BroadcastTaskPrefix+"5") {
-		t.Errorf("bad task value: exit %d, %v", code, err)
+	res, stderr = runJSON[BroadcastResult](e, "show broadcast-task")
+	if len(res.Tasks) != 5 || res.InFlight != 3 || res.Errors != 1 {
+		t.Fatalf("with a bad value: tasks %+v in flight %d errors %d", res.Tasks, res.InFlight, res.Errors)
+	}
+	bad := res.Tasks[4]
+	if bad.ID != "5" || bad.InFlight || !strings.Contains(bad.Error, models.BroadcastTaskPrefix+"5") || !strings.Contains(bad.Error, "cannot tell whether it is in flight") {
+		t.Errorf("bad row: %+v", bad)
+	}
+	if !strings.Contains(stderr, models.BroadcastTaskPrefix+"5") {
+		t.Errorf("stderr: %q", stderr)
+	}
+	table, _ = e.mustRun("show broadcast-task")
+	if !strings.Contains(table, "unknown") || !strings.Contains(table, "1 task(s) do not decode") {
+		t.Errorf("table with a bad value:\n%s", table)
 	}
 }
 
@@ -208,8 +255,29 @@ func TestShowCollections(t *testing.T) {
 func TestShowCollectionsBadValue(t *testing.T) {
 	e := seeded(t, commonpb.WALName_Pulsar)
 	e.put(models.LegacyCollectionKey(500), []byte{0xff, 0x01})
-	if _, _, code, err := e.run("show collections"); code != 1 || !strings.Contains(fmt.Sprint(err), models.LegacyCollectionKey(500)) {
-		t.Errorf("bad collection value: exit %d, %v", code, err)
+	res, stderr := runJSON[CollectionsResult](e, "show collections")
+	if len(res.Collections) != 5 || res.Errors != 1 || res.Tombstones != 1 {
+		t.Fatalf("with a bad value: %+v", res)
+	}
+	var bad CollectionRow
+	for _, c := range res.Collections {
+		if c.Key == models.LegacyCollectionKey(500) {
+			bad = c
+		} else if c.Error != "" {
+			t.Errorf("good row %s has error %q", c.Key, c.Error)
+		}
+	}
+	if bad.ID != 500 || bad.Layout != "legacy" || !strings.Contains(bad.Error, models.LegacyCollectionKey(500)) || !strings.Contains(bad.Error, "CollectionInfo") {
+		t.Errorf("bad row: %+v", bad)
+	}
+	if !strings.Contains(stderr, "1 collection key(s) do not decode") {
+		t.Errorf("stderr: %q", stderr)
+	}
+	for _, f := range []string{"table", "line"} {
+		out, _ := e.mustRun("show collections --format " + f)
+		if !strings.Contains(out, "books") || !strings.Contains(out, "does not decode") {
+			t.Errorf("%s with a bad value:\n%s", f, out)
+		}
 	}
 }
 
@@ -231,5 +299,347 @@ func TestCommandsRegistered(t *testing.T) {
 		if _, _, code, _ := e.run(l + " --format xml"); code != 2 {
 			t.Errorf("%s --format xml: exit %d, want 2", l, code)
 		}
+	}
+}
+
+// oddSegment is a segment value with pulsar-style positions of the sample's
+// WAL, for keys Milvus reads although heron used to skip them.
+func (e *env) segmentValue(id, collection int64, vchannel string, state commonpb.SegmentState, n int64) []byte {
+	wal := e.sample.WAL
+	return sample.Segment{ID: id, Collection: collection, Partition: collection + 1, Channel: vchannel, Rows: 10, State: state,
+		Start: sample.Position(vchannel, sample.ID(wal, n), ts(30), commonpb.WALName_Unknown),
+		DML:   sample.Position(vchannel, sample.ID(wal, n+1), ts(31), commonpb.WALName_Unknown), Level: 2}.Encode()
+}
+
+// Issue 9 item 6: Milvus lists every key under datacoord-meta/s/ and
+// unmarshals each value, so show segment shows every one, flagged as odd
+// when the key is not {collection}/{partition}/{segment}.
+func TestShowSegmentOddKeys(t *testing.T) {
+	e := seeded(t, commonpb.WALName_Pulsar)
+	vch := e.pch(0) + "_100v0"
+	odd := map[string]int64{
+		models.SegmentPrefix + "100/1005":         1005,
+		models.SegmentPrefix + "100/101/1006/x":   1006,
+		models.SegmentPrefix + "abc/101/1007":     1007,
+		models.SegmentPrefix + "100/101/1008\n":   1008,
+		models.SegmentPrefix + "100/101/\x1b[2J9": 1009,
+	}
+	for k, id := range odd {
+		e.put(k, e.segmentValue(id, 100, vch, commonpb.SegmentState_Flushed, id))
+	}
+	res, stderr := runJSON[SegmentResult](e, "show segment")
+	if res.Total != 5+len(odd) || res.OddKeys != len(odd) || res.Errors != 0 || res.Counts["Flushed"] != 3+len(odd) {
+		t.Fatalf("total %d odd %d errors %d counts %v", res.Total, res.OddKeys, res.Errors, res.Counts)
+	}
+	seen := map[string]bool{}
+	for _, s := range res.Segments {
+		id, isOdd := odd[s.Key]
+		if s.Odd != isOdd {
+			t.Errorf("%q: odd %v, want %v", s.Key, s.Odd, isOdd)
+		}
+		if !isOdd {
+			continue
+		}
+		seen[s.Key] = true
+		wal := commonpb.WALName_Pulsar
+		if s.ID != id || s.Collection != 100 || s.VChannel != vch || s.State != "Flushed" ||
+			s.StartPosition == nil || s.StartPosition.MessageIDHuman != human(wal, id) || s.DMLPosition == nil || s.DMLPosition.MessageIDHuman != human(wal, id+1) {
+			t.Errorf("odd key %q: %+v start %+v dml %+v", s.Key, s, s.StartPosition, s.DMLPosition)
+		}
+	}
+	if len(seen) != len(odd) {
+		t.Errorf("odd keys shown: %v, want all of %v", seen, odd)
+	}
+	if !strings.Contains(stderr, "5 key(s) under datacoord-meta/s/ are not {collection}/{partition}/{segment}") {
+		t.Errorf("no odd-key warning: %q", stderr)
+	}
+
+	// Filters on an odd key use its value: its key names no ids.
+	res, _ = runJSON[SegmentResult](e, "show segment --segment 1007")
+	if res.Total != 1 || res.Segments[0].Key != models.SegmentPrefix+"abc/101/1007" {
+		t.Errorf("--segment 1007: %+v", res.Segments)
+	}
+	res, _ = runJSON[SegmentResult](e, "show segment --collection 100")
+	if res.Total != 3+len(odd) {
+		t.Errorf("--collection 100: %d rows", res.Total)
+	}
+	res, _ = runJSON[SegmentResult](e, "show segment --collection 200")
+	if res.Total != 2 || res.OddKeys != 0 {
+		t.Errorf("--collection 200: %+v", res)
+	}
+
+	// Table: flagged, escaped, one line per row.
+	table, _ := e.mustRun("show segment --wide")
+	for _, want := range []string{"odd key " + models.SegmentPrefix + `100/101/1008\n`, `100/101/\x1b[2J9`, "5 odd key(s)"} {
+		if !strings.Contains(table, want) {
+			t.Errorf("table lacks %q:\n%s", want, table)
+		}
+	}
+	if strings.ContainsAny(table, "\x1b\t\r") {
+		t.Errorf("table holds a raw control character:\n%q", table)
+	}
+	if n := strings.Count(table, "\n"); n != 1+5+len(odd)+2 {
+		t.Errorf("table has %d lines, want header, %d rows and 2 footer lines:\n%s", n, 5+len(odd), table)
+	}
+	lines, _ := e.mustRun("show segment --format line")
+	if !strings.Contains(lines, `key="datacoord-meta/s/100/101/1008\n" odd=true`) || strings.Count(lines, "\n") != 5+len(odd)+1 {
+		t.Errorf("line format:\n%s", lines)
+	}
+}
+
+// seedSegments puts n Flushed segments of collection 900 in transactions of 100 puts.
+func (e *env) seedSegments(n int) {
+	e.t.Helper()
+	vch := e.pch(2) + "_900v0"
+	var ops []clientv3.Op
+	flush := func() {
+		if _, err := e.cli.Txn(ctxT(e.t)).Then(ops...).Commit(); err != nil {
+			e.t.Fatal(err)
+		}
+		ops = ops[:0]
+	}
+	for i := 0; i < n; i++ {
+		id := int64(900000 + i)
+		ops = append(ops, clientv3.OpPut(e.inst.Layout.Meta(models.SegmentKey(900, 901, id)), string(e.segmentValue(id, 900, vch, commonpb.SegmentState_Flushed, int64(i)))))
+		if len(ops) == 100 {
+			flush()
+		}
+	}
+	if len(ops) > 0 {
+		flush()
+	}
+}
+
+// Issue 10 §4: a table shows 1000 segments unless --limit, then says how many
+// more there are; JSON and line are complete unless --limit is given.
+func TestShowSegmentLimit(t *testing.T) {
+	e := seeded(t, commonpb.WALName_Kafka)
+	e.inst.PageSize = 400
+	e.seedSegments(1003)
+	const all = 1003 + 5
+
+	table, _ := e.mustRun("show segment")
+	rows := strings.Count(table, "\n") - 1 - 2 // header; "more" and counts lines
+	if rows != 1000 || !strings.Contains(table, "\n8 more, --limit 0 for all\n") || !strings.Contains(table, "1000 segment(s) shown; by state: Dropped=2 Flushed=1006") {
+		t.Errorf("default table: %d rows; tail:\n%s", rows, table[max(0, len(table)-300):])
+	}
+	table, _ = e.mustRun("show segment --limit 0")
+	if n := strings.Count(table, "\n"); n != 1+all+1 || strings.Contains(table, "more") {
+		t.Errorf("--limit 0: %d lines", n)
+	}
+	table, _ = e.mustRun("show segment --limit 3 --collection 100")
+	if !strings.Contains(table, "\n3 segment(s) shown; by state: Dropped=1 Flushed=2\n") || strings.Contains(table, "more") {
+		t.Errorf("--limit 3 of 3:\n%s", table)
+	}
+
+	res, _ := runJSON[SegmentResult](e, "show segment")
+	if res.Total != all || len(res.Segments) != all || res.More != 0 {
+		t.Errorf("json: %d rows, total %d, more %d", len(res.Segments), res.Total, res.More)
+	}
+	res, _ = runJSON[SegmentResult](e, "show segment --limit 2")
+	if len(res.Segments) != 2 || res.Total != 2 || res.More != all-2 || res.Counts["Flushed"] != 1006 {
+		t.Errorf("json --limit 2: %d rows, total %d, more %d, counts %v", len(res.Segments), res.Total, res.More, res.Counts)
+	}
+	lines, _ := e.mustRun("show segment --format line")
+	if n := strings.Count(lines, "kind=segment "); n != all {
+		t.Errorf("line: %d segments, want %d", n, all)
+	}
+	lines, _ = e.mustRun("show segment --format line --limit 5")
+	if n := strings.Count(lines, "kind=segment "); n != 5 || !strings.Contains(lines, fmt.Sprintf("more=%d", all-5)) {
+		t.Errorf("line --limit 5: %d segments:\n%s", n, lines)
+	}
+	for _, bad := range []string{"--limit -1", "--limit x", "--limit ''"} {
+		if _, _, code, err := e.run("show segment " + bad); bad != "--limit ''" && (code != 2 || !strings.Contains(fmt.Sprint(err), "--limit")) {
+			t.Errorf("%s: exit %d, %v", bad, code, err)
+		}
+	}
+	res, _ = runJSON[SegmentResult](e, "show segment --segment 900500")
+	if len(res.Segments) != 1 || res.Segments[0].ID != 900500 || res.Counts["Flushed"] != 1 {
+		t.Errorf("--segment 900500: %+v", res)
+	}
+}
+
+// The streamed JSON document is byte for byte what framework.Render writes
+// for the same value.
+func TestShowSegmentJSONStreamsTheSameDocument(t *testing.T) {
+	e := seeded(t, commonpb.WALName_WoodPecker)
+	e.put(models.SegmentPrefix+"100/1005", []byte{0xff})
+	for _, line := range []string{"show segment", "show segment --collection 4242"} {
+		p := &SegmentParam{}
+		p.Format = "json"
+		if strings.Contains(line, "4242") {
+			p.Collection = 4242
+		}
+		ctx := framework.WithStderr(ctxT(t), io.Discard)
+		r, err := runSegment(ctx, e.inst, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := json.MarshalIndent(r.JSON(), "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got bytes.Buffer
+		if err := framework.Render(&got, r, "json"); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != string(want)+"\n" {
+			t.Errorf("%s: streamed JSON differs:\n%s\nwant:\n%s", line, got.String(), want)
+		}
+	}
+}
+
+// Issue 9 item 8: no key or value reaches the terminal raw through a table.
+func TestTablesEscapeControlCharacters(t *testing.T) {
+	e := seeded(t, commonpb.WALName_Pulsar)
+	e.put(models.SessionPrefix+"clear\x1b[2J", []byte(`{"ServerID":7,"ServerName":"x\ty","Address":"10.0.0.7:1\n2"}`))
+	e.put(models.BroadcastTaskPrefix+"tab\tid", sample.BroadcastTask(int32(models.BroadcastPending)))
+	e.put(models.SegmentPrefix+"100/101/1\t2", e.segmentValue(12, 100, e.pch(0)+"_100v0\x1b[31m", commonpb.SegmentState_Flushed, 3))
+	for line, want := range map[string][]string{
+		"show session":            {`session/clear\x1b[2J`, `x\ty`, `10.0.0.7:1\n2`},
+		"show broadcast-task":     {`tab\tid`},
+		"show segment --wide":     {`odd key datacoord-meta/s/100/101/1\t2`, `_100v0\x1b[31m`},
+		"show collections":        {"books"},
+		"show segment --detail":   {"START ID"},
+		"show collections --wide": {"VCHANNELS"},
+	} {
+		out, _ := e.mustRun(line)
+		if strings.ContainsAny(out, "\x1b\t\r") {
+			t.Errorf("%s: raw control character in\n%q", line, out)
+		}
+		for _, w := range want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s: lacks %q:\n%s", line, w, out)
+			}
+		}
+	}
+	// JSON stays exact.
+	res, _ := runJSON[SessionResult](e, "show session")
+	if len(res.Sessions) != 1 || res.Sessions[0].Key != models.SessionPrefix+"clear\x1b[2J" || res.Sessions[0].Address != "10.0.0.7:1\n2" {
+		t.Errorf("json sessions: %+v", res.Sessions)
+	}
+}
+
+// Issue 10 §4: tables fit 120 columns unless --wide.
+func TestTablesFit120Columns(t *testing.T) {
+	e := seeded(t, commonpb.WALName_Pulsar)
+	long := "by-dev-rootcoord-dml_1_449012345678901234v0"
+	e.put(models.SegmentKey(449012345678901234, 449012345678901235, 449012345678901236),
+		e.segmentValue(449012345678901236, 449012345678901234, long, commonpb.SegmentState_Growing, 449012345))
+	e.put(models.SessionPrefix+"datanode-449012345678901234", []byte(`{"ServerID":449012345678901234,"ServerName":"datanode","Address":"datanode-0.datanode.milvus.svc.cluster.local:21124","Version":"2.6.23-dev-449012345678901234"}`))
+	widest := func(out string) int {
+		w := 0
+		for _, l := range strings.Split(out, "\n") {
+			w = max(w, utf8.RuneCountInString(l))
+		}
+		return w
+	}
+	for _, line := range []string{"show segment", "show segment --detail", "show session", "show collections", "show broadcast-task"} {
+		out, _ := e.mustRun(line)
+		if w := widest(out); w > 120 {
+			t.Errorf("%s: %d columns wide:\n%s", line, w, out)
+		}
+	}
+	out, _ := e.mustRun("show segment --detail")
+	if !strings.Contains(out, "...") {
+		t.Errorf("nothing elided:\n%s", out)
+	}
+	out, _ = e.mustRun("show segment --detail --wide")
+	if widest(out) <= 120 || !strings.Contains(out, long) || !strings.Contains(out, human(commonpb.WALName_Pulsar, 449012346)) {
+		t.Errorf("--wide does not show every cell in full:\n%s", out)
+	}
+}
+
+// Issue 10 §4: --format line prints a line even for an empty result.
+func TestLineFormatOfEmptyResults(t *testing.T) {
+	cli, endpoint := etcdtest.Start(t)
+	inst := instance.New(cli, models.NewLayout("empty", "meta"), []string{endpoint})
+	e := &env{t: t, cli: cli, inst: inst}
+	for line, want := range map[string]string{
+		"show session":        "kind=summary sessions=0 alive=0 errors=0\n",
+		"show broadcast-task": "kind=summary tasks=0 in_flight=0 errors=0\n",
+		"show collections":    "kind=summary collections=0 tombstones=0 errors=0\n",
+		"show segment":        "kind=counts total=0 by_state=\"\" more=0 odd_keys=0 errors=0\n",
+	} {
+		if out, _ := e.mustRun(line + " --format line"); out != want {
+			t.Errorf("%s --format line: %q, want %q", line, out, want)
+		}
+		if out, _ := e.mustRun(line); !strings.Contains(out, "0 ") {
+			t.Errorf("%s: %q", line, out)
+		}
+	}
+	res, _ := runJSON[SegmentResult](e, "show segment")
+	if res.Segments == nil || len(res.Segments) != 0 || res.Counts == nil {
+		t.Errorf("empty json: %+v", res)
+	}
+}
+
+func TestNaturalOrder(t *testing.T) {
+	names := []string{"by-dev-rootcoord-dml_10", "by-dev-rootcoord-dml_2", "by-dev-rootcoord-dml_1_100v0", "by-dev-rootcoord-dml_1",
+		"by-dev-rootcoord-dml_02", "a", "by-dev-rootcoord-dml_10_7v1", "by-dev-rootcoord-dml_10_7v0", ""}
+	slices.SortFunc(names, naturalCompare)
+	want := []string{"", "a", "by-dev-rootcoord-dml_1", "by-dev-rootcoord-dml_1_100v0", "by-dev-rootcoord-dml_2", "by-dev-rootcoord-dml_02",
+		"by-dev-rootcoord-dml_10", "by-dev-rootcoord-dml_10_7v0", "by-dev-rootcoord-dml_10_7v1"}
+	if !slices.Equal(names, want) {
+		t.Errorf("natural order:\n%q\nwant\n%q", names, want)
+	}
+	if naturalLess("x99999999999999999999999", "x100000000000000000000000") != true {
+		t.Error("digit runs longer than an int64 compare as numbers")
+	}
+
+	e := seeded(t, commonpb.WALName_Kafka)
+	for _, id := range []string{"10", "9", "100"} {
+		e.put(models.BroadcastTaskPrefix+id, sample.BroadcastTask(int32(models.BroadcastTombstone)))
+	}
+	res, _ := runJSON[BroadcastResult](e, "show broadcast-task")
+	var ids []string
+	for _, b := range res.Tasks {
+		ids = append(ids, b.ID)
+	}
+	if strings.Join(ids, ",") != "1,9,10,100" {
+		t.Errorf("broadcast tasks in order %v", ids)
+	}
+}
+
+func TestTableElidesAndStreams(t *testing.T) {
+	if got := elide("by-dev-rootcoord-dml_0_100v0", 12, false); got != "by-de...00v0" {
+		t.Errorf("elide middle: %q", got)
+	}
+	if got := elide("by-dev-rootcoord-dml_0_100v0", 15, false); got != "by-dev..._100v0" {
+		t.Errorf("elide middle: %q", got)
+	}
+	if got := elide("does not decode: not a SegmentInfo", 15, true); got != "does not dec..." {
+		t.Errorf("elide tail: %q", got)
+	}
+	if got := elide("short", 15, false); got != "short" {
+		t.Errorf("elide short: %q", got)
+	}
+
+	// Rows go out a block at a time, before flush.
+	var buf bytes.Buffer
+	tb := newTable(&buf, "A", "B")
+	for i := 0; i < tableBlock; i++ {
+		tb.row(itoa(i), "x")
+	}
+	if buf.Len() == 0 {
+		t.Fatalf("nothing written after %d rows", tableBlock)
+	}
+	tb.row("wider than before", "y")
+	if err := tb.flush(); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	if len(lines) != tableBlock+2 || lines[0] != "A    B" || lines[len(lines)-1] != "wider than before  y" {
+		t.Errorf("%d lines, first %q, last %q", len(lines), lines[0], lines[len(lines)-1])
+	}
+	// Without fit a table is as wide as its cells; empty cells are "-".
+	buf.Reset()
+	tb = newTable(&buf, "KEY", "VALUE")
+	tb.row(strings.Repeat("k", 130), "")
+	if err := tb.flush(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), strings.Repeat("k", 130)+"  -\n") {
+		t.Errorf("unfitted table:\n%s", buf.String())
 	}
 }

@@ -1,0 +1,59 @@
+package framework
+
+import (
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// EscapeText returns s for a terminal cell: printable text stays as it is,
+// every other byte or rune (control characters such as ESC, newline and TAB,
+// invalid UTF-8, non-printable runes) is written the way Go's %q writes it
+// (\x1b, \n, \t, \xff, \u2028), and a backslash becomes \\ so that the escaped
+// text reads back unambiguously. JSON output must not use it: it stays exact.
+func EscapeText(s string) string {
+	if isPlain(s) {
+		return s
+	}
+	var sb strings.Builder
+	sb.Grow(len(s) + 8)
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			sb.WriteString(`\x`)
+			sb.WriteString(strconv.FormatUint(uint64(s[i])>>4, 16))
+			sb.WriteString(strconv.FormatUint(uint64(s[i])&0xf, 16))
+		case r == '\\':
+			sb.WriteString(`\\`)
+		case r == ' ' || unicode.IsPrint(r):
+			sb.WriteRune(r)
+		default:
+			q := strconv.QuoteRune(r) // '\n', '\x1b', '\u2028'
+			sb.WriteString(q[1 : len(q)-1])
+		}
+		i += n
+	}
+	return sb.String()
+}
+
+// isPlain reports whether s needs no escaping (the common case, without
+// allocating).
+func isPlain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c == 0x7f || c == '\\' {
+			return false
+		}
+		if c >= 0x80 {
+			for _, r := range s[i:] {
+				if r == utf8.RuneError || r == '\\' || (r != ' ' && !unicode.IsPrint(r)) {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	return true
+}
