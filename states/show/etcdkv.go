@@ -50,6 +50,8 @@ type KVRow struct {
 	Size        int    `json:"size"`
 	ModRevision int64  `json:"mod_revision"`
 	Lease       int64  `json:"lease,omitempty"`
+	// ValueBase64 and ValueText are filled when the row is rendered as
+	// JSON, so that a long listing holds each value once.
 	ValueBase64 string `json:"value_base64"`
 	// ValueText is the value itself when it is printable text.
 	ValueText *string `json:"value_text,omitempty"`
@@ -78,6 +80,18 @@ type EtcdKVResult struct {
 
 const unknownKind = "unknown"
 
+// MarshalJSON renders the value as base64 and, when printable, as text.
+func (r KVRow) MarshalJSON() ([]byte, error) {
+	type plain KVRow
+	p := plain(r)
+	p.ValueBase64 = base64.StdEncoding.EncodeToString(r.value)
+	if printable(r.value) {
+		s := string(r.value)
+		p.ValueText = &s
+	}
+	return json.Marshal(p)
+}
+
 // errLimit stops a scan once --limit keys are read.
 var errLimit = errors.New("limit reached")
 
@@ -105,12 +119,7 @@ func EtcdKV(ctx context.Context, inst *instance.Instance, key, prefix string, li
 	root := inst.Layout.Root("")
 	res := &EtcdKVResult{Revision: rev, Root: root, Keys: []KVRow{}, decode: decode, elideValue: format == framework.FormatTable || format == ""}
 	add := func(kv instance.KV) {
-		row := KVRow{Key: strings.TrimPrefix(kv.Key, root), Size: len(kv.Value), ModRevision: kv.ModRevision, Lease: kv.Lease,
-			ValueBase64: base64.StdEncoding.EncodeToString(kv.Value), value: kv.Value}
-		if printable(kv.Value) {
-			s := string(kv.Value)
-			row.ValueText = &s
-		}
+		row := KVRow{Key: strings.TrimPrefix(kv.Key, root), Size: len(kv.Value), ModRevision: kv.ModRevision, Lease: kv.Lease, value: kv.Value}
 		if decode {
 			kind, view, err := models.DecodeAny(inst.Layout, kv.Key, kv.Value, kv.Lease)
 			switch {
@@ -183,36 +192,47 @@ func printable(b []byte) bool {
 // as they are, a backslash doubled, everything else in Go's %q escapes (\n,
 // \x00, \u200b, and \xff for bytes that are not UTF-8).
 func escape(s string) string {
+	out, _ := escapeUpTo(s, -1)
+	return out
+}
+
+// escapeUpTo is escape stopped before the escaped text would pass limit bytes
+// (limit < 0: no bound), at a whole character or escape; cut reports the stop.
+func escapeUpTo(s string, limit int) (out string, cut bool) {
 	var sb strings.Builder
 	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
+		var tok string
 		switch {
 		case r == utf8.RuneError && n == 1:
-			fmt.Fprintf(&sb, `\x%02x`, s[i])
+			tok = fmt.Sprintf(`\x%02x`, s[i])
 		case r == '\\':
-			sb.WriteString(`\\`)
+			tok = `\\`
 		case unicode.IsPrint(r):
-			sb.WriteRune(r)
+			tok = s[i : i+n]
 		default:
 			q := strconv.QuoteRune(r)
-			sb.WriteString(q[1 : len(q)-1])
+			tok = q[1 : len(q)-1]
 		}
+		if limit >= 0 && sb.Len()+len(tok) > limit {
+			return sb.String(), true
+		}
+		sb.WriteString(tok)
 		i += n
 	}
-	return sb.String()
+	return sb.String(), false
 }
 
 // tableValueWidth is where the table format elides a value.
 const tableValueWidth = 96
 
 func (r *EtcdKVResult) valueCell(row KVRow) string {
-	v := escape(string(row.value))
-	if r.elideValue && len(v) > tableValueWidth {
-		cut := tableValueWidth
-		for cut > 0 && !utf8.RuneStart(v[cut]) {
-			cut--
-		}
-		return v[:cut] + fmt.Sprintf("...(%d bytes)", row.Size)
+	if !r.elideValue {
+		return escape(string(row.value))
+	}
+	v, cut := escapeUpTo(string(row.value), tableValueWidth)
+	if cut {
+		v += fmt.Sprintf("...(%d bytes)", row.Size)
 	}
 	return v
 }
