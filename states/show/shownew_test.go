@@ -434,6 +434,11 @@ func TestShowEtcdKV(t *testing.T) {
 	e.put(models.PartitionPrefix+"100/102", corrupt)
 	e.put(models.ReplicaPrefix+fmt.Sprintf("%d/%d", snColl, snReplica), showGolden(t, "querypb.Replica", "two_channels"))
 	e.putRoot("config/mq_type", []byte("woodpecker"))
+	e.put(models.SessionPrefix+"datacoord", []byte(`{"ServerID":4,"ServerName":"datacoord","Address":"10.0.0.4:13333"}`))
+	e.put(models.DatabasePrefix+"1", showGolden(t, "etcdpb.DatabaseInfo", "default"))
+	e.put(models.ChannelWatchPrefix+"7/"+snVch1, showGolden(t, "datapb.ChannelWatchInfo", "to_release_woodpecker"))
+	e.put(models.FieldIndexPrefix+fmt.Sprintf("%d/%d", snColl, snIndex), showGolden(t, "indexpb.FieldIndex", "hnsw"))
+	e.put(models.SegmentIndexPrefix+fmt.Sprintf("%d/%d/%d/%d", snColl, snPart, snSeg, snBuild), showGolden(t, "indexpb.SegmentIndex", "finished"))
 	res, stderr = runJSON[EtcdKVResult](e, "show etcd-kv --prefix / --decode")
 	kinds := map[string]int{}
 	for _, k := range res.Keys {
@@ -441,7 +446,8 @@ func TestShowEtcdKV(t *testing.T) {
 	}
 	for _, kind := range []string{models.KindNameConsumeCheckpoint, models.KindNameChannelCP, models.KindNameCollectionInfo, models.KindNameSegment,
 		models.KindNameQueryTarget, models.KindNameBroadcastTask, models.KindNamePChannel, models.KindNameChannelRemoval,
-		models.KindNamePartition, models.KindNameReplica, models.KindNameConfig, unknownKind} {
+		models.KindNamePartition, models.KindNameReplica, models.KindNameConfig, models.KindNameSession, models.KindNameDatabase,
+		models.KindNameChannelWatch, models.KindNameFieldIndex, models.KindNameSegmentIndex, unknownKind} {
 		assert.NotZero(t, kinds[kind], "no key of kind %s", kind)
 	}
 	assert.Equal(t, 1, res.Undecoded)
@@ -455,6 +461,11 @@ func TestShowEtcdKV(t *testing.T) {
 	assert.Contains(t, byKey["meta/"+models.PartitionPrefix+"100/102"].Error, "does not decode as partition")
 	decoded, _ := json.Marshal(byKey["config/mq_type"].Decoded)
 	assert.JSONEq(t, `{"key":"mq_type","formatted_key":"mqtype","value":"woodpecker","mq_type_override":true}`, string(decoded))
+	decoded, _ = json.Marshal(byKey["meta/"+models.SessionPrefix+"datacoord"].Decoded)
+	assert.JSONEq(t, `{"key":"session/datacoord","role":"datacoord","server_id":4,"address":"10.0.0.4:13333","lease":0,"alive":false}`, string(decoded))
+	decoded, _ = json.Marshal(byKey["meta/"+models.ChannelWatchPrefix+"7/"+snVch1].Decoded)
+	assert.Contains(t, string(decoded), `"state":"ToRelease"`)
+	assert.Contains(t, string(decoded), `"vchannel":"`+snVch1+`"`)
 	decoded, _ = json.Marshal(byKey["meta/"+models.PartitionPrefix+"100/101"].Decoded)
 	assert.JSONEq(t, `{"id":101,"name":"_default","collection_id":100,"state":"PartitionCreated","created_time":456789012345671680}`, string(decoded))
 
