@@ -72,10 +72,9 @@ type EtcdKVResult struct {
 	Key    string  `json:"key,omitempty"`
 	Keys   []KVRow `json:"keys"`
 	// More counts the keys under the prefix that --limit left out.
-	More       int64 `json:"more"`
-	Undecoded  int   `json:"undecoded"`
-	decode     bool
-	elideValue bool
+	More      int64 `json:"more"`
+	Undecoded int   `json:"undecoded"`
+	decode    bool
 }
 
 const unknownKind = "unknown"
@@ -103,12 +102,12 @@ func runEtcdKV(ctx context.Context, inst *instance.Instance, p *EtcdKVParam) (fr
 			limit = tableKVLimit
 		}
 	}
-	return result(EtcdKV(ctx, inst, p.Key, p.Prefix, limit, p.Decode, framework.Stderr(ctx), p.Format))
+	return result(EtcdKV(ctx, inst, p.Key, p.Prefix, limit, p.Decode, framework.Stderr(ctx)))
 }
 
 // EtcdKV reads one key, or the keys under a prefix (both relative to the root
 // path), at one revision: at most limit keys (0: all), counting the rest.
-func EtcdKV(ctx context.Context, inst *instance.Instance, key, prefix string, limit int, decode bool, warn io.Writer, format string) (*EtcdKVResult, error) {
+func EtcdKV(ctx context.Context, inst *instance.Instance, key, prefix string, limit int, decode bool, warn io.Writer) (*EtcdKVResult, error) {
 	if warn == nil {
 		warn = io.Discard
 	}
@@ -117,7 +116,7 @@ func EtcdKV(ctx context.Context, inst *instance.Instance, key, prefix string, li
 		return nil, err
 	}
 	root := inst.Layout.Root("")
-	res := &EtcdKVResult{Revision: rev, Root: root, Keys: []KVRow{}, decode: decode, elideValue: format == framework.FormatTable || format == ""}
+	res := &EtcdKVResult{Revision: rev, Root: root, Keys: []KVRow{}, decode: decode}
 	add := func(kv instance.KV) {
 		row := KVRow{Key: strings.TrimPrefix(kv.Key, root), Size: len(kv.Value), ModRevision: kv.ModRevision, Lease: kv.Lease, value: kv.Value}
 		if decode {
@@ -226,10 +225,8 @@ func escapeUpTo(s string, limit int) (out string, cut bool) {
 // tableValueWidth is where the table format elides a value.
 const tableValueWidth = 96
 
-func (r *EtcdKVResult) valueCell(row KVRow) string {
-	if !r.elideValue {
-		return escape(string(row.value))
-	}
+// tableValue is a value in a table cell: escaped, and elided past tableValueWidth.
+func tableValue(row KVRow) string {
 	v, cut := escapeUpTo(string(row.value), tableValueWidth)
 	if cut {
 		v += fmt.Sprintf("...(%d bytes)", row.Size)
@@ -262,7 +259,7 @@ func (r *EtcdKVResult) Table(w io.Writer) error {
 	}
 	t := newTable(w, header...)
 	for _, row := range r.Keys {
-		cells := []string{escape(row.Key), itoa(row.Size), r.valueCell(row)}
+		cells := []string{escape(row.Key), itoa(row.Size), tableValue(row)}
 		if r.decode {
 			cells = append(cells, row.Kind, decodedText(row))
 		}
