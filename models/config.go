@@ -2,7 +2,9 @@ package models
 
 import "strings"
 
-// ConfigPrefix is Milvus's etcd config source, relative to the root path.
+// ConfigPrefix is Milvus's etcd config source, relative to the root path
+// ({rootPath}/config/; pkg/v2 v2.6.23 config/etcd_source.go reads
+// path.Join(rootPath, "config") with a prefix get).
 const ConfigPrefix = "config/"
 
 // MQTypeConfigKey is the key Milvus writes for mq.type (ProcessImmutableConfigs
@@ -10,21 +12,30 @@ const ConfigPrefix = "config/"
 // no override exists; relative to the root path.
 const MQTypeConfigKey = "config/mqtype"
 
+// notFormatPrefix marks keys that Milvus registers as they are
+// (pkg/v2 v2.6.23 config/config.go NotFormatPrefix).
+const notFormatPrefix = "knowhere."
+
+// mqTypeFormatted is formatKey("mq.type").
+const mqTypeFormatted = "mqtype"
+
 // IsMQTypeConfigKey reports whether a key relative to the root path is an
 // mq.type override, exactly as Milvus reads its etcd config source
 // (pkg/v2@v2.6.23 config/etcd_source.go refreshConfigurationsWithOpts): it
 // reads every key under {root}/config, strips "{root}/config/" and registers
-// the rest under formatKey (config/config.go: lower-cased, "/", "_" and "."
-// removed). So config/mqtype, config/mq.type, config/MQ_TYPE and even the
-// nested config/mq/type all set mq.type.
+// the rest under formatKey. So config/mqtype, config/mq.type, config/MQ_TYPE
+// and even the nested config/mq/type all set mq.type.
 func IsMQTypeConfigKey(rel string) bool {
 	name, ok := strings.CutPrefix(rel, ConfigPrefix)
-	return ok && formatConfigKey(name) == "mqtype"
+	return ok && FormatConfigKey(name) == mqTypeFormatted
 }
 
-// formatConfigKey is Milvus's formatKey. Keys under "knowhere." keep their case and punctuation.
-func formatConfigKey(key string) string {
-	if strings.HasPrefix(key, "knowhere.") {
+// FormatConfigKey is Milvus's formatKey (pkg/v2 v2.6.23 config/config.go):
+// lower-cased, with '/', '_' and '.' removed, except for knowhere.* keys. The
+// etcd source registers every key under config/ both as it is and under this
+// form, and lookups use this form: "mq.type", "mq_type", "MQ/TYPE" all set mq.type.
+func FormatConfigKey(key string) string {
+	if strings.HasPrefix(key, notFormatPrefix) {
 		return key
 	}
 	return strings.NewReplacer("/", "", "_", "", ".", "").Replace(strings.ToLower(key))

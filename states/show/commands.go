@@ -1,5 +1,6 @@
 // Package show holds the read-only `show` commands of a connected instance:
-// checkpoint, session, collections, segment and broadcast-task. Each reads
+// checkpoint, session, collections, segment, broadcast-task, etcd-kv,
+// database, partition, channel-watch, replica, index and config-etcd. Each reads
 // etcd through instance.Instance at one revision, a page at a time, and
 // returns a result that renders as a table, JSON or one line per record.
 package show
@@ -17,5 +18,12 @@ func Commands(inst *instance.Instance) []*framework.Command {
 		framework.Read(inst, runCollections),
 		framework.Read(inst, runSegment),
 		framework.Read(inst, runBroadcast),
+		framework.Read(inst, runEtcdKV),
+		framework.Read(inst, runDatabase),
+		framework.Read(inst, runPartition),
+		framework.Read(inst, runChannelWatch),
+		framework.Read(inst, runReplica),
+		framework.Read(inst, runIndex),
+		framework.Read(inst, runConfigEtcd),
 	}
 }

@@ -287,7 +287,8 @@ func TestCommandsRegistered(t *testing.T) {
 	for _, c := range Commands(e.inst) {
 		paths = append(paths, c.Path())
 	}
-	if got := strings.Join(paths, ","); got != "show checkpoint,show session,show collections,show segment,show broadcast-task" {
+	if got := strings.Join(paths, ","); got != "show checkpoint,show session,show collections,show segment,show broadcast-task,"+
+		"show etcd-kv,show database,show partition,show channel-watch,show replica,show index,show config-etcd" {
 		t.Errorf("commands: %s", got)
 	}
 	for _, l := range []string{"show checkpoint", "show session", "show collections", "show segment", "show broadcast-task"} {

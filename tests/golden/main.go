@@ -56,6 +56,7 @@ func main() {
 		seen[k] = true
 	}
 	writeJSON(filepath.Join(out, "protos.json"), protos)
+	writeShowProtos(out)
 	fmt.Printf("wrote %d message-id vectors and %d proto vectors to %s\n", len(ids), len(protos), out)
 }
 

@@ -1,0 +1,193 @@
+package show
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
+	"github.com/milvus-io/milvus-proto/go-api/v3/msgpb"
+
+	"github.com/heron-shell/heron/framework"
+	"github.com/heron-shell/heron/models"
+	"github.com/heron-shell/heron/states/instance"
+)
+
+// ChannelWatchParam is `show channel-watch`.
+type ChannelWatchParam struct {
+	framework.ParamBase `use:"show channel-watch" desc:"datacoord channel watch info (channelwatch/{node}/{vchannel}): state and the seek and delete positions a datanode was given" example:"show channel-watch --format line"`
+	framework.Output
+}
+
+// WatchPositionRow is a position of a channel watch info, decoded with its
+// WAL_name, else with the WAL of its pchannel's consume checkpoint.
+type WatchPositionRow struct {
+	Channel        string `json:"channel"`
+	WAL            string `json:"wal"`
+	WALGuessed     bool   `json:"wal_guessed"`
+	MessageIDHex   string `json:"message_id_hex"`
+	MessageIDHuman string `json:"message_id_human"`
+	Timestamp      uint64 `json:"timestamp"`
+	Time           string `json:"time"`
+	Error          string `json:"error,omitempty"`
+}
+
+// ChannelWatchRow is one channelwatch key.
+type ChannelWatchRow struct {
+	Node             int64             `json:"node"`
+	VChannel         string            `json:"vchannel"`
+	Collection       int64             `json:"collection"`
+	State            string            `json:"state"`
+	OpID             int64             `json:"op_id"`
+	StartTs          int64             `json:"start_ts"`
+	SeekPosition     *WatchPositionRow `json:"seek_position"`
+	DeleteCheckpoint *WatchPositionRow `json:"delete_checkpoint"`
+	Unflushed        int               `json:"unflushed_segments"`
+	Flushed          int               `json:"flushed_segments"`
+	Dropped          int               `json:"dropped_segments"`
+	Key              string            `json:"key"`
+	Error            string            `json:"error,omitempty"`
+}
+
+// ChannelWatchResult is the output of `show channel-watch`.
+type ChannelWatchResult struct {
+	Revision  int64             `json:"revision"`
+	Watches   []ChannelWatchRow `json:"watches"`
+	Undecoded int               `json:"undecoded"`
+}
+
+func runChannelWatch(ctx context.Context, inst *instance.Instance, _ *ChannelWatchParam) (framework.Result, error) {
+	return result(ChannelWatches(ctx, inst, framework.Stderr(ctx)))
+}
+
+// checkpointWALs reads the WAL each pchannel's consume checkpoint names, at
+// rev; undecodable checkpoints are warned about and left out.
+func checkpointWALs(ctx context.Context, inst *instance.Instance, rev int64, warn io.Writer) (map[string]commonpb.WALName, int64, error) {
+	wals := map[string]commonpb.WALName{}
+	rev, err := inst.Walk(ctx, rev, []string{models.WALPrefix}, func(e instance.Entry) error {
+		if e.Kind != models.KindConsumeCheckpoint {
+			return nil
+		}
+		cp, err := models.DecodeWALCheckpoint(e.Value)
+		if err != nil {
+			fmt.Fprintf(warn, "warning: consume checkpoint %s does not decode (positions of %s are not decoded): %v\n", e.Rel, e.PChannel, err)
+			return nil
+		}
+		if cp.HasMessageID {
+			wals[e.PChannel] = cp.WAL
+		}
+		return nil
+	})
+	return wals, rev, err
+}
+
+// ChannelWatches lists the channel watch infos, at one revision.
+func ChannelWatches(ctx context.Context, inst *instance.Instance, warn io.Writer) (*ChannelWatchResult, error) {
+	if warn == nil {
+		warn = io.Discard
+	}
+	wals, rev, err := checkpointWALs(ctx, inst, 0, warn)
+	if err != nil {
+		return nil, err
+	}
+	res := &ChannelWatchResult{Revision: rev, Watches: []ChannelWatchRow{}}
+	_, err = inst.Walk(ctx, rev, []string{models.ChannelWatchPrefix}, func(e instance.Entry) error {
+		node, vchannel, ok := models.ParseChannelWatchKey(e.Rel)
+		if !ok {
+			fmt.Fprintf(warn, "warning: %s is not a channelwatch/{node}/{vchannel} key: skipped\n", e.Rel)
+			return nil
+		}
+		row := ChannelWatchRow{Node: node, VChannel: vchannel, Key: e.Rel}
+		cw, err := models.DecodeChannelWatchInfo(e.Value)
+		if err != nil {
+			row.Error = err.Error()
+			res.Undecoded++
+			fmt.Fprintf(warn, "warning: channel watch %s does not decode: %v\n", e.Rel, err)
+			res.Watches = append(res.Watches, row)
+			return nil
+		}
+		row.Collection, row.State, row.OpID, row.StartTs = cw.CollectionID, cw.State, cw.OpID, cw.StartTs
+		row.Unflushed, row.Flushed, row.Dropped = len(cw.UnflushedSegments), len(cw.FlushedSegments), len(cw.DroppedSegments)
+		if cw.VChannel != "" && cw.VChannel != vchannel {
+			fmt.Fprintf(warn, "warning: channel watch %s names vchannel %s\n", e.Rel, cw.VChannel)
+		}
+		fallback := wals[models.PChannelOf(vchannel)]
+		row.SeekPosition = watchPosition(cw.SeekPosition, fallback)
+		row.DeleteCheckpoint = watchPosition(cw.DeleteCheckpoint, fallback)
+		for _, p := range []*WatchPositionRow{row.SeekPosition, row.DeleteCheckpoint} {
+			if p != nil && p.Error != "" {
+				fmt.Fprintf(warn, "warning: channel watch %s: %s\n", e.Rel, p.Error)
+			}
+		}
+		res.Watches = append(res.Watches, row)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func watchPosition(p *msgpb.MsgPosition, fallback commonpb.WALName) *WatchPositionRow {
+	if p == nil {
+		return nil
+	}
+	wal, guessed := models.PositionWAL(p, fallback)
+	row := &WatchPositionRow{Channel: p.GetChannelName(), WAL: walName(wal), WALGuessed: guessed,
+		MessageIDHex: fmt.Sprintf("%x", p.GetMsgID()), Timestamp: p.GetTimestamp(), Time: tsoTime(p.GetTimestamp())}
+	if wal == commonpb.WALName_Unknown {
+		row.Error = "position names no WAL and no consume checkpoint of its pchannel names one"
+		return row
+	}
+	h, errText := describe(wal, p.GetMsgID())
+	row.MessageIDHuman = h
+	if errText != "" {
+		row.Error = fmt.Sprintf("message id does not decode as %s: %s", walName(wal), errText)
+	}
+	return row
+}
+
+func watchPositionText(p *WatchPositionRow) string {
+	if p == nil {
+		return ""
+	}
+	id := p.MessageIDHuman
+	if p.Error != "" {
+		id = "error: " + p.Error
+	}
+	wal := p.WAL
+	if p.WALGuessed {
+		wal += "?"
+	}
+	return fmt.Sprintf("%s (%s) @ %s", id, wal, p.Time)
+}
+
+// JSON implements framework.Result.
+func (r *ChannelWatchResult) JSON() any { return r }
+
+// Table implements framework.Result.
+func (r *ChannelWatchResult) Table(w io.Writer) error {
+	t := newTable(w, "NODE", "VCHANNEL", "COLLECTION", "STATE", "SEEK POSITION", "DELETE CHECKPOINT", "SEGMENTS U/F/D", "ERROR")
+	for _, c := range r.Watches {
+		t.row(i64(c.Node), c.VChannel, i64(c.Collection), c.State, watchPositionText(c.SeekPosition), watchPositionText(c.DeleteCheckpoint),
+			fmt.Sprintf("%d/%d/%d", c.Unflushed, c.Flushed, c.Dropped), errCell(c.Error))
+	}
+	if err := t.flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "%d channel watch(es)%s\n(WAL? = position without WAL_name, decoded with its pchannel's consume-checkpoint WAL; U/F/D = unflushed/flushed/dropped segment ids)\n",
+		len(r.Watches), undecodedText(r.Undecoded))
+	return err
+}
+
+// Lines implements framework.Result.
+func (r *ChannelWatchResult) Lines(w io.Writer) error {
+	for _, c := range r.Watches {
+		if err := line(w, "channel-watch", "node", i64(c.Node), "vchannel", c.VChannel, "collection", i64(c.Collection), "state", c.State,
+			"seek", watchPositionText(c.SeekPosition), "delete_checkpoint", watchPositionText(c.DeleteCheckpoint),
+			"unflushed", itoa(c.Unflushed), "flushed", itoa(c.Flushed), "dropped", itoa(c.Dropped), "key", c.Key, "error", c.Error); err != nil {
+			return err
+		}
+	}
+	return line(w, "channel-watches", "count", itoa(len(r.Watches)), "undecoded", itoa(r.Undecoded))
+}
