@@ -112,7 +112,7 @@ func (r *ConfigEtcdResult) JSON() any { return r }
 func (r *ConfigEtcdResult) Table(w io.Writer) error {
 	t := newTable(w, "KEY", "VALUE", "FORMATTED KEY", "OVERRIDE")
 	for _, k := range r.Keys {
-		t.row(escape(k.Key), escape(k.Value), escape(k.FormattedKey), mqMark(k))
+		t.row(k.Key, k.Value, k.FormattedKey, mqMark(k))
 	}
 	if err := t.flush(); err != nil {
 		return err

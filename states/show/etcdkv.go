@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -187,51 +186,36 @@ func printable(b []byte) bool {
 	return true
 }
 
-// escape renders bytes for a table cell or a line word: printable characters
-// as they are, a backslash doubled, everything else in Go's %q escapes (\n,
-// \x00, \u200b, and \xff for bytes that are not UTF-8).
-func escape(s string) string {
-	out, _ := escapeUpTo(s, -1)
-	return out
-}
-
-// escapeUpTo is escape stopped before the escaped text would pass limit bytes
-// (limit < 0: no bound), at a whole character or escape; cut reports the stop.
-func escapeUpTo(s string, limit int) (out string, cut bool) {
-	var sb strings.Builder
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		var tok string
-		switch {
-		case r == utf8.RuneError && n == 1:
-			tok = fmt.Sprintf(`\x%02x`, s[i])
-		case r == '\\':
-			tok = `\\`
-		case unicode.IsPrint(r):
-			tok = s[i : i+n]
-		default:
-			q := strconv.QuoteRune(r)
-			tok = q[1 : len(q)-1]
-		}
-		if limit >= 0 && sb.Len()+len(tok) > limit {
-			return sb.String(), true
-		}
-		sb.WriteString(tok)
-		i += n
-	}
-	return sb.String(), false
-}
+// escape renders bytes for a line word or a message: framework.EscapeText.
+func escape(s string) string { return framework.EscapeText(s) }
 
 // tableValueWidth is where the table format elides a value.
 const tableValueWidth = 96
 
-// tableValue is a value in a table cell: escaped, and elided past tableValueWidth.
+// tableValue is a value in a table cell (the table escapes it), elided past
+// tableValueWidth escaped characters, at a whole character or escape.
 func tableValue(row KVRow) string {
-	v, cut := escapeUpTo(string(row.value), tableValueWidth)
+	v, cut := cutEscaped(string(row.value), tableValueWidth)
 	if cut {
 		v += fmt.Sprintf("...(%d bytes)", row.Size)
 	}
 	return v
+}
+
+// cutEscaped returns the longest start of s whose escaped text fits limit
+// bytes, cut at a whole character; cut reports whether s was shortened.
+func cutEscaped(s string, limit int) (prefix string, cut bool) {
+	width := 0
+	for i := 0; i < len(s); {
+		_, n := utf8.DecodeRuneInString(s[i:])
+		w := len(framework.EscapeText(s[i : i+n]))
+		if width+w > limit {
+			return s[:i], true
+		}
+		width += w
+		i += n
+	}
+	return s, false
 }
 
 func decodedText(row KVRow) string {
@@ -259,7 +243,7 @@ func (r *EtcdKVResult) Table(w io.Writer) error {
 	}
 	t := newTable(w, header...)
 	for _, row := range r.Keys {
-		cells := []string{escape(row.Key), itoa(row.Size), tableValue(row)}
+		cells := []string{row.Key, itoa(row.Size), tableValue(row)}
 		if r.decode {
 			cells = append(cells, row.Kind, decodedText(row))
 		}

@@ -514,10 +514,10 @@ func TestShowNewFormats(t *testing.T) {
 
 func TestEscape(t *testing.T) {
 	assert.Equal(t, `a\x00\xff\\é\u200b\n\t"`, escape("a\x00\xff\\é\u200b\n\t\""))
-	out, cut := escapeUpTo("ab\x01cd", 4)
+	out, cut := cutEscaped("ab\x01cd", 4)
 	assert.Equal(t, "ab", out, "an escape is never split")
 	assert.True(t, cut)
-	out, cut = escapeUpTo("abc", 3)
+	out, cut = cutEscaped("abc", 3)
 	assert.Equal(t, "abc", out)
 	assert.False(t, cut)
 	assert.True(t, printable([]byte("{\"a\": 1}\n")))
