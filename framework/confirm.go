@@ -8,11 +8,12 @@ import (
 )
 
 // terminalConfirm asks on the terminal: it writes the question to out and
-// reads one line from in (go-prompt has put the terminal back in line mode
-// while a command runs). y or yes, in any case, is a yes; anything else, end
+// reads one line from in, in line mode. y or yes, in any case, is a yes; anything else, end
 // of input or an interrupt is a no.
 func terminalConfirm(in io.Reader, out io.Writer) Confirm {
 	return func(ctx context.Context, question string) (bool, error) {
+		restore := lineMode(in)
+		defer restore()
 		fmt.Fprint(out, question)
 		answer := make(chan string, 1)
 		go func() { answer <- readLine(in) }()
@@ -27,7 +28,8 @@ func terminalConfirm(in io.Reader, out io.Writer) Confirm {
 	}
 }
 
-// readLine reads up to a newline a byte at a time, so that nothing after the
+// readLine reads up to a newline (or a carriage return: a terminal left in
+// raw mode) a byte at a time, so that nothing after the
 // answer is taken from the terminal's input.
 func readLine(in io.Reader) string {
 	var b strings.Builder
@@ -35,7 +37,7 @@ func readLine(in io.Reader) string {
 	for {
 		n, err := in.Read(buf)
 		if n == 1 {
-			if buf[0] == '\n' {
+			if buf[0] == '\n' || buf[0] == '\r' {
 				return b.String()
 			}
 			b.WriteByte(buf[0])

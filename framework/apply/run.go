@@ -63,7 +63,9 @@ func Run(ctx context.Context, store Store, job Job, w framework.WriteIO) (*Resul
 		SkipEmpty:  true,
 		Approve: func(n int64) error {
 			keys = n
+			release := hold(ctx)
 			ok, err := w.Approve(ctx, job.Plan, n, job.Header.RootPath)
+			release()
 			if err == nil && !ok {
 				err = framework.ErrNotConfirmed
 			}

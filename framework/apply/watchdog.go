@@ -20,6 +20,7 @@ type watchdogKey struct{}
 
 type watchdog struct {
 	last atomic.Int64 // unix nanos of the last heartbeat
+	held atomic.Int32 // > 0: waiting on the operator, not on etcd
 }
 
 // WithStallTimeout returns a context that is cancelled, with a *StallError as
@@ -45,7 +46,7 @@ func WithStallTimeout(ctx context.Context, d time.Duration) (context.Context, fu
 			case <-ctx.Done():
 				return
 			case now := <-tick.C:
-				if now.UnixNano()-w.last.Load() > int64(d) {
+				if w.held.Load() == 0 && now.UnixNano()-w.last.Load() > int64(d) {
 					cancel(&StallError{Timeout: d})
 					return
 				}
@@ -58,6 +59,20 @@ func WithStallTimeout(ctx context.Context, d time.Duration) (context.Context, fu
 			close(done)
 			cancel(context.Canceled)
 		}
+	}
+}
+
+// hold stops the watchdog of ctx (if any) from firing until release is
+// called: the run waits on the operator's answer, not on etcd.
+func hold(ctx context.Context) (release func()) {
+	w, ok := ctx.Value(watchdogKey{}).(*watchdog)
+	if !ok {
+		return func() {}
+	}
+	w.held.Add(1)
+	return func() {
+		w.last.Store(time.Now().UnixNano())
+		w.held.Add(-1)
 	}
 }
 

@@ -89,4 +89,85 @@ restore --file $backup --run --backup-dir $BK"
 expect_rc 0 "restore --run"
 if dump | cmp -s - "$WORK/before.dump"; then pass "restore returns the keyspace byte for byte"; else fail "dump after restore differs"; fi
 
+# On a terminal (a pty with a size, so that the REPL runs), --run asks before
+# the first write: no writes nothing, yes writes, --yes does not ask (on
+# the by-dev instance the restore above brought back).
+
+mkdir -p "$WORK/pty"
+cat >"$WORK/pty.py" <<'PY'
+import fcntl, os, re, select, struct, subprocess, sys, termios, time
+
+heron, connect, bk = sys.argv[1], sys.argv[2], sys.argv[3]
+master, slave = os.openpty()
+fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 160, 0, 0))
+p = subprocess.Popen([heron], stdin=slave, stdout=slave, stderr=slave, start_new_session=True,
+                     preexec_fn=lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0), env=dict(os.environ, HOME=bk))
+os.close(slave)
+buf = b""
+
+def expect(pattern, timeout=20):
+    global buf
+    end = time.time() + timeout
+    while time.time() < end:
+        m = re.search(pattern.encode(), buf)
+        if m:
+            buf = buf[m.end():]
+            return True
+        r, _, _ = select.select([master], [], [], 0.2)
+        if r:
+            try:
+                buf += os.read(master, 65536)
+            except OSError:
+                break
+    print("timeout waiting for %r; got %r" % (pattern, buf[-600:]), file=sys.stderr)
+    return False
+
+def send(s):
+    # go-prompt takes one read as one key: the text, then Enter on its own.
+    if s.endswith("\r"):
+        os.write(master, s[:-1].encode())
+        time.sleep(0.2)
+        s = "\r"
+    os.write(master, s.encode())
+
+ok = True
+def check(cond, name):
+    global ok
+    print(("ok   - " if cond else "FAIL - ") + "terminal: " + name, file=sys.stdout if cond else sys.stderr)
+    ok = ok and cond
+
+check(expect(r"Offline > "), "the REPL prompts")
+send(connect + "\r")
+check(expect(r"Milvus\(by-dev\) > "), "connected")
+time.sleep(0.3)
+send("reset checkpoint --target-wal kafka --run --backup-dir " + bk + "\r")
+check(expect(r"apply these \d+ key changes to by-dev\? \[y/N\] "), "--run on a terminal asks before the first write")
+attrs = termios.tcgetattr(master)
+check(bool(attrs[3] & termios.ECHO) and bool(attrs[3] & termios.ICANON), "the question is asked in line mode, with echo")
+send("n\r")
+check(expect(r"nothing was written"), "a no writes nothing")
+time.sleep(0.3)
+send("reset checkpoint --target-wal kafka --run --backup-dir " + bk + "\r")
+check(expect(r"\[y/N\] "), "asked again")
+send("y\r")
+check(expect(r"verify: ok"), "a yes writes and verifies")
+time.sleep(0.3)
+send("reset checkpoint --target-wal pulsar --run --yes --backup-dir " + bk + "\r")
+check(expect(r"verify: ok"), "--yes writes without asking")
+check(b"[y/N]" not in buf, "--yes asked nothing")
+send("exit\r")
+try:
+    p.wait(10)
+except subprocess.TimeoutExpired:
+    p.kill()
+sys.exit(0 if ok else 1)
+PY
+if python3 "$WORK/pty.py" "$HERON" "$(connect_line)" "$WORK/pty" >"$WORK/pty.out" 2>&1; then
+	pass "the REPL's question before a write (yes, no, --yes)"
+else
+	RC=1 OUT=$(cat "$WORK/pty.out") ERR=""
+	fail "the REPL's question before a write"
+fi
+grep '^ok' "$WORK/pty.out" | sed 's/^/  /'
+
 finish
