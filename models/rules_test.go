@@ -210,3 +210,35 @@ func TestAlterWALStateDecodeAndClear(t *testing.T) {
 	_, err = models.ClearAlterWALState([]byte{0x0a, 0xff})
 	assert.Error(t, err)
 }
+
+func TestPositionAtEarliest(t *testing.T) {
+	kafka := commonpb.WALName_Kafka
+	minus2 := msgid.OffsetID{Of: kafka, Offset: -2}
+	for _, c := range []struct {
+		name string
+		pos  *msgpb.MsgPosition
+		wal  commonpb.WALName
+		want bool
+	}{
+		{"kafka 0 tagged", &msgpb.MsgPosition{MsgID: msgid.OffsetID{Of: kafka}.Bytes(), WALName: kafka}, kafka, true},
+		{"kafka -2 tagged (Milvus's switch)", &msgpb.MsgPosition{MsgID: minus2.Bytes(), WALName: kafka}, kafka, true},
+		{"kafka -2 untagged", &msgpb.MsgPosition{MsgID: minus2.Bytes()}, kafka, false},
+		{"kafka -1 tagged", &msgpb.MsgPosition{MsgID: msgid.OffsetID{Of: kafka, Offset: -1}.Bytes(), WALName: kafka}, kafka, false},
+		{"rocksmq -1 tagged", &msgpb.MsgPosition{MsgID: msgid.OffsetID{Of: commonpb.WALName_RocksMQ, Offset: -1}.Bytes(), WALName: commonpb.WALName_RocksMQ}, commonpb.WALName_RocksMQ, true},
+		{"kafka 0 against rocksmq", &msgpb.MsgPosition{MsgID: msgid.OffsetID{Of: kafka}.Bytes(), WALName: kafka}, commonpb.WALName_RocksMQ, false},
+		{"woodpecker empty tagged", &msgpb.MsgPosition{WALName: commonpb.WALName_WoodPecker}, commonpb.WALName_WoodPecker, true},
+		{"pulsar earliest tagged", &msgpb.MsgPosition{MsgID: msgid.PulsarEarliest.Bytes(), WALName: commonpb.WALName_Pulsar}, commonpb.WALName_Pulsar, true},
+		{"nil", nil, kafka, false},
+	} {
+		assert.Equal(t, c.want, models.PositionAtEarliest(c.pos, c.wal), c.name)
+		if c.pos != nil {
+			b, err := proto.Marshal(c.pos)
+			require.NoError(t, err)
+			seg := (&wire.Builder{}).String(4, "p_1v0").Message(10, b).Build()
+			v, err := models.ViewSegment(seg)
+			require.NoError(t, err)
+			assert.Equal(t, c.want, v.DML.AtEarliest(c.wal), c.name)
+			assert.False(t, v.Start.AtEarliest(c.wal), "an absent position is at no id")
+		}
+	}
+}

@@ -289,3 +289,27 @@ func rewritePosition(dst *[]byte, b []byte, f positionFields, sizeOnly bool) int
 	}
 	return size
 }
+
+// AtEarliest reports whether the position is tagged wal and holds wal's
+// earliest id, in heron's form or Milvus's own (kafka -2, rocksmq -1, as its
+// online switch writes them): a reset to wal has nothing to move there.
+func (p PositionView) AtEarliest(wal commonpb.WALName) bool {
+	return p.Present && idAtEarliest(p.WAL, wal, p.MsgID)
+}
+
+// PositionAtEarliest is PositionView.AtEarliest for a decoded MsgPosition.
+func PositionAtEarliest(p *msgpb.MsgPosition, wal commonpb.WALName) bool {
+	return p != nil && idAtEarliest(p.GetWALName(), wal, p.GetMsgID())
+}
+
+func idAtEarliest(tag, wal commonpb.WALName, b []byte) bool {
+	if tag != wal {
+		return false
+	}
+	c, err := msgid.For(wal)
+	if err != nil {
+		return false
+	}
+	id, err := c.DecodeBytes(b)
+	return err == nil && id.IsEarliest()
+}
