@@ -242,3 +242,22 @@ func TestPositionAtEarliest(t *testing.T) {
 		}
 	}
 }
+
+func TestWALCensusSegmentsAndCollections(t *testing.T) {
+	kafka := commonpb.WALName_Kafka
+	c := models.NewWALCensus(map[string]commonpb.WALName{"p_0": kafka, "p_1": kafka})
+	seg := sample.Segment{ID: 1, Channel: "p_0_9v0", State: commonpb.SegmentState_Flushed,
+		Start: sample.Position("p_0_9v0", sample.ID(kafka, 1), 1, 0), DML: sample.Position("p_0_9v0", msgid.PulsarEarliest, 2, 0)}
+	v, err := models.ViewSegment(seg.Encode())
+	require.NoError(t, err)
+	c.AddSegment(v)
+	noChannel := sample.Segment{ID: 2, Start: sample.Position("", sample.ID(kafka, 1), 1, commonpb.WALName_Pulsar)}
+	v, err = models.ViewSegment(noChannel.Encode())
+	require.NoError(t, err)
+	c.AddSegment(v)
+	c.AddCollection(&models.CollectionInfo{StartPositions: []models.StartPosition{
+		{Key: "p_0", Data: sample.ID(kafka, 3).Bytes()}, {Key: "p_1_9v1", Data: sample.ID(kafka, 4).Bytes()}}})
+	assert.Equal(t, map[string]int64{"kafka": 2, "undecodable as kafka": 1}, c.PChannel("p_0").Positions)
+	assert.Equal(t, map[string]int64{"kafka": 1}, c.PChannel("p_1").Positions, "a start position keyed by vchannel counts for its pchannel")
+	assert.Len(t, c.Report(), 2, "a segment without insert_channel counts nowhere")
+}
