@@ -146,3 +146,26 @@ func (c *WALCensus) OnlyOn(pchannel string, wal commonpb.WALName) bool {
 	}
 	return true
 }
+
+// AddSegment counts the positions of a segment for the pchannel of its
+// vchannel; a segment without insert_channel belongs to no pchannel and
+// counts nowhere.
+func (c *WALCensus) AddSegment(v SegmentView) {
+	if v.Channel == "" {
+		return
+	}
+	pc := PChannelOf(v.Channel)
+	for _, p := range [2]PositionView{v.Start, v.DML} {
+		if p.Present {
+			c.Add(pc, p.WAL, p.MsgID)
+		}
+	}
+}
+
+// AddCollection counts the start positions of a collection (untagged: they
+// carry no WAL_name), each for the pchannel its key names.
+func (c *WALCensus) AddCollection(info *CollectionInfo) {
+	for _, sp := range info.StartPositions {
+		c.Add(StartPositionPChannel(sp.Key), commonpb.WALName_Unknown, sp.Data)
+	}
+}

@@ -210,3 +210,54 @@ func TestAlterWALStateDecodeAndClear(t *testing.T) {
 	_, err = models.ClearAlterWALState([]byte{0x0a, 0xff})
 	assert.Error(t, err)
 }
+
+func TestPositionAtEarliest(t *testing.T) {
+	kafka := commonpb.WALName_Kafka
+	minus2 := msgid.OffsetID{Of: kafka, Offset: -2}
+	for _, c := range []struct {
+		name string
+		pos  *msgpb.MsgPosition
+		wal  commonpb.WALName
+		want bool
+	}{
+		{"kafka 0 tagged", &msgpb.MsgPosition{MsgID: msgid.OffsetID{Of: kafka}.Bytes(), WALName: kafka}, kafka, true},
+		{"kafka -2 tagged (Milvus's switch)", &msgpb.MsgPosition{MsgID: minus2.Bytes(), WALName: kafka}, kafka, true},
+		{"kafka -2 untagged", &msgpb.MsgPosition{MsgID: minus2.Bytes()}, kafka, false},
+		{"kafka -1 tagged", &msgpb.MsgPosition{MsgID: msgid.OffsetID{Of: kafka, Offset: -1}.Bytes(), WALName: kafka}, kafka, false},
+		{"rocksmq -1 tagged", &msgpb.MsgPosition{MsgID: msgid.OffsetID{Of: commonpb.WALName_RocksMQ, Offset: -1}.Bytes(), WALName: commonpb.WALName_RocksMQ}, commonpb.WALName_RocksMQ, true},
+		{"kafka 0 against rocksmq", &msgpb.MsgPosition{MsgID: msgid.OffsetID{Of: kafka}.Bytes(), WALName: kafka}, commonpb.WALName_RocksMQ, false},
+		{"woodpecker empty tagged", &msgpb.MsgPosition{WALName: commonpb.WALName_WoodPecker}, commonpb.WALName_WoodPecker, true},
+		{"pulsar earliest tagged", &msgpb.MsgPosition{MsgID: msgid.PulsarEarliest.Bytes(), WALName: commonpb.WALName_Pulsar}, commonpb.WALName_Pulsar, true},
+		{"nil", nil, kafka, false},
+	} {
+		assert.Equal(t, c.want, models.PositionAtEarliest(c.pos, c.wal), c.name)
+		if c.pos != nil {
+			b, err := proto.Marshal(c.pos)
+			require.NoError(t, err)
+			seg := (&wire.Builder{}).String(4, "p_1v0").Message(10, b).Build()
+			v, err := models.ViewSegment(seg)
+			require.NoError(t, err)
+			assert.Equal(t, c.want, v.DML.AtEarliest(c.wal), c.name)
+			assert.False(t, v.Start.AtEarliest(c.wal), "an absent position is at no id")
+		}
+	}
+}
+
+func TestWALCensusSegmentsAndCollections(t *testing.T) {
+	kafka := commonpb.WALName_Kafka
+	c := models.NewWALCensus(map[string]commonpb.WALName{"p_0": kafka, "p_1": kafka})
+	seg := sample.Segment{ID: 1, Channel: "p_0_9v0", State: commonpb.SegmentState_Flushed,
+		Start: sample.Position("p_0_9v0", sample.ID(kafka, 1), 1, 0), DML: sample.Position("p_0_9v0", msgid.PulsarEarliest, 2, 0)}
+	v, err := models.ViewSegment(seg.Encode())
+	require.NoError(t, err)
+	c.AddSegment(v)
+	noChannel := sample.Segment{ID: 2, Start: sample.Position("", sample.ID(kafka, 1), 1, commonpb.WALName_Pulsar)}
+	v, err = models.ViewSegment(noChannel.Encode())
+	require.NoError(t, err)
+	c.AddSegment(v)
+	c.AddCollection(&models.CollectionInfo{StartPositions: []models.StartPosition{
+		{Key: "p_0", Data: sample.ID(kafka, 3).Bytes()}, {Key: "p_1_9v1", Data: sample.ID(kafka, 4).Bytes()}}})
+	assert.Equal(t, map[string]int64{"kafka": 2, "undecodable as kafka": 1}, c.PChannel("p_0").Positions)
+	assert.Equal(t, map[string]int64{"kafka": 1}, c.PChannel("p_1").Positions, "a start position keyed by vchannel counts for its pchannel")
+	assert.Len(t, c.Report(), 2, "a segment without insert_channel counts nowhere")
+}

@@ -51,7 +51,8 @@ func (p PositionView) Position() *msgpb.MsgPosition {
 // ViewSegment reads a segment value: in one pass without allocating per
 // field when it has Milvus's plain shape, else with the general decoder.
 func ViewSegment(b []byte) (SegmentView, error) {
-	if v, _, ok := inspectSegment(b); ok {
+	if v, channel, ok := inspectSegment(b); ok {
+		v.Channel = string(channel)
 		return v, nil
 	}
 	return viewSegmentGeneral(b)
@@ -94,6 +95,7 @@ func RewriteSegmentPositions(b []byte, id msgid.ID) ([]byte, int, error) {
 	if n == 0 {
 		return b, 0, nil
 	}
+	fields := newPositionFields(target, id.WAL())
 	out := make([]byte, 0, len(b)+2*(len(target)+8))
 	for off := 0; off < len(b); {
 		num, typ, tn := protowire.ConsumeTag(b[off:])
@@ -101,7 +103,7 @@ func RewriteSegmentPositions(b []byte, id msgid.ID) ([]byte, int, error) {
 		if (num == segStartPosition || num == segDMLPosition) && change[num-segStartPosition] {
 			payload, _ := protowire.ConsumeBytes(b[off+tn : off+tn+m])
 			out = protowire.AppendTag(out, num, protowire.BytesType)
-			out = appendRewrittenPosition(out, payload, target, id.WAL())
+			out = appendRewrittenPosition(out, payload, fields)
 		} else {
 			out = append(out, b[off:off+tn+m]...)
 		}
@@ -110,7 +112,8 @@ func RewriteSegmentPositions(b []byte, id msgid.ID) ([]byte, int, error) {
 	return out, n, nil
 }
 
-// inspectSegment is the fast path: ok is false when the value needs the
+// inspectSegment is the fast path (the view without its Channel, which it
+// returns as bytes): ok is false when the value needs the
 // general decoder. It accepts a value only when the general decoder reads it
 // the same way and re-encodes every unchanged byte as it is: each position
 // field at most once, with a canonical tag and length, and positions that
@@ -167,7 +170,6 @@ func inspectSegment(b []byte) (v SegmentView, channel []byte, ok bool) {
 		}
 		off += n + m
 	}
-	v.Channel = string(channel)
 	return v, channel, true
 }
 
@@ -178,7 +180,8 @@ func inspectPosition(b []byte) (p PositionView, ok bool) {
 	var seen [posWALName + 1]bool
 	for off := 0; off < len(b); {
 		num, typ, n := protowire.ConsumeTag(b[off:])
-		if n < 0 || num < 1 || typ == protowire.StartGroupType || typ == protowire.EndGroupType {
+		// ConsumeTag takes numbers up to MaxInt32; proto.Unmarshal only valid ones.
+		if n < 0 || num < 1 || num > protowire.MaxValidNumber || typ == protowire.StartGroupType || typ == protowire.EndGroupType {
 			return p, false
 		}
 		m := protowire.ConsumeFieldValue(num, typ, b[off+n:])
@@ -222,53 +225,91 @@ func inspectPosition(b []byte) (p PositionView, ok bool) {
 	return p, true
 }
 
-// appendRewrittenPosition appends the length-prefixed position payload b
-// with msgID set to target and WAL_name to wal, as setPosition does on the
-// general path: the first msgID or WAL_name field is replaced in place (or
-// the field appended), empty or zero values remove it, other fields stay.
-func appendRewrittenPosition(dst, b, target []byte, wal commonpb.WALName) []byte {
-	var idField, walField []byte
-	var buf [24]byte
+// positionFields are the encoded msgID and WAL_name fields a rewrite sets
+// (nil: the field is removed, as proto3 leaves out empty values).
+type positionFields struct{ id, wal []byte }
+
+func newPositionFields(target []byte, wal commonpb.WALName) positionFields {
+	var f positionFields
 	if len(target) > 0 {
-		idField = protowire.AppendBytes(protowire.AppendTag(nil, posMsgID, protowire.BytesType), target)
+		f.id = protowire.AppendBytes(protowire.AppendTag(make([]byte, 0, len(target)+3), posMsgID, protowire.BytesType), target)
 	}
 	if wal != commonpb.WALName_Unknown {
-		walField = protowire.AppendVarint(protowire.AppendTag(buf[:0], posWALName, protowire.VarintType), uint64(wal))
+		f.wal = protowire.AppendVarint(protowire.AppendTag(make([]byte, 0, 11), posWALName, protowire.VarintType), uint64(wal))
 	}
-	// The position fields are read twice: once to size, once to copy.
-	size := 0
-	placedID, placedWAL := false, false
-	each := func(emit func(raw []byte)) {
-		placedID, placedWAL = false, false
-		for off := 0; off < len(b); {
-			num, typ, n := protowire.ConsumeTag(b[off:])
-			m := protowire.ConsumeFieldValue(num, typ, b[off+n:])
-			raw := b[off : off+n+m]
-			off += n + m
-			switch num {
-			case posMsgID:
-				if !placedID && idField != nil {
-					emit(idField)
-				}
-				placedID = true
-			case posWALName:
-				if !placedWAL && walField != nil {
-					emit(walField)
-				}
-				placedWAL = true
-			default:
-				emit(raw)
-			}
-		}
-		if !placedID && idField != nil {
-			emit(idField)
-		}
-		if !placedWAL && walField != nil {
-			emit(walField)
-		}
-	}
-	each(func(raw []byte) { size += len(raw) })
-	dst = protowire.AppendVarint(dst, uint64(size))
-	each(func(raw []byte) { dst = append(dst, raw...) })
+	return f
+}
+
+// appendRewrittenPosition appends the length-prefixed position payload b
+// with msgID and WAL_name replaced by f, as setPosition does on the general
+// path: the first msgID or WAL_name field is replaced in place (or the field
+// appended at the end), a nil field removes it, every other field stays.
+func appendRewrittenPosition(dst, b []byte, f positionFields) []byte {
+	dst = protowire.AppendVarint(dst, uint64(rewritePosition(nil, b, f, true)))
+	rewritePosition(&dst, b, f, false)
 	return dst
+}
+
+// rewritePosition returns the size of the rewritten payload, and appends it
+// to *dst unless sizeOnly.
+func rewritePosition(dst *[]byte, b []byte, f positionFields, sizeOnly bool) int {
+	size := 0
+	emit := func(raw []byte) {
+		size += len(raw)
+		if !sizeOnly {
+			*dst = append(*dst, raw...)
+		}
+	}
+	placedID, placedWAL := false, false
+	for off := 0; off < len(b); {
+		num, typ, n := protowire.ConsumeTag(b[off:])
+		m := protowire.ConsumeFieldValue(num, typ, b[off+n:])
+		raw := b[off : off+n+m]
+		off += n + m
+		switch num {
+		case posMsgID:
+			if !placedID && f.id != nil {
+				emit(f.id)
+			}
+			placedID = true
+		case posWALName:
+			if !placedWAL && f.wal != nil {
+				emit(f.wal)
+			}
+			placedWAL = true
+		default:
+			emit(raw)
+		}
+	}
+	if !placedID && f.id != nil {
+		emit(f.id)
+	}
+	if !placedWAL && f.wal != nil {
+		emit(f.wal)
+	}
+	return size
+}
+
+// AtEarliest reports whether the position is tagged wal and holds wal's
+// earliest id, in heron's form or Milvus's own (kafka -2, rocksmq -1, as its
+// online switch writes them): a reset to wal has nothing to move there.
+func (p PositionView) AtEarliest(wal commonpb.WALName) bool {
+	return p.Present && idAtEarliest(p.WAL, wal, p.MsgID)
+}
+
+// PositionAtEarliest is PositionView.AtEarliest for a decoded MsgPosition.
+func PositionAtEarliest(p *msgpb.MsgPosition, wal commonpb.WALName) bool {
+	return p != nil && idAtEarliest(p.GetWALName(), wal, p.GetMsgID())
+}
+
+func idAtEarliest(tag, wal commonpb.WALName, b []byte) bool {
+	if tag != wal {
+		return false
+	}
+	c, err := msgid.For(wal)
+	if err != nil {
+		return false
+	}
+	id, err := c.DecodeBytes(b)
+	return err == nil && id.IsEarliest()
 }

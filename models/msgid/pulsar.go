@@ -30,7 +30,9 @@ var PulsarEarliest = PulsarID{Ledger: -1, Entry: -1, Partition: -1, Batch: -1}
 func (id PulsarID) WAL() commonpb.WALName { return commonpb.WALName_Pulsar }
 
 func (id PulsarID) Bytes() []byte {
-	b := protowire.AppendVarint(protowire.AppendTag(nil, 1, protowire.VarintType), uint64(id.Ledger))
+	// Five varints of at most 11 bytes with their tags, and the extra fields.
+	b := make([]byte, 0, 55+len(id.extra))
+	b = protowire.AppendVarint(protowire.AppendTag(b, 1, protowire.VarintType), uint64(id.Ledger))
 	b = protowire.AppendVarint(protowire.AppendTag(b, 2, protowire.VarintType), uint64(id.Entry))
 	b = protowire.AppendVarint(protowire.AppendTag(b, 3, protowire.VarintType), uint64(int64(id.Partition)))
 	b = protowire.AppendVarint(protowire.AppendTag(b, 4, protowire.VarintType), uint64(int64(id.Batch)))

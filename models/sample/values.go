@@ -79,6 +79,11 @@ func (c Checkpoint) Encode() []byte {
 	return b.Raw(c.Extra).Build()
 }
 
+// LaterCheckpointField is a WALCheckpoint field of a Milvus version newer
+// than heron knows (field 7, varint 7), for Checkpoint.Extra: every rewrite
+// must keep it. Field 6 is alter_wal_state since Milvus 2.6.14.
+var LaterCheckpointField = []byte{0x38, 0x07}
+
 // Segment is a datapb.SegmentInfo to encode.
 type Segment struct {
 	ID, Collection, Partition int64

@@ -300,10 +300,9 @@ func (s *checkpointScan) add(e instance.Entry) error {
 		}
 		// Collection start positions carry no WAL_name: they count as untagged.
 		for _, sp := range c.StartPositions {
-			pc := models.StartPositionPChannel(sp.Key)
-			s.count(pc, commonpb.WALName_Unknown)
-			s.census.Add(pc, commonpb.WALName_Unknown, sp.Data)
+			s.count(models.StartPositionPChannel(sp.Key), commonpb.WALName_Unknown)
 		}
+		s.census.AddCollection(c)
 		if s.collection != 0 && c.ID != s.collection {
 			return nil
 		}

@@ -182,3 +182,50 @@ func TestShowGoldenMilvusBytes(t *testing.T) {
 		t.Errorf("broadcast tasks: %+v", bts.Tasks)
 	}
 }
+
+// Consume checkpoints as Milvus's own online switch writes them (kafka -2,
+// rocksmq -1; Milvus's streamingpb types) decode and show, with no error and
+// no split; alter_wal_state in each stage is shown.
+func TestShowGoldenOnlineSwitchCheckpoints(t *testing.T) {
+	vecs := loadProtos(t)
+	cli, endpoint := etcdtest.Start(t)
+	e := &env{t: t, cli: cli, inst: instance.New(cli, models.NewLayout("by-dev", "meta"), []string{endpoint})}
+	checkpoints := map[string]string{
+		"by-dev-rootcoord-dml_0": "kafka_offset_beginning",
+		"by-dev-rootcoord-dml_1": "rocksmq_earliest_negative",
+		"by-dev-rootcoord-dml_2": "pulsar_alter_wal_state_flushing_kafka",
+		"by-dev-rootcoord-dml_3": "pulsar_alter_wal_state_none_woodpecker",
+		"by-dev-rootcoord-dml_4": "pulsar_all_fields_without_alter_wal_state",
+	}
+	for pc, name := range checkpoints {
+		v, ok := vecs["streamingpb.WALCheckpoint/"+name]
+		if !ok {
+			t.Fatalf("no golden checkpoint %s", name)
+		}
+		e.put(models.ConsumeCheckpointKey(pc), v)
+	}
+	res, stderr := runJSON[CheckpointResult](e, "show checkpoint")
+	if stderr != "" {
+		t.Errorf("stderr: %s", stderr)
+	}
+	ps := pchannelsByName(res)
+	for pc, want := range map[string]struct{ wal, id, alter string }{
+		"by-dev-rootcoord-dml_0": {"kafka", "-2", ""},
+		"by-dev-rootcoord-dml_1": {"rocksmq", "-1", ""},
+		"by-dev-rootcoord-dml_2": {"pulsar", "123456789:42:0:-1", "online switch to kafka, stage FLUSHING"},
+		"by-dev-rootcoord-dml_3": {"pulsar", "123456789:42:0:-1", "online switch to woodpecker, stage NONE"},
+		"by-dev-rootcoord-dml_4": {"pulsar", "123456789:42:0:-1", ""},
+	} {
+		p := ps[pc]
+		if p.WAL != want.wal || p.MessageIDHuman != want.id || p.Error != "" || p.Split {
+			t.Errorf("%s (%s): %+v", pc, checkpoints[pc], p)
+		}
+		alter := ""
+		if p.AlterWAL != nil {
+			alter = p.AlterWAL.Description
+		}
+		if alter != want.alter {
+			t.Errorf("%s alter_wal %q, want %q", pc, alter, want.alter)
+		}
+	}
+}
