@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/heron-shell/heron/framework"
+	"github.com/heron-shell/heron/states/backup"
 	"github.com/heron-shell/heron/states/instance"
 	"github.com/heron-shell/heron/states/reset"
 	"github.com/heron-shell/heron/states/restore"
@@ -22,6 +23,7 @@ func ConnectedCommands(inst *instance.Instance) []*framework.Command {
 		show.Commands,
 		reset.Commands,
 		restore.Commands,
+		backup.Commands,
 	} {
 		cmds = append(cmds, ns(inst)...)
 	}

@@ -80,6 +80,9 @@ type Header struct {
 	Revision int64    `json:"revision"`
 	Target   string   `json:"target,omitempty"`
 	Scope    []string `json:"scope,omitempty"`
+	// Prefix is what a full backup (the backup command) holds: every key
+	// under it, absolute.
+	Prefix string `json:"prefix,omitempty"`
 }
 
 // BackupFormat is the version of the backup file format.

@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/signal"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -19,11 +18,8 @@ import (
 
 	"github.com/heron-shell/heron/configs"
 	"github.com/heron-shell/heron/framework"
-	"github.com/heron-shell/heron/framework/embedded"
-	"github.com/heron-shell/heron/models"
 	"github.com/heron-shell/heron/models/msgid"
 	"github.com/heron-shell/heron/models/sample"
-	"github.com/heron-shell/heron/states"
 	"github.com/heron-shell/heron/states/instance"
 )
 
@@ -61,11 +57,7 @@ func Main(ctx context.Context, args []string, interactive bool, stdin io.Reader,
 		fmt.Fprintf(stderr, "error: %v\n", err)
 		return framework.ExitFailed
 	}
-	defer cleanup()
-	if interactive {
-		return sh.RunREPL(context.WithoutCancel(ctx)) // the REPL handles SIGINT, SIGTERM and SIGHUP itself
-	}
-	return serve(ctx, sh, stdin, stderr)
+	return RunShell(ctx, "demo", sh, cleanup, interactive, stdin, stderr)
 }
 
 // stopGrace is how long, after a signal, the shell may take to stop its
@@ -76,7 +68,7 @@ const stopGrace = 5 * time.Second
 // ends the demo. A signal cancels the shell's context; the demo returns (and
 // its caller removes the folder) when the shell has stopped, or after
 // stopGrace, or at a second signal.
-func serve(ctx context.Context, sh *framework.Shell, stdin io.Reader, stderr io.Writer) int {
+func serve(ctx context.Context, name string, sh *framework.Shell, stdin io.Reader, stderr io.Writer) int {
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(ch)
@@ -89,7 +81,7 @@ func serve(ctx context.Context, sh *framework.Shell, stdin io.Reader, stderr io.
 	case code := <-done:
 		return code
 	case sig := <-ch:
-		fmt.Fprintf(stderr, "demo: %v: stopping and removing the demo folder\n", sig)
+		fmt.Fprintf(stderr, "%s: %v: stopping and removing the %s folder\n", name, sig, name)
 		cancel()
 	}
 	select {
@@ -116,43 +108,14 @@ Flags:
 %s`, framework.FlagUsages(fs))
 }
 
-// Start starts the embedded etcd, seeds it and returns a shell connected to
-// it (with ConnectedCommands), with the function that closes the shell's
-// state, stops etcd and removes its folder; it may be called more than once.
+// Start starts the embedded etcd, seeds it with the sample instance and
+// returns a shell connected to it (see StartSeeded).
 func Start(ctx context.Context, wal commonpb.WALName, rootPath string, stdout, stderr io.Writer) (*framework.Shell, func(), error) {
-	dir, err := os.MkdirTemp("", "heron-demo-")
-	if err != nil {
-		return nil, nil, fmt.Errorf("demo folder: %w", err)
-	}
-	srv, err := embedded.Start(dir)
-	if err != nil {
-		_ = os.RemoveAll(dir)
-		return nil, nil, err
-	}
-	stop := func() {
-		srv.Close()
-		_ = os.RemoveAll(dir)
-	}
-	layout := models.NewLayout(rootPath, configs.DefaultMetaPath)
-	inst, err := instance.Dial(ctx, instance.DialConfig{Endpoints: []string{srv.Endpoint()}}, layout)
-	if err != nil {
-		stop()
-		return nil, nil, fmt.Errorf("connect to embedded etcd: %w", err)
-	}
-	in := sample.Build(layout, wal)
-	if _, err := inst.Load(ctx, in.KeyValues()); err != nil {
-		_ = inst.Close()
-		stop()
-		return nil, nil, fmt.Errorf("seed the demo: %w", err)
-	}
-	fmt.Fprintf(stderr, "demo: embedded etcd at %s (folder %s, removed on exit), seeded %d keys of a stopped Milvus instance on %s\n",
-		srv.Endpoint(), dir, len(in.KVs), msgid.Name(wal))
-	sh := framework.NewShell(states.NewConnected(inst, states.ConnectedCommands(inst)), stdout, stderr)
-	var once sync.Once
-	return sh, func() {
-		once.Do(func() {
-			_ = sh.Close()
-			stop()
-		})
-	}, nil
+	return StartSeeded(ctx, "demo", rootPath, func(ctx context.Context, inst *instance.Instance) (string, error) {
+		in := sample.Build(inst.Layout, wal)
+		if _, err := inst.Load(ctx, in.KeyValues()); err != nil {
+			return "", fmt.Errorf("seed the demo: %w", err)
+		}
+		return fmt.Sprintf("seeded %d keys of a stopped Milvus instance on %s", len(in.KVs), msgid.Name(wal)), nil
+	}, stdout, stderr)
 }

@@ -1,0 +1,78 @@
+package demo
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+
+	"github.com/heron-shell/heron/configs"
+	"github.com/heron-shell/heron/framework"
+	"github.com/heron-shell/heron/framework/embedded"
+	"github.com/heron-shell/heron/models"
+	"github.com/heron-shell/heron/states"
+	"github.com/heron-shell/heron/states/instance"
+)
+
+// Seed fills a fresh embedded etcd through inst and returns what it put
+// there, for the start message ("seeded 42 keys of ...").
+type Seed func(ctx context.Context, inst *instance.Instance) (string, error)
+
+// StartSeeded starts an embedded etcd in a new temporary folder, seeds it
+// and returns a shell connected to it under rootPath (with
+// ConnectedCommands), with the function that closes the shell's state, stops
+// etcd and removes its folder; it may be called more than once. name
+// ("demo", "load-backup") names the folder and the messages. A SIGINT,
+// SIGTERM or SIGHUP while seeding stops the seed, and the folder is removed.
+func StartSeeded(ctx context.Context, name, rootPath string, seed Seed, stdout, stderr io.Writer) (*framework.Shell, func(), error) {
+	dir, err := os.MkdirTemp("", "heron-"+name+"-")
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s folder: %w", name, err)
+	}
+	srv, err := embedded.Start(dir)
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, nil, err
+	}
+	stop := func() {
+		srv.Close()
+		_ = os.RemoveAll(dir)
+	}
+	layout := models.NewLayout(rootPath, configs.DefaultMetaPath)
+	inst, err := instance.Dial(ctx, instance.DialConfig{Endpoints: []string{srv.Endpoint()}}, layout)
+	if err != nil {
+		stop()
+		return nil, nil, fmt.Errorf("connect to embedded etcd: %w", err)
+	}
+	seedCtx, stopSignals := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	what, err := seed(seedCtx, inst)
+	stopSignals()
+	if err != nil {
+		_ = inst.Close()
+		stop()
+		return nil, nil, err
+	}
+	fmt.Fprintf(stderr, "%s: embedded etcd at %s (folder %s, removed on exit), %s\n", name, srv.Endpoint(), dir, what)
+	sh := framework.NewShell(states.NewConnected(inst, states.ConnectedCommands(inst)), stdout, stderr)
+	var once sync.Once
+	return sh, func() {
+		once.Do(func() {
+			_ = sh.Close()
+			stop()
+		})
+	}, nil
+}
+
+// RunShell runs sh (the REPL when interactive, which handles SIGINT, SIGTERM
+// and SIGHUP itself; else one command a line from stdin, see serve), then
+// calls cleanup, and returns the exit code.
+func RunShell(ctx context.Context, name string, sh *framework.Shell, cleanup func(), interactive bool, stdin io.Reader, stderr io.Writer) int {
+	defer cleanup()
+	if interactive {
+		return sh.RunREPL(context.WithoutCancel(ctx))
+	}
+	return serve(ctx, name, sh, stdin, stderr)
+}
