@@ -28,6 +28,9 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "demo" {
 		return demoMain(args[1:])
 	}
+	if len(args) > 0 && args[0] == "load-backup" {
+		return loadBackupMain(args[1:])
+	}
 
 	fs := pflag.NewFlagSet("heron", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -76,6 +79,7 @@ func usage(w io.Writer, fs *pflag.FlagSet) {
   heron                        REPL on a terminal; else one command a line from stdin
   heron --olc "cmd1, cmd2"     run comma-separated commands
   heron demo [--wal WAL]       the shell on an embedded, seeded etcd (heron demo --help)
+  heron load-backup FILE       the shell on an embedded etcd loaded from a backup (--help)
 
 Flags:
 %s

@@ -1,0 +1,16 @@
+package main
+
+import (
+	"context"
+	"os"
+
+	"github.com/mattn/go-isatty"
+
+	"github.com/heron-shell/heron/states/rehearse"
+)
+
+// loadBackupMain runs `heron load-backup FILE`: the shell on an embedded etcd
+// loaded from a backup. rehearse.Main removes its folder on exit and signals.
+func loadBackupMain(args []string) int {
+	return rehearse.Main(context.Background(), args, isatty.IsTerminal(os.Stdin.Fd()), os.Stdin, os.Stdout, os.Stderr)
+}
