@@ -29,7 +29,7 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 		return demoMain(args[1:])
 	}
 	if len(args) > 0 && args[0] == "load-backup" {
-		return loadBackupMain(args[1:])
+		return loadBackupMain(args[1:], stdin, stdout, stderr)
 	}
 
 	fs := pflag.NewFlagSet("heron", pflag.ContinueOnError)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"io"
 	"os"
 
 	"github.com/mattn/go-isatty"
@@ -11,6 +12,6 @@ import (
 
 // loadBackupMain runs `heron load-backup FILE`: the shell on an embedded etcd
 // loaded from a backup. rehearse.Main removes its folder on exit and signals.
-func loadBackupMain(args []string) int {
-	return rehearse.Main(context.Background(), args, isatty.IsTerminal(os.Stdin.Fd()), os.Stdin, os.Stdout, os.Stderr)
+func loadBackupMain(args []string, stdin *os.File, stdout, stderr io.Writer) int {
+	return rehearse.Main(context.Background(), args, isatty.IsTerminal(stdin.Fd()), stdin, stdout, stderr)
 }

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/heron-shell/heron/states/backup"
+	"github.com/heron-shell/heron/tests/shelltest"
+)
+
+// Issue 10 §6: heron load-backup --help uses the shell's flag style and exits 0.
+func TestLoadBackupHelp(t *testing.T) {
+	var out, errOut bytes.Buffer
+	code := run([]string{"load-backup", "--help"}, pipe(t, ""), &out, &errOut)
+	assert.Equal(t, 0, code, errOut.String())
+	assert.Contains(t, out.String(), "heron load-backup FILE")
+	out.Reset()
+	code = run([]string{"--help"}, pipe(t, ""), &out, &errOut)
+	assert.Equal(t, 0, code)
+	assert.Contains(t, out.String(), "heron load-backup FILE")
+}
+
+// Issue 10 §6: the load-backup folder is removed when a signal ends it
+// while the script waits for its next line.
+func TestLoadBackupSignalsRemoveTheFolder(t *testing.T) {
+	s := shelltest.Start(t, commonpb.WALName_Pulsar)
+	file := filepath.Join(t.TempDir(), "b.jsonl")
+	_, err := backup.Write(context.Background(), s.Inst, backup.Options{File: file})
+	require.NoError(t, err)
+	folder := regexp.MustCompile(`folder (\S+), removed on exit`)
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGHUP} {
+		t.Run(sig.String(), func(t *testing.T) {
+			cmd := exec.Command(os.Args[0])
+			cmd.Env = append(os.Environ(), mainChildEnv+"=1", mainChildEnv+"_ARGS=load-backup "+file, "HERON_HOME="+t.TempDir())
+			stdin, err := cmd.StdinPipe()
+			require.NoError(t, err)
+			defer stdin.Close()
+			var out, errOut lockedBuffer
+			cmd.Stdout, cmd.Stderr = &out, &errOut
+			require.NoError(t, cmd.Start())
+			_, err = io.WriteString(stdin, "show session --format line\n")
+			require.NoError(t, err)
+			var dir string
+			require.Eventually(t, func() bool {
+				if m := folder.FindStringSubmatch(errOut.String()); m != nil && strings.Contains(out.String(), "session") {
+					dir = m[1]
+					return true
+				}
+				return false
+			}, 20*time.Second, 10*time.Millisecond, "stderr: %s", errOut.String())
+			_, err = os.Stat(dir)
+			require.NoError(t, err, "the folder exists while the shell runs")
+			require.NoError(t, cmd.Process.Signal(sig))
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case err = <-done:
+			case <-time.After(15 * time.Second):
+				_ = cmd.Process.Kill()
+				t.Fatal("load-backup still runs after the signal")
+			}
+			var ee *exec.ExitError
+			require.ErrorAs(t, err, &ee)
+			assert.Equal(t, 1, ee.ExitCode(), "stderr: %s", errOut.String())
+			assert.Contains(t, errOut.String(), "stopping and removing the load-backup folder")
+			_, err = os.Stat(dir)
+			assert.True(t, os.IsNotExist(err), "the folder %s is removed", dir)
+		})
+	}
+}
