@@ -2,8 +2,8 @@ package rehearse
 
 import (
 	"bytes"
-	"fmt"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
