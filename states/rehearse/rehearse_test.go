@@ -3,6 +3,7 @@ package rehearse
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -20,6 +21,7 @@ import (
 	"github.com/heron-shell/heron/models"
 	"github.com/heron-shell/heron/states/backup"
 	"github.com/heron-shell/heron/states/instance"
+	"github.com/heron-shell/heron/states/reset"
 	"github.com/heron-shell/heron/tests/etcdtest"
 	"github.com/heron-shell/heron/tests/shelltest"
 )
@@ -198,4 +200,28 @@ func TestMainUsage(t *testing.T) {
 		assert.Equal(t, tt.code, code, "%q: %s", tt.args, errOut.String())
 		assert.Contains(t, errOut.String(), tt.want, "%q", tt.args)
 	}
+}
+
+// Issue 10 §6: a reset rehearsed on the copy plans exactly what the same
+// command plans on the original (but for the revision, the etcd's own).
+func TestTheCopyPlansWhatTheOriginalPlans(t *testing.T) {
+	s := shelltest.Start(t, commonpb.WALName_Pulsar)
+	file := filepath.Join(t.TempDir(), "b.jsonl")
+	_, err := backup.Write(context.Background(), s.Inst, backup.Options{File: file})
+	require.NoError(t, err)
+	copyInst, _ := freshInstance(t, "by-dev")
+	_, err = Load(context.Background(), copyInst, file)
+	require.NoError(t, err)
+	plan := func(inst *instance.Instance) map[string]any {
+		out, errOut, _, err := shelltest.Run(t, reset.Commands(inst), "reset checkpoint --target-wal kafka --format json")
+		require.NoError(t, err, errOut)
+		var m map[string]any
+		require.NoError(t, json.Unmarshal([]byte(out), &m))
+		require.Contains(t, m, "revision")
+		delete(m, "revision")
+		return m
+	}
+	orig := plan(s.Inst)
+	assert.NotZero(t, orig["total_keys"])
+	assert.Equal(t, orig, plan(copyInst))
 }
