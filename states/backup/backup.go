@@ -96,6 +96,9 @@ func Write(ctx context.Context, inst *instance.Instance, o Options) (*Result, er
 	if err != nil {
 		return nil, err
 	}
+	if total == 0 {
+		return nil, fmt.Errorf("backup: no key under %s at revision %d: nothing to back up, no file written (--prefix is relative to the root path %s)", prefix, rev, root)
+	}
 	path := o.File
 	if path == "" {
 		name := "full"

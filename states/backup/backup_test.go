@@ -203,6 +203,12 @@ func TestBackupUsage(t *testing.T) {
 	_, errOut, code, _ := shelltest.Run(t, Commands(s.Inst), "backup --file ' '")
 	assert.Equal(t, framework.ExitUsage, code)
 	assert.Contains(t, errOut, "--file is blank")
+	dir := t.TempDir()
+	_, errOut, code, _ = shelltest.Run(t, Commands(s.Inst), "backup --prefix no-such/ --file "+filepath.Join(dir, "b.jsonl"))
+	assert.Equal(t, framework.ExitFailed, code)
+	assert.Contains(t, errOut, "no key under by-dev/no-such/")
+	left, _ := filepath.Glob(filepath.Join(dir, "*"))
+	assert.Empty(t, left)
 	_, errOut, code, _ = shelltest.Run(t, Commands(s.Inst), "backup --nope")
 	assert.Equal(t, framework.ExitUsage, code, errOut)
 }
