@@ -60,7 +60,7 @@ func Main(ctx context.Context, args []string, interactive bool, stdin io.Reader,
 		root = strings.Trim(*rootPath, "/")
 	}
 	sh, cleanup, err := demo.StartSeeded(ctx, "load-backup", root, func(ctx context.Context, inst *instance.Instance) (string, error) {
-		n, err := Load(ctx, inst, file)
+		n, err := Load(ctx, inst, file, stderr)
 		if err != nil {
 			return "", fmt.Errorf("load-backup: %w: nothing is kept", err)
 		}
@@ -113,11 +113,11 @@ func Check(path string) (apply.Header, error) {
 }
 
 // Load streams every entry of the backup at path into inst's etcd, each key
-// moved from the backup's root path to inst's, and returns the number of
-// keys. It reads the file to its end line: a truncated file or one that fails
+// moved from the backup's root path to inst's, with progress on progress
+// (nil: none), and returns the number of keys. It reads the file to its end line: a truncated file or one that fails
 // its integrity check is an error (after some keys were loaded: the caller
 // throws the etcd away).
-func Load(ctx context.Context, inst *instance.Instance, path string) (int64, error) {
+func Load(ctx context.Context, inst *instance.Instance, path string, progress io.Writer) (int64, error) {
 	h, err := Check(path)
 	if err != nil {
 		return 0, err
@@ -130,6 +130,7 @@ func Load(ctx context.Context, inst *instance.Instance, path string) (int64, err
 	from, to := h.RootPath+"/", inst.Layout.RootPath+"/"
 	var n int64
 	var readErr error
+	prog := apply.StartProgress(progress, "load-backup", 0, 0)
 	entries := iter.Seq2[string, []byte](func(yield func(string, []byte) bool) {
 		for {
 			e, ok, err := br.Next()
@@ -150,16 +151,19 @@ func Load(ctx context.Context, inst *instance.Instance, path string) (int64, err
 				return
 			}
 			n++
+			prog.Add(1)
 			if !yield(to+rel, e.Value) {
 				return
 			}
 		}
 	})
-	if _, err := inst.Load(ctx, entries); err != nil {
-		return n, err
+	_, err = inst.Load(ctx, entries)
+	if err == nil {
+		err = readErr
 	}
-	if readErr != nil {
-		return n, readErr
+	prog.Finish(err == nil)
+	if err != nil {
+		return n, err
 	}
 	if err := ctx.Err(); err != nil {
 		return n, err

@@ -63,7 +63,7 @@ func freshInstance(t *testing.T, root string) (*instance.Instance, func() map[st
 func TestRoundTripIsByteIdentical(t *testing.T) {
 	want, file := backupOf(t)
 	inst, dump := freshInstance(t, "by-dev")
-	n, err := Load(context.Background(), inst.WithPageSize(3), file)
+	n, err := Load(context.Background(), inst.WithPageSize(3), file, nil)
 	require.NoError(t, err)
 	assert.Equal(t, int64(len(want)), n)
 	assert.Equal(t, want, dump(), "the copy holds exactly the keys and values under the root path")
@@ -72,7 +72,7 @@ func TestRoundTripIsByteIdentical(t *testing.T) {
 func TestLoadUnderAnotherRootPath(t *testing.T) {
 	want, file := backupOf(t)
 	inst, dump := freshInstance(t, "rehearsal")
-	_, err := Load(context.Background(), inst, file)
+	_, err := Load(context.Background(), inst, file, nil)
 	require.NoError(t, err)
 	moved := map[string]string{}
 	for k, v := range want {
@@ -126,7 +126,7 @@ func TestLoadRefusesTruncatedOrTamperedFiles(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			bad := rewrite(t, file, tt.edit)
 			inst, _ := freshInstance(t, "by-dev")
-			_, err := Load(context.Background(), inst, bad)
+			_, err := Load(context.Background(), inst, bad, nil)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tt.want)
 		})
@@ -156,6 +156,7 @@ func TestMainRunsTheShellOnTheCopy(t *testing.T) {
 	code := Main(context.Background(), []string{file}, false, strings.NewReader("show etcd-kv --prefix / --format line\nreset checkpoint --target-wal woodpecker --format json\n"), &out, &errOut)
 	require.Equal(t, framework.ExitOK, code, errOut.String())
 	assert.Contains(t, errOut.String(), fmt.Sprintf("loaded %d keys of %s", len(want), file))
+	assert.Contains(t, errOut.String(), fmt.Sprintf("load-backup: %d keys, ", len(want)), "progress on stderr")
 	listing, plan, ok := strings.Cut(out.String(), "{")
 	require.True(t, ok, out.String())
 	assert.Contains(t, plan, `"target_wal": "woodpecker"`)
@@ -210,7 +211,7 @@ func TestTheCopyPlansWhatTheOriginalPlans(t *testing.T) {
 	_, err := backup.Write(context.Background(), s.Inst, backup.Options{File: file})
 	require.NoError(t, err)
 	copyInst, _ := freshInstance(t, "by-dev")
-	_, err = Load(context.Background(), copyInst, file)
+	_, err = Load(context.Background(), copyInst, file, nil)
 	require.NoError(t, err)
 	plan := func(inst *instance.Instance) map[string]any {
 		out, errOut, _, err := shelltest.Run(t, reset.Commands(inst), "reset checkpoint --target-wal kafka --format json")
