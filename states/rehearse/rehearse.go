@@ -66,8 +66,11 @@ func Main(ctx context.Context, args []string, interactive bool, stdin io.Reader,
 		}
 		what := fmt.Sprintf("loaded %d keys of %s (root path %s at revision %d, backed up %s)",
 			n, file, header.RootPath, header.Revision, header.Created.Format("2006-01-02T15:04:05Z"))
+		if header.Prefix != header.RootPath+"/" {
+			what += fmt.Sprintf(", only the keys under %s", header.Prefix)
+		}
 		if root != header.RootPath {
-			what += fmt.Sprintf(" under root path %s", root)
+			what += fmt.Sprintf(", moved to root path %s", root)
 		}
 		return what, nil
 	}, stdout, stderr)
