@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/heron-shell/heron/states/backup"
+	"github.com/heron-shell/heron/tests/ptytest"
 	"github.com/heron-shell/heron/tests/shelltest"
 )
 
@@ -78,6 +79,40 @@ func TestLoadBackupSignalsRemoveTheFolder(t *testing.T) {
 			assert.Contains(t, errOut.String(), "stopping and removing the load-backup folder")
 			_, err = os.Stat(dir)
 			assert.True(t, os.IsNotExist(err), "the folder %s is removed", dir)
+		})
+	}
+}
+
+// On a terminal load-backup is the REPL on the copy: exit, or a SIGTERM,
+// ends it and removes the folder.
+func TestLoadBackupREPLRemovesTheFolder(t *testing.T) {
+	if testing.Short() {
+		t.Skip("pty test")
+	}
+	s := shelltest.Start(t, commonpb.WALName_Pulsar)
+	file := filepath.Join(t.TempDir(), "b.jsonl")
+	_, err := backup.Write(context.Background(), s.Inst, backup.Options{File: file})
+	require.NoError(t, err)
+	folder := regexp.MustCompile(`folder (\S+), removed on exit`)
+	for _, end := range []string{"exit", "SIGTERM"} {
+		t.Run(end, func(t *testing.T) {
+			cmd := exec.Command(os.Args[0])
+			cmd.Env = append(os.Environ(), mainChildEnv+"=1", mainChildEnv+"_ARGS=load-backup "+file, "HERON_HOME="+t.TempDir(), "TERM=xterm")
+			tm := ptytest.Start(t, cmd)
+			tm.Expect("Milvus(by-dev) > ", 20*time.Second)
+			m := folder.FindStringSubmatch(tm.Output())
+			require.NotNil(t, m, tm.Output())
+			_, err := os.Stat(m[1])
+			require.NoError(t, err, "the folder exists while the REPL runs")
+			if end == "exit" {
+				tm.Send("exit\r")
+				assert.Equal(t, 0, tm.Wait(15*time.Second))
+			} else {
+				tm.Signal(syscall.SIGTERM)
+				tm.Wait(15 * time.Second)
+			}
+			_, err = os.Stat(m[1])
+			assert.True(t, os.IsNotExist(err), "the folder %s is removed: %s", m[1], tm.Output())
 		})
 	}
 }
