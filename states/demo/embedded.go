@@ -49,6 +49,9 @@ func StartSeeded(ctx context.Context, name, rootPath string, seed Seed, stdout, 
 	}
 	seedCtx, stopSignals := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	what, err := seed(seedCtx, inst)
+	if err != nil && seedCtx.Err() != nil && ctx.Err() == nil {
+		err = fmt.Errorf("%w (interrupted by a signal)", err)
+	}
 	stopSignals()
 	if err != nil {
 		_ = inst.Close()
