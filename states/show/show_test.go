@@ -418,7 +418,10 @@ func TestShowSegmentLimit(t *testing.T) {
 	e.seedSegments(1003)
 	const all = 1003 + 5
 
-	table, _ := e.mustRun("show segment")
+	table, stderr := e.mustRun("show segment")
+	if !strings.Contains(stderr, "(1000 segment(s) shown; counting the others by state...)") {
+		t.Errorf("no note while counting past the limit: %q", stderr)
+	}
 	rows := strings.Count(table, "\n") - 1 - 2 // header; "more" and counts lines
 	if rows != 1000 || !strings.Contains(table, "\n8 more, --limit 0 for all\n") || !strings.Contains(table, "1000 segment(s) shown; by state: Dropped=2 Flushed=1006") {
 		t.Errorf("default table: %d rows; tail:\n%s", rows, table[max(0, len(table)-300):])
