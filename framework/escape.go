@@ -10,8 +10,9 @@ import (
 // EscapeText returns s for a terminal cell: printable text stays as it is,
 // every other byte or rune (control characters such as ESC, newline and TAB,
 // invalid UTF-8, non-printable runes) is written the way Go's %q writes it
-// (\x1b, \n, \t, \xff, \u2028), and a backslash becomes \\ so that the escaped
-// text reads back unambiguously. JSON output must not use it: it stays exact.
+// (\x1b, \n, \t, \xff, \u2028). Backslashes are kept, so that escaping
+// twice changes nothing (a caller may escape before a table does); JSON
+// output must not use it: it stays exact.
 func EscapeText(s string) string {
 	if isPlain(s) {
 		return s
@@ -25,8 +26,6 @@ func EscapeText(s string) string {
 			sb.WriteString(`\x`)
 			sb.WriteString(strconv.FormatUint(uint64(s[i])>>4, 16))
 			sb.WriteString(strconv.FormatUint(uint64(s[i])&0xf, 16))
-		case r == '\\':
-			sb.WriteString(`\\`)
 		case r == ' ' || unicode.IsPrint(r):
 			sb.WriteRune(r)
 		default:
@@ -43,12 +42,12 @@ func EscapeText(s string) string {
 func isPlain(s string) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c < 0x20 || c == 0x7f || c == '\\' {
+		if c < 0x20 || c == 0x7f {
 			return false
 		}
 		if c >= 0x80 {
 			for _, r := range s[i:] {
-				if r == utf8.RuneError || r == '\\' || (r != ' ' && !unicode.IsPrint(r)) {
+				if r == utf8.RuneError || (r != ' ' && !unicode.IsPrint(r)) {
 					return false
 				}
 			}

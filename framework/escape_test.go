@@ -14,7 +14,7 @@ func TestEscapeText(t *testing.T) {
 		"cr\rbell\a nul\x00 del\x7f":    `cr\rbell\a nul\x00 del\x7f`,
 		"bad utf8 \xff\xfe":             `bad utf8 \xff\xfe`,
 		"line sep \u2028 bidi \u202e":   `line sep \u2028 bidi \u202e`,
-		`back\slash`:                    `back\\slash`,
+		`back\slash`:                    `back\slash`,
 		"C1 control \u009b2J":           `C1 control \u009b2J`,
 		"é then \x1b":                   `é then \x1b`,
 		"s/100/101/1006/x":              "s/100/101/1006/x",
@@ -24,6 +24,9 @@ func TestEscapeText(t *testing.T) {
 			t.Errorf("EscapeText(%q) = %q, want %q", in, got, want)
 		}
 		got := EscapeText(in)
+		if again := EscapeText(got); again != got {
+			t.Errorf("EscapeText is not idempotent on %q: %q, then %q", in, got, again)
+		}
 		for i := 0; i < len(got); i++ {
 			if c := got[i]; c < 0x20 || c == 0x7f {
 				t.Errorf("EscapeText(%q) keeps control byte %#x", in, c)

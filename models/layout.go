@@ -186,7 +186,7 @@ func Classify(rel string) Key {
 		k.Kind = KindSegment
 		parts := strings.Split(rel[len(SegmentPrefix):], "/")
 		ids, ok := parseIDs(parts)
-		if ok && len(parts) == 3 && canonicalIDs(parts, ids) {
+		if ok && len(parts) == 3 && canonicalIDs(parts) {
 			k.Collection, k.Partition, k.Segment = ids[0], ids[1], ids[2]
 		} else {
 			k.Odd = true
@@ -241,11 +241,17 @@ func parseIDs(parts []string) ([]int64, bool) {
 }
 
 // canonicalIDs reports whether each part is the decimal text Milvus writes
-// for its id (no sign, no leading zeros, no spaces).
-func canonicalIDs(parts []string, ids []int64) bool {
-	for i, p := range parts {
-		if ids[i] < 0 || itoa(ids[i]) != p {
+// for its id (digits only, no sign, no leading zero), without allocating:
+// Classify runs once per key of a million-segment scan.
+func canonicalIDs(parts []string) bool {
+	for _, p := range parts {
+		if p == "" || (p[0] == '0' && len(p) > 1) {
 			return false
+		}
+		for i := 0; i < len(p); i++ {
+			if p[i] < '0' || p[i] > '9' {
+				return false
+			}
 		}
 	}
 	return true
