@@ -32,8 +32,9 @@ const (
 	vchannelPart            = "/vchannel/"
 )
 
-// MQTypeConfigKeys are the keys under {rootPath}/config/ where Milvus persists
-// an mq.type override; it takes precedence over milvus.yaml.
+// MQTypeConfigKeys are two spellings of an mq.type override under
+// {rootPath}/config/ (it takes precedence over milvus.yaml). Milvus accepts
+// more: IsMQTypeConfigKey is its exact rule.
 var MQTypeConfigKeys = []string{"config/mqtype", "config/mq.type"}
 
 // Layout locates an instance's keys: {RootPath}/{MetaPath}/...
