@@ -180,6 +180,9 @@ func (c *Command) parse(args []string) (params any, run bool, err error) {
 			return nil, false, asUsage(err)
 		}
 	}
+	if b.empty != nil {
+		return nil, false, b.empty
+	}
 	return p, run, nil
 }
 

@@ -286,6 +286,11 @@ type flagBinding struct {
 	cmd       string
 	sensitive bool // the command takes credentials: no message repeats a value
 	err       error
+	// empty is an empty value given to a list flag. It is reported after
+	// the command's own Validate, whose message may say more ("--etcd needs
+	// at least one address"), and whatever Validate says: an empty list
+	// must not widen a scope to everything.
+	empty error
 }
 
 func (b *flagBinding) fail(err error) error {
@@ -407,7 +412,14 @@ func (v *listValue) String() string {
 func (v *listValue) Set(s string) error {
 	f := v.spec
 	if strings.TrimSpace(s) == "" {
-		return v.b.fail(Usagef("%s: empty value for --%s (name one, or leave the flag out)", v.b.cmd, f.Name))
+		if v.b.empty == nil {
+			v.b.empty = Usagef("%s: empty value for --%s (name one, or leave the flag out)", v.b.cmd, f.Name)
+		}
+		if !v.changed {
+			v.field.Set(reflect.MakeSlice(v.field.Type(), 0, 0))
+			v.changed = true
+		}
+		return nil
 	}
 	parts := strings.Split(s, ",")
 	var strs []string
