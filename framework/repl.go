@@ -187,7 +187,7 @@ func (s *replSignals) stop() {
 func (sh *Shell) replLine(ctx context.Context, line string) (exit bool) {
 	defer func() {
 		if r := recover(); r != nil {
-			fmt.Fprintf(sh.stderr, "error: %v\n", panicError(line, r))
+			fmt.Fprintf(sh.stderr, "error: %s\n", TerminalText(panicError(line, r).Error()))
 			exit = false
 		}
 	}()
@@ -196,7 +196,7 @@ func (sh *Shell) replLine(ctx context.Context, line string) (exit bool) {
 	case errors.Is(err, ErrExit):
 		return true
 	case err != nil:
-		fmt.Fprintf(sh.stderr, "error: %v\n", err)
+		fmt.Fprintf(sh.stderr, "error: %s\n", TerminalText(err.Error()))
 	}
 	return false
 }

@@ -253,7 +253,7 @@ func (sh *Shell) step(ctx context.Context, line string) (code int, stop bool) {
 	case errors.Is(err, ErrExit):
 		return ExitOK, true
 	default:
-		fmt.Fprintf(sh.stderr, "error: %v\n", err)
+		fmt.Fprintf(sh.stderr, "error: %s\n", TerminalText(err.Error()))
 		return ExitCode(err), true
 	}
 }

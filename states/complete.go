@@ -2,6 +2,7 @@ package states
 
 import (
 	"context"
+	"errors"
 	"sort"
 	"strconv"
 	"sync"
@@ -20,6 +21,9 @@ const (
 
 // maxCompletions bounds the values one kind keeps for completion.
 const maxCompletions = 1000
+
+// errEnough ends a walk that found maxCompletions values.
+var errEnough = errors.New("enough values")
 
 // completionCache holds the values of the last connected state that
 // completed, read at one etcd revision: typing a word asks again at every
@@ -61,7 +65,7 @@ func (c *Connected) CompleteValues(ctx context.Context, kind string) []framework
 	seen := map[string]string{}
 	_, err = c.inst.Walk(ctx, rev, prefixes, func(e instance.Entry) error {
 		if len(seen) >= maxCompletions {
-			return nil
+			return errEnough
 		}
 		switch e.Kind {
 		case models.KindPChannel, models.KindConsumeCheckpoint:
@@ -80,7 +84,7 @@ func (c *Connected) CompleteValues(ctx context.Context, kind string) []framework
 		}
 		return nil
 	})
-	if err != nil {
+	if err != nil && !errors.Is(err, errEnough) {
 		return nil
 	}
 	out := make([]framework.Completion, 0, len(seen))
