@@ -40,6 +40,7 @@ type Shell struct {
 	historyFile string
 	historySet  bool
 	seen        map[string]*commandSpec // every command of every state the shell was in, by path
+	tty         *int                    // the REPL's terminal while RunREPL runs, for Ask
 }
 
 // NewShell returns a shell in state initial that renders results to stdout
@@ -115,6 +116,7 @@ func (sh *Shell) Run(ctx context.Context, line string) (err error) {
 		return err
 	}
 	name = cmd.Path()
+	ctx = context.WithValue(ctx, shellKey{}, sh)
 	p, run, err := cmd.parse(rest)
 	if errors.Is(err, errHelp) {
 		return Render(sh.stdout, &helpResult{detail: cmd}, FormatTable)
