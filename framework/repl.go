@@ -169,8 +169,10 @@ func (s *replSignals) handle(v os.Signal) {
 	case s.cancel != nil:
 		s.interrupts++
 		if s.interrupts == 1 {
-			s.cancel()
+			// Said before the cancel, so that it comes before what the
+			// stopping command prints.
 			fmt.Fprintf(s.sh.stderr, "\ninterrupted: the command stops at its next safe point (a write stops between transactions)\n")
+			s.cancel()
 		} else {
 			fmt.Fprintf(s.sh.stderr, "\nstill stopping: waiting for the command to finish its current step (the shell does not quit mid-transaction)\n")
 		}
