@@ -110,8 +110,8 @@ func (sh *Shell) Run(ctx context.Context, line string) (err error) {
 	}
 	cmd, rest, err := sh.index().resolve(words)
 	if err != nil {
-		if herr := sh.groupHelp(words); herr == nil {
-			return nil
+		if group, ok := sh.groupHelp(words); ok {
+			return sh.help(group)
 		}
 		return err
 	}
@@ -136,26 +136,21 @@ func (sh *Shell) Run(ctx context.Context, line string) (err error) {
 	return nil
 }
 
-// groupHelp answers "show --help": a group word with --help lists the
-// group's commands. It fails when the words do not name a group or do not
-// ask for help.
-func (sh *Shell) groupHelp(words []string) error {
-	var path []string
+// groupHelp recognises "show --help": words that name a group of commands
+// and ask for help (and nothing else). It returns the group's words.
+func (sh *Shell) groupHelp(words []string) (group []string, ok bool) {
 	asked := false
 	for _, w := range words {
 		switch {
 		case w == "--help" || w == "-h":
 			asked = true
 		case strings.HasPrefix(w, "-"):
-			return errHelp
+			return nil, false
 		default:
-			path = append(path, w)
+			group = append(group, w)
 		}
 	}
-	if !asked || len(sh.index().children(path)) == 0 {
-		return errHelp
-	}
-	return sh.help(path)
+	return group, asked && len(sh.index().children(group)) > 0
 }
 
 // PanicError is a panic inside a command, turned into an error.
