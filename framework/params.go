@@ -222,7 +222,7 @@ func (f *flagSpec) checkDefault() error {
 		return fmt.Errorf("flag --%s: bad default %q: %v", f.Name, f.Default, err)
 	}
 	for _, v := range f.defaultWords() {
-		if !f.allowed(v) {
+		if len(f.Enum) > 0 && !slices.Contains(f.Enum, v) { // spelled as the enum, as parsed values are stored
 			return fmt.Errorf("flag --%s: default %q is not one of %s", f.Name, v, strings.Join(f.Enum, ", "))
 		}
 	}
@@ -237,11 +237,6 @@ func (f *flagSpec) defaultWords() []string {
 		return splitList(f.Default)
 	}
 	return []string{f.Default}
-}
-
-func (f *flagSpec) allowed(v string) bool {
-	_, ok := f.canonical(v)
-	return ok
 }
 
 // canonical is the enum value v names, matched case-insensitively, as the
