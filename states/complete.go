@@ -7,16 +7,20 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
+
 	"github.com/heron-shell/heron/framework"
 	"github.com/heron-shell/heron/models"
 	"github.com/heron-shell/heron/states/instance"
 )
 
 // Completion kinds the connected state lists (a flag's complete tag, by
-// default the flag's name).
+// default the flag's name: --pchannel, --collection, --state of show
+// segment; a flag named so that means something else tags complete:"-").
 const (
-	CompletePChannel   = "pchannel"
-	CompleteCollection = "collection"
+	CompletePChannel     = "pchannel"
+	CompleteCollection   = "collection"
+	CompleteSegmentState = "state"
 )
 
 // maxCompletions bounds the values one kind keeps for completion.
@@ -42,6 +46,8 @@ var completionCache struct {
 func (c *Connected) CompleteValues(ctx context.Context, kind string) []framework.Completion {
 	var prefixes []string
 	switch kind {
+	case CompleteSegmentState:
+		return segmentStates()
 	case CompletePChannel:
 		prefixes = []string{models.PChannelPrefix, models.WALPrefix}
 	case CompleteCollection:
@@ -94,6 +100,18 @@ func (c *Connected) CompleteValues(ctx context.Context, kind string) []framework
 	sort.Slice(out, func(i, j int) bool { return lessNatural(out[i].Value, out[j].Value) })
 	cache.values[kind] = out
 	return out
+}
+
+// segmentStates are the states a segment can be shown in (show segment
+// --state), in the order of their values; None and NotExist are never stored.
+func segmentStates() []framework.Completion {
+	var out []framework.Completion
+	for v := commonpb.SegmentState_Growing; ; v++ {
+		if _, ok := commonpb.SegmentState_name[int32(v)]; !ok {
+			return out
+		}
+		out = append(out, framework.Completion{Value: models.SegmentStateName(v)})
+	}
 }
 
 // lessNatural orders names with numbers by value: dml_2 before dml_10, 9 before 10.

@@ -72,6 +72,7 @@ func TestCompleteValuesFromTheInstance(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, values(c.CompleteValues(ctx, CompletePChannel)), "by-dev-rootcoord-dml_99", "a new revision is read again")
 	assert.Nil(t, c.CompleteValues(ctx, "nothing"))
+	assert.Equal(t, []string{"Growing", "Sealed", "Flushed", "Flushing", "Dropped", "Importing"}, values(c.CompleteValues(ctx, CompleteSegmentState)))
 }
 
 func TestLessNatural(t *testing.T) {
