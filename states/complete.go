@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
 
@@ -34,10 +35,14 @@ var errEnough = errors.New("enough values")
 // key, and a revision check is one small request where a listing is a scan.
 var completionCache struct {
 	sync.Mutex
-	owner  *Connected
-	rev    int64
-	values map[string][]framework.Completion
+	owner    *Connected
+	rev      int64
+	values   map[string][]framework.Completion
+	failedAt time.Time // a read that failed: no new try for a while, so typing stays fluent
 }
+
+// completionRetry is how long completion waits after a failed read.
+const completionRetry = 5 * time.Second
 
 // CompleteValues lists the pchannel names or the collection ids (with their
 // names) of the connected instance, for the REPL's completion of flags such
@@ -55,15 +60,19 @@ func (c *Connected) CompleteValues(ctx context.Context, kind string) []framework
 	default:
 		return nil
 	}
-	rev, err := c.inst.Revision(ctx)
-	if err != nil {
-		return nil
-	}
 	cache := &completionCache
 	cache.Lock()
 	defer cache.Unlock()
-	if cache.owner != c || cache.rev != rev {
-		cache.owner, cache.rev, cache.values = c, rev, map[string][]framework.Completion{}
+	if cache.owner == c && time.Since(cache.failedAt) < completionRetry {
+		return nil
+	}
+	rev, err := c.inst.Revision(ctx)
+	if err != nil {
+		cache.owner, cache.values, cache.failedAt = c, nil, time.Now()
+		return nil
+	}
+	if cache.owner != c || cache.rev != rev || cache.values == nil {
+		cache.owner, cache.rev, cache.values, cache.failedAt = c, rev, map[string][]framework.Completion{}, time.Time{}
 	}
 	if v, ok := cache.values[kind]; ok {
 		return v
@@ -91,6 +100,7 @@ func (c *Connected) CompleteValues(ctx context.Context, kind string) []framework
 		return nil
 	})
 	if err != nil && !errors.Is(err, errEnough) {
+		cache.failedAt = time.Now()
 		return nil
 	}
 	out := make([]framework.Completion, 0, len(seen))
