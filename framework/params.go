@@ -275,6 +275,30 @@ func parseInt64s(s string) ([]int64, error) {
 	return out, nil
 }
 
+// credentialCommands take credentials on their command line (birdwatcher's
+// connect): no error repeats one of their words, and history never stores
+// their positional arguments (a stray word may be a password).
+var credentialCommands = map[string]bool{"connect": true}
+
+// positional is the index in args of the first word that is neither a flag
+// nor a flag's value, as pflag reads them.
+func positional(fs *pflag.FlagSet, args []string) int {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return i + 1
+		case !strings.HasPrefix(a, "-") || a == "-":
+			return i
+		case strings.HasPrefix(a, "--") && !strings.Contains(a, "="):
+			if fl := fs.Lookup(a[2:]); fl != nil && fl.NoOptDefVal == "" {
+				i++
+			}
+		}
+	}
+	return len(args)
+}
+
 // flagBinding is the state of one parse: the first broken flag rule, which
 // parse reports instead of pflag's message (that one repeats the value).
 type flagBinding struct {
