@@ -45,6 +45,8 @@ func (sh *Shell) RunREPL(ctx context.Context) (code int) {
 
 	sig := newREPLSignals(sh, parser)
 	defer sig.stop()
+	sh.tty = &fd
+	defer func() { sh.tty = nil }()
 
 	for ctx.Err() == nil && sig.leaving() == nil {
 		parser.eof.Store(false)
@@ -102,6 +104,31 @@ func (sh *Shell) RunREPL(ctx context.Context) (code int) {
 	return ExitOK
 }
 
+type shellKey struct{}
+
+// Ask puts a yes/no question to the operator on the REPL's terminal (on
+// stderr) and reports whether the answer is y or yes, in any case. asked is
+// false when there is nobody to ask: script mode, --olc, a command run
+// outside the REPL; the caller decides what that means (a write command
+// applies without a question there). Ctrl-C while waiting answers no.
+func Ask(ctx context.Context, question string) (yes, asked bool) {
+	sh, _ := ctx.Value(shellKey{}).(*Shell)
+	if sh == nil || sh.tty == nil {
+		return false, false
+	}
+	fmt.Fprintf(sh.stderr, "%s ", question)
+	answer, err := readTerminalLine(ctx, *sh.tty)
+	if err != nil {
+		fmt.Fprintln(sh.stderr)
+		return false, true
+	}
+	switch strings.ToLower(strings.TrimSpace(answer)) {
+	case "y", "yes":
+		return true, true
+	}
+	return false, true
+}
+
 // replSignals routes SIGINT, SIGTERM and SIGHUP while the REPL runs.
 type replSignals struct {
 	sh     *Shell
@@ -144,8 +171,10 @@ func (s *replSignals) handle(v os.Signal) {
 	case s.cancel != nil:
 		s.interrupts++
 		if s.interrupts == 1 {
-			s.cancel()
+			// Said before the cancel, so that it comes before what the
+			// stopping command prints.
 			fmt.Fprintf(s.sh.stderr, "\ninterrupted: the command stops at its next safe point (a write stops between transactions)\n")
+			s.cancel()
 		} else {
 			fmt.Fprintf(s.sh.stderr, "\nstill stopping: waiting for the command to finish its current step (the shell does not quit mid-transaction)\n")
 		}
@@ -189,7 +218,7 @@ func (s *replSignals) stop() {
 func (sh *Shell) replLine(ctx context.Context, line string) (exit bool) {
 	defer func() {
 		if r := recover(); r != nil {
-			fmt.Fprintf(sh.stderr, "error: %v\n", panicError(line, r))
+			fmt.Fprintf(sh.stderr, "error: %s\n", TerminalText(panicError(line, r).Error()))
 			exit = false
 		}
 	}()
@@ -198,7 +227,7 @@ func (sh *Shell) replLine(ctx context.Context, line string) (exit bool) {
 	case errors.Is(err, ErrExit):
 		return true
 	case err != nil:
-		fmt.Fprintf(sh.stderr, "error: %v\n", err)
+		fmt.Fprintf(sh.stderr, "error: %s\n", TerminalText(err.Error()))
 	}
 	return false
 }

@@ -35,6 +35,10 @@ type blockParams struct {
 	HoldMS    int `name:"hold-ms" desc:"keep running this long after the interrupt"`
 }
 
+type askParams struct {
+	ParamBase `use:"ask" desc:"asks a question"`
+}
+
 type pingParams struct {
 	ParamBase `use:"ping" desc:"answers"`
 }
@@ -57,6 +61,10 @@ func runREPLChild() int {
 		}),
 		Read(st, func(context.Context, *fakeState, *credParams) (Result, error) {
 			return Message("connected-ok"), nil
+		}),
+		Read(st, func(ctx context.Context, _ *fakeState, _ *askParams) (Result, error) {
+			yes, asked := Ask(ctx, "apply these 3 key changes to by-dev? [y/N]")
+			return Message("answer: yes=%v asked=%v", yes, asked), nil
 		}),
 	}
 	sh := NewShell(st, os.Stdout, os.Stderr)
@@ -284,4 +292,41 @@ func TestREPLHistoryAndCompletion(t *testing.T) {
 		"connect --etcdUserName x:1",
 		"exit",
 	}, lines(string(b)))
+}
+
+// Ask reads the operator's answer on the REPL's terminal: y and yes (any
+// case) are a yes, anything else and Ctrl-C a no; the shell goes on.
+func TestREPLAsk(t *testing.T) {
+	tm, _ := startREPL(t)
+	for _, tt := range []struct{ keys, want string }{
+		{"y\r", "answer: yes=true asked=true"},
+		{"YES\r", "answer: yes=true asked=true"},
+		{"n\r", "answer: yes=false asked=true"},
+		{"\r", "answer: yes=false asked=true"},
+		{"\x03", "answer: yes=false asked=true"},
+	} {
+		tm.Send("ask\r")
+		tm.Expect("apply these 3 key changes to by-dev? [y/N]", wait)
+		time.Sleep(50 * time.Millisecond)
+		tm.Send(tt.keys)
+		tm.Expect(tt.want, wait)
+		tm.Expect("Test > ", wait)
+	}
+	tm.Send("ping\r")
+	tm.Expect("pong-ok", wait)
+	tm.Send("exit\r")
+	assert.Equal(t, ExitOK, tm.Wait(wait))
+}
+
+func TestAskOutsideTheREPL(t *testing.T) {
+	st := &fakeState{name: "t"}
+	var yes, asked bool
+	st.cmds = []*Command{Read(st, func(ctx context.Context, _ *fakeState, _ *askParams) (Result, error) {
+		yes, asked = Ask(ctx, "sure?")
+		return nil, nil
+	})}
+	sh := NewShell(st, &discard{}, &discard{})
+	assert.Equal(t, ExitOK, sh.RunScript(context.Background(), strings.NewReader("ask\n")))
+	assert.False(t, asked, "script mode: nobody to ask")
+	assert.False(t, yes)
 }
