@@ -269,7 +269,7 @@ func TestConnectUsageAndTLSErrors(t *testing.T) {
 		code int
 		err  string
 	}{
-		{"connect --etcd ''", framework.ExitUsage, "empty value for --etcd"},
+		{"connect --etcd ''", framework.ExitUsage, "--etcd needs at least one address"},
 		{"connect --rootPath /", framework.ExitUsage, "--rootPath must not be empty"},
 		{"connect --metaPath ''", framework.ExitUsage, "--metaPath must not be empty"},
 		{"connect --etcdCert c.pem", framework.ExitUsage, "--etcdCert and --etcdKey go together"},
