@@ -46,9 +46,6 @@ type Plan struct {
 // Refusal is nil when every gate passed.
 func (pl *Plan) Refusal() error { return framework.Refusal("reset checkpoint", pl.Gates) }
 
-// Planner is the plan's per-key function.
-func (pl *Plan) Planner() *Planner { return pl.planner }
-
 // Build reads the instance's context at one revision (the gates, the
 // pchannels, the consume checkpoints' WALs, the collections that own the
 // scope, the mq.type overrides present) and returns the plan with its
