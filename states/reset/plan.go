@@ -380,9 +380,6 @@ func (pl *Plan) Apply(ctx context.Context, w framework.WriteIO) (framework.Resul
 		Tune: pl.tune,
 	}, w)
 	res.Applied = ar
-	if errors.Is(err, framework.ErrNotConfirmed) || errors.As(err, new(*framework.RefusedError)) {
-		return nil, err
-	}
 	return res, err
 }
 
