@@ -50,8 +50,8 @@ type Plan interface {
 	// Apply decides every key while it backs them up, has w approve the plan
 	// before the first write (WriteIO.Approve), writes, verifies, and returns
 	// what it did. A refusal found while deciding is returned as a
-	// *RefusedError (the plan is then rendered); a plan not approved returns
-	// ErrNotConfirmed.
+	// *RefusedError (the framework then renders the plan, not the result); a
+	// plan not approved returns ErrNotConfirmed.
 	Apply(ctx context.Context, w WriteIO) (Result, error)
 }
 

@@ -2,6 +2,11 @@
 
 package framework
 
-import "io"
+import (
+	"context"
+	"io"
+)
 
 func lineMode(io.Reader) (restore func()) { return func() {} }
+
+func pollLine(context.Context, io.Reader) (string, bool, bool) { return "", false, false }

@@ -7,9 +7,16 @@
 // a function that regenerates the same operations, in the same order, every
 // time it is called (typically by re-reading etcd at the plan's pinned
 // revision, page by page, through the same pure per-key function). Apply
-// calls it twice: pass 1 writes and syncs the backup, pass 2 writes etcd, and
-// checks transaction by transaction that it is writing exactly what pass 1
-// backed up.
+// runs two passes: pass 1 writes and syncs the backup, pass 2 writes etcd
+// (rebuilding the ops from the backup with Options.Replay, or calling the
+// source again), and checks transaction by transaction that it is writing
+// exactly what pass 1 backed up.
+//
+// Run is the kit every write command's --run goes through: a Job (name,
+// backup header, ops, replay, check, verify) run under one stall watchdog,
+// with the backup's name, the plan shown and approved before the first
+// write, the failpoints of `-tags failpoints` builds, and errors that name
+// the backup to roll back from. etcd is reached only through a Store.
 package apply
 
 import (

@@ -46,9 +46,6 @@ type Plan struct {
 // Refusal is nil when every gate passed.
 func (pl *Plan) Refusal() error { return framework.Refusal("reset checkpoint", pl.Gates) }
 
-// Planner is the plan's per-key function.
-func (pl *Plan) Planner() *Planner { return pl.planner }
-
 // Build reads the instance's context at one revision (the gates, the
 // pchannels, the consume checkpoints' WALs, the collections that own the
 // scope, the mq.type overrides present) and returns the plan with its
@@ -383,9 +380,6 @@ func (pl *Plan) Apply(ctx context.Context, w framework.WriteIO) (framework.Resul
 		Tune: pl.tune,
 	}, w)
 	res.Applied = ar
-	if errors.Is(err, framework.ErrNotConfirmed) || errors.As(err, new(*framework.RefusedError)) {
-		return nil, err
-	}
 	return res, err
 }
 

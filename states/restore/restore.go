@@ -8,7 +8,6 @@ package restore
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -300,9 +299,6 @@ func (pl *Plan) Apply(ctx context.Context, w framework.WriteIO) (framework.Resul
 		Tune:   pl.tune,
 	}, w)
 	res.Applied = ar
-	if errors.Is(err, framework.ErrNotConfirmed) || errors.As(err, new(*framework.RefusedError)) {
-		return nil, err
-	}
 	return res, err
 }
 
