@@ -22,6 +22,7 @@ type Params struct {
 	TargetWAL           string   `name:"target-wal" required:"true" enum:"woodpecker,pulsar,kafka,rocksmq" desc:"the WAL to move to: woodpecker, pulsar, kafka or rocksmq"`
 	PChannels           []string `name:"pchannel" desc:"only this pchannel (repeatable); default: every pchannel"`
 	AllowGrowing        bool     `name:"allow-growing" desc:"go on when Growing, Sealed or Flushing segments exist: their unflushed rows are LOST"`
+	AllowNonEmptyTarget bool     `name:"allow-non-empty-target" desc:"with --target-wal woodpecker, go on when woodpecker's logs of pchannels in scope have segments (a warning)"`
 	framework.WriteFlags
 	framework.Output
 }
