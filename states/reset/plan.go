@@ -187,7 +187,7 @@ func readContext(ctx context.Context, inst *instance.Instance, p *Params) (*Plan
 		pl.notes = append(pl.notes, "consume checkpoints with fields heron does not know, kept byte for byte: "+listKeys(laterFields))
 	}
 	if planner.WAL == commonpb.WALName_WoodPecker {
-		g, err := woodpeckerGate(ctx, inst, rev, planner, p.AllowNonEmptyTarget)
+		g, err := woodpeckerGate(ctx, inst, rev, func(pc string) bool { return known[pc] && planner.InScope(pc) }, p.AllowNonEmptyTarget)
 		if err != nil {
 			return nil, err
 		}
@@ -538,9 +538,9 @@ func sortedKeys(m map[string]bool) []string {
 }
 
 // woodpeckerGate refuses a woodpecker target whose logs of pchannels in
-// scope have segments, under {root}/wp/logs/ or the legacy woodpecker/logs/:
+// scope (of this instance: Milvus names its logs after them) have segments, under {root}/wp/logs/ or the legacy woodpecker/logs/:
 // the target is not fresh, and Milvus would read those segments as its WAL.
-func woodpeckerGate(ctx context.Context, inst *instance.Instance, rev int64, p *Planner, allow bool) (Gate, error) {
+func woodpeckerGate(ctx context.Context, inst *instance.Instance, rev int64, inScope func(pchannel string) bool, allow bool) (Gate, error) {
 	type log struct {
 		key      string
 		segments int64
@@ -552,7 +552,7 @@ func woodpeckerGate(ctx context.Context, inst *instance.Instance, rev int64, p *
 			for _, kv := range page {
 				apply.Heartbeat(ctx)
 				k, ok := inst.Layout.ParseWoodpeckerKey(kv.Key)
-				if !ok || !k.Segment || !p.InScope(k.Log) {
+				if !ok || !k.Segment || !inScope(k.Log) {
 					continue
 				}
 				i, seen := index[k.Log]

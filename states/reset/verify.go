@@ -60,6 +60,10 @@ func (pl *Plan) verify(ctx context.Context) (Verify, error) {
 		}
 		v.Keys++
 		if d.Action != Keep {
+			if d.AlterWAL != nil && e.Kind == models.KindConsumeCheckpoint {
+				fail("%s: still has alter_wal_state (%s)", e.KV.Key, d.AlterWAL.Describe())
+				return nil
+			}
 			fail("%s: the reset still plans to %s it", e.KV.Key, d.Action)
 			return nil
 		}
