@@ -411,3 +411,13 @@ func TestLargeValueWarning(t *testing.T) {
 	a.add("by-dev/meta/"+k.Rel, k, big, d)
 	mustContain(t, strings.Join(pl.warnings(a), "\n"), "by-dev/meta/"+k.Rel, "max-request-bytes")
 }
+
+// help reset checkpoint documents the gates' flags and gives an example.
+func TestHelpResetCheckpoint(t *testing.T) {
+	out, _, code, _ := shelltest.Run(t, commands(nil, nil), "help reset checkpoint")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	mustContain(t, out, "alter_wal_state", "mq.type", "--allow-non-empty-target", "woodpecker's logs", "every other pchannel is already on the target",
+		"Example:", "reset checkpoint --target-wal kafka --run")
+}

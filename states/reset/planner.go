@@ -298,7 +298,10 @@ func (p *Planner) channelCP(k models.Key, value []byte) (Decision, error) {
 		d.Reason = KeepDropped
 		return d, nil
 	}
-	d.Tags, d.Empty = []Tag{posTag(k.PChannel, pos)}, len(value) == 0
+	if d.Empty = len(value) == 0; !d.Empty {
+		// An empty value holds no position: it is rewritten, not counted.
+		d.Tags = []Tag{posTag(k.PChannel, pos)}
+	}
 	if models.PositionIn(pos, p.Target) || models.PositionAtEarliest(pos, p.WAL) {
 		d.Reason = KeepAtTarget
 		return d, nil
