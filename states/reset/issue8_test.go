@@ -376,6 +376,10 @@ func TestWarnings(t *testing.T) {
 		"heron does not know", e.meta(models.WALPrefix+e.pc(0)+"/recovery-control"),
 		e.meta(models.ConsumeCheckpointKey(e.pc(0)))+" (fields 7)",
 		"empty values rewritten", cp2, emptyCC)
+	_, errs, _ := e.reset("--target-wal kafka --run --format json")
+	mustContain(t, errs, "warning: this instance is a replication source")
+	e.put(cp2, nil)
+	e.put(emptyCC, nil)
 	res := runOK(t, e, "--target-wal kafka")
 	for _, k := range []string{cp2, emptyCC} {
 		if len(e.dump()[k]) == 0 {

@@ -522,6 +522,13 @@ func (pl *Plan) Apply(ctx context.Context, w framework.WriteIO) (framework.Resul
 		Tune: pl.tune,
 	}, w)
 	res.Applied = ar
+	// Diagnostics go to stderr too, so that they reach the operator
+	// whatever the format of stdout.
+	for _, n := range pl.Warnings {
+		if w.Stderr != nil {
+			fmt.Fprintf(w.Stderr, "warning: %s\n", n)
+		}
+	}
 	if errors.Is(err, framework.ErrNotConfirmed) || errors.As(err, new(*framework.RefusedError)) {
 		return nil, err
 	}
