@@ -350,8 +350,26 @@ func TestWoodpeckerTargetMustBeEmpty(t *testing.T) {
 	}
 	// Other targets do not look at woodpecker.
 	runOK(t, e, "--target-wal kafka")
+	wpBefore := e.dump()
 	res := runOK(t, e, "--target-wal woodpecker --allow-non-empty-target")
 	mustContain(t, strings.Join(res.Plan.Warnings, "\n"), "--allow-non-empty-target", e.pc(0)+"/segments/ (2 segments)")
+	overridden := false
+	for _, g := range res.Plan.Gates {
+		overridden = overridden || (g.Name == "woodpecker target is empty" && g.OK && g.Overridden)
+	}
+	if !overridden {
+		t.Fatalf("gates %+v", res.Plan.Gates)
+	}
+	// The reset moves the positions onto woodpecker and leaves woodpecker's own metadata alone.
+	after := e.dump()
+	for k, v := range wpBefore {
+		if (strings.HasPrefix(k, l.WoodpeckerPrefix()) || strings.HasPrefix(k, models.WoodpeckerLegacyPrefix)) && after[k] != v {
+			t.Fatalf("%s changed", k)
+		}
+	}
+	if after[e.inst.Layout.Root(models.MQTypeConfigKey)] != "woodpecker" {
+		t.Fatal("mq.type not set to woodpecker")
+	}
 }
 
 // Issue 8 item 6 and issue 9 items 4 and 10: what the reset does not
