@@ -319,7 +319,7 @@ func (pl *Plan) warnings(a *accumulator) []string {
 		w = append(w, fmt.Sprintf("values above %d bytes (etcd's default --max-request-bytes, 1.5 MiB): their transactions fail unless etcd allows larger requests: %s", maxValueBytes, listKeys(a.large)))
 	}
 	if on := pl.allOnTarget(a); on {
-		w = append(w, fmt.Sprintf("every position in scope already names %s (--target-wal is the WAL in use): the run only moves them to its earliest id", pl.TargetWAL))
+		w = append(w, fmt.Sprintf("every position in scope already names %s (--target-wal is the WAL in use): the plan only moves positions to its earliest id, which needs fresh topics", pl.TargetWAL))
 	}
 	return w
 }
