@@ -46,32 +46,40 @@ func Main(ctx context.Context, args []string, interactive bool, stdin io.Reader,
 		fmt.Fprintf(stderr, "error: --wal: %v\n", err)
 		return framework.ExitUsage
 	}
+	// Signals are caught before the folder exists, so that none comes
+	// between its creation and the shell.
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, stopSignals(interactive)...)
+	defer signal.Stop(sigs)
 	sh, cleanup, err := Start(ctx, wal, *rootPath, stdout, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "error: %v\n", err)
 		return framework.ExitFailed
 	}
 	defer cleanup()
-	return serve(ctx, sh, interactive, stdin, stderr)
+	return serve(ctx, sh, sigs, interactive, stdin, stderr)
+}
+
+// stopSignals are the signals that end the demo: SIGTERM and SIGHUP always,
+// SIGINT only in script mode (in the REPL Ctrl-C interrupts the running
+// command and the shell goes on).
+func stopSignals(interactive bool) []os.Signal {
+	sigs := []os.Signal{syscall.SIGTERM, syscall.SIGHUP}
+	if !interactive {
+		sigs = append(sigs, os.Interrupt)
+	}
+	return sigs
 }
 
 // stopGrace is how long, after a signal, the shell may take to stop its
 // command before the demo stops etcd under it: the folder goes either way.
 const stopGrace = 5 * time.Second
 
-// serve runs the shell until it ends or a signal ends the demo. SIGTERM and
-// SIGHUP end it always, SIGINT only in script mode (in the REPL Ctrl-C
-// interrupts the running command and the shell goes on). A signal cancels
-// the shell's context; the demo returns (and its caller removes the folder)
-// when the shell has stopped, or after stopGrace, or at a second signal.
-func serve(ctx context.Context, sh *framework.Shell, interactive bool, stdin io.Reader, stderr io.Writer) int {
-	sigs := []os.Signal{syscall.SIGTERM, syscall.SIGHUP}
-	if !interactive {
-		sigs = append(sigs, os.Interrupt)
-	}
-	ch := make(chan os.Signal, 2)
-	signal.Notify(ch, sigs...)
-	defer signal.Stop(ch)
+// serve runs the shell until it ends or a signal from sigs ends the demo.
+// A signal cancels the shell's context; serve returns (and Main removes the
+// folder) when the shell has stopped, after stopGrace, or at a second
+// signal.
+func serve(ctx context.Context, sh *framework.Shell, sigs <-chan os.Signal, interactive bool, stdin io.Reader, stderr io.Writer) int {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
@@ -80,13 +88,13 @@ func serve(ctx context.Context, sh *framework.Shell, interactive bool, stdin io.
 		if interactive {
 			done <- sh.RunREPL(ctx)
 		} else {
-			done <- sh.RunScript(ctx, stdin)
+			done <- sh.RunScript(ctx, untilDone(ctx, stdin))
 		}
 	}()
 	select {
 	case code := <-done:
 		return code
-	case sig := <-ch:
+	case sig := <-sigs:
 		fmt.Fprintf(stderr, "demo: %v: stopping and removing the demo folder\n", sig)
 		cancel()
 	}
@@ -96,7 +104,7 @@ func serve(ctx context.Context, sh *framework.Shell, interactive bool, stdin io.
 			code = framework.ExitFailed
 		}
 		return code
-	case <-ch:
+	case <-sigs:
 	case <-time.After(stopGrace):
 	}
 	return framework.ExitFailed
@@ -141,4 +149,19 @@ func Start(ctx context.Context, wal commonpb.WALName, rootPath string, stdout, s
 			stop()
 		})
 	}, nil
+}
+
+// untilDone reads r until ctx is done, then ends as at end of input: a
+// script waiting for its next line stops at the signal, not at the next line.
+func untilDone(ctx context.Context, r io.Reader) io.Reader {
+	pr, pw := io.Pipe()
+	go func() {
+		_, err := io.Copy(pw, r)
+		pw.CloseWithError(err)
+	}()
+	go func() {
+		<-ctx.Done()
+		pw.Close()
+	}()
+	return pr
 }
