@@ -403,19 +403,57 @@ func TestConnectedCommandsListNamespaces(t *testing.T) {
 	}
 }
 
+// rawServer answers every connection with reply(first bytes read).
+func rawServer(t *testing.T, reply func(req []byte) string) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				buf := make([]byte, 64)
+				n, _ := c.Read(buf)
+				_, _ = c.Write([]byte(reply(buf[:n])))
+			}()
+		}
+	}()
+	return l.Addr().String()
+}
+
 func TestConnectHTTPServer(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) }))
 	t.Cleanup(srv.Close)
-	addr := srv.Listener.Addr().String()
-	s := newShell(t)
-	start := time.Now()
-	err := s.run(t, "connect --etcd "+addr+" --etcdUserName root --etcdPassword hunter2")
-	require.Error(t, err)
-	assert.Less(t, time.Since(start), 3*time.Second, "the server answered: no waiting for the timeout")
-	assert.Equal(t, framework.ExitFailed, framework.ExitCode(err))
-	assert.Equal(t, addr+" answered, but not as etcd (HTTP/1.x)", err.Error())
-	assert.NotContains(t, s.errOut.String(), "hunter2")
-	assert.Equal(t, "Offline > ", s.sh.State().Prompt())
+	// Python's http.server answers the HTTP/2 preface with a bare HTML page
+	// and an HTTP/1.1 request with a status line.
+	pythonLike := rawServer(t, func(req []byte) string {
+		if bytes.HasPrefix(req, []byte("PRI ")) {
+			return "<!DOCTYPE HTML>\n<html><p>Error code: 505</p></html>\n"
+		}
+		return "HTTP/1.0 200 OK\r\n\r\n"
+	})
+	ssh := rawServer(t, func([]byte) string { return "SSH-2.0-OpenSSH_9.6\r\n" })
+	tests := []struct{ addr, want string }{
+		{srv.Listener.Addr().String(), " answered, but not as etcd (HTTP/1.x)"},
+		{pythonLike, " answered, but not as etcd (HTTP/1.x)"},
+		{ssh, " answered, but not as etcd (not HTTP/2)"},
+	}
+	for _, tt := range tests {
+		s := newShell(t)
+		start := time.Now()
+		err := s.run(t, "connect --etcd "+tt.addr+" --etcdUserName root --etcdPassword hunter2")
+		require.Error(t, err)
+		assert.Less(t, time.Since(start), 3*time.Second, "the server answered: no waiting for the timeout")
+		assert.Equal(t, framework.ExitFailed, framework.ExitCode(err))
+		assert.Equal(t, tt.addr+tt.want, err.Error())
+		assert.NotContains(t, s.errOut.String(), "hunter2")
+		assert.Equal(t, "Offline > ", s.sh.State().Prompt())
+	}
 }
 
 func TestConnectEndpointWithoutPort(t *testing.T) {
@@ -510,4 +548,15 @@ func TestConnectPlainTextToTLSEtcd(t *testing.T) {
 
 	require.NoError(t, s.run(t, "connect --etcd "+ep+" --force --enableTLS --rootCAPem "+ca), "the same server with --enableTLS")
 	assert.Equal(t, "Milvus(by-dev) > ", s.sh.State().Prompt())
+}
+
+func TestConnectTLSToPlainTextEtcd(t *testing.T) {
+	_, ep := seeded(t)
+	s := newShell(t)
+	start := time.Now()
+	err := s.run(t, "connect --etcd "+ep+" --enableTLS")
+	require.Error(t, err)
+	assert.Less(t, time.Since(start), 3*time.Second)
+	assert.Equal(t, framework.ExitFailed, framework.ExitCode(err))
+	assert.Equal(t, ep+": the server does not use TLS: drop --enableTLS", err.Error())
 }
