@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"sync"
 	"syscall"
@@ -28,7 +29,9 @@ import (
 // Main runs `heron demo [--wal W]`: it seeds a fresh embedded etcd, opens the
 // shell connected to it (the REPL when interactive, else one command a line
 // from stdin), and removes the etcd folder when the shell ends or a signal
-// ends the demo (see serve).
+// ends the demo (see serve). With the standard files it runs the shell in a
+// child process (see supervise), so that the folder goes even when the shell
+// does not get to remove it.
 func Main(ctx context.Context, args []string, interactive bool, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -46,18 +49,84 @@ func Main(ctx context.Context, args []string, interactive bool, stdin io.Reader,
 		fmt.Fprintf(stderr, "error: --wal: %v\n", err)
 		return framework.ExitUsage
 	}
+	dir := os.Getenv(folderEnv)
+	if dir == "" {
+		if files, ok := stdFiles(stdin, stdout, stderr); ok {
+			return supervise(files, interactive, stderr)
+		}
+	}
 	// Signals are caught before the folder exists, so that none comes
 	// between its creation and the shell.
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, stopSignals(interactive)...)
 	defer signal.Stop(sigs)
-	sh, cleanup, err := Start(ctx, wal, *rootPath, stdout, stderr)
+	sh, cleanup, err := start(ctx, dir, wal, *rootPath, stdout, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "error: %v\n", err)
 		return framework.ExitFailed
 	}
 	defer cleanup()
 	return serve(ctx, sh, sigs, interactive, stdin, stderr)
+}
+
+// folderEnv names the folder a supervised demo process runs its etcd in.
+const folderEnv = "HERON_DEMO_FOLDER"
+
+func stdFiles(stdin io.Reader, stdout, stderr io.Writer) ([3]*os.File, bool) {
+	in, ok1 := stdin.(*os.File)
+	out, ok2 := stdout.(*os.File)
+	errf, ok3 := stderr.(*os.File)
+	return [3]*os.File{in, out, errf}, ok1 && ok2 && ok3
+}
+
+// supervise creates the demo folder, runs the demo (this command line again)
+// in a child process that keeps its etcd there, and removes the folder when
+// the child ends, however it ends: the shell may leave by os.Exit on a
+// signal, or be killed. It passes SIGTERM and SIGHUP on to the child, and
+// SIGINT in script mode; in the REPL the terminal sends Ctrl-C to the child
+// itself (it is in the same process group), so the supervisor ignores it.
+func supervise(files [3]*os.File, interactive bool, stderr io.Writer) int {
+	exe, err := os.Executable()
+	if err != nil {
+		fmt.Fprintf(stderr, "error: demo: find heron's executable: %v\n", err)
+		return framework.ExitFailed
+	}
+	dir, err := os.MkdirTemp("", "heron-demo-")
+	if err != nil {
+		fmt.Fprintf(stderr, "error: demo folder: %v\n", err)
+		return framework.ExitFailed
+	}
+	defer os.RemoveAll(dir)
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP, os.Interrupt)
+	defer signal.Stop(sigs)
+
+	cmd := exec.Command(exe, os.Args[1:]...)
+	cmd.Env = append(os.Environ(), folderEnv+"="+dir)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = files[0], files[1], files[2]
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintf(stderr, "error: demo: start %s: %v\n", exe, err)
+		return framework.ExitFailed
+	}
+	done := make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		close(done)
+	}()
+	for {
+		select {
+		case sig := <-sigs:
+			if sig == os.Interrupt && interactive {
+				continue
+			}
+			_ = cmd.Process.Signal(sig)
+		case <-done:
+			if code := cmd.ProcessState.ExitCode(); code >= 0 {
+				return code
+			}
+			return framework.ExitFailed // killed by a signal
+		}
+	}
 }
 
 // stopSignals are the signals that end the demo: SIGTERM and SIGHUP always,
@@ -110,13 +179,21 @@ func serve(ctx context.Context, sh *framework.Shell, sigs <-chan os.Signal, inte
 	return framework.ExitFailed
 }
 
-// Start starts the embedded etcd, seeds it and returns a shell connected to
-// it (with ConnectedCommands), with the function that closes the shell's
-// state, stops etcd and removes its folder; it may be called more than once.
+// Start starts the embedded etcd in a new folder, seeds it and returns a
+// shell connected to it (with ConnectedCommands), with the function that
+// closes the shell's state, stops etcd and removes the folder; it may be
+// called more than once.
 func Start(ctx context.Context, wal commonpb.WALName, rootPath string, stdout, stderr io.Writer) (*framework.Shell, func(), error) {
-	dir, err := os.MkdirTemp("", "heron-demo-")
-	if err != nil {
-		return nil, nil, fmt.Errorf("demo folder: %w", err)
+	return start(ctx, "", wal, rootPath, stdout, stderr)
+}
+
+// start is Start in the folder dir ("": a new one).
+func start(ctx context.Context, dir string, wal commonpb.WALName, rootPath string, stdout, stderr io.Writer) (*framework.Shell, func(), error) {
+	if dir == "" {
+		var err error
+		if dir, err = os.MkdirTemp("", "heron-demo-"); err != nil {
+			return nil, nil, fmt.Errorf("demo folder: %w", err)
+		}
 	}
 	srv, err := embedded.Start(dir)
 	if err != nil {

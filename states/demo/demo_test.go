@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -122,6 +124,40 @@ func TestEndOfInputRemovesFolder(t *testing.T) {
 	stdin.Close()
 	if code := wait(t, cmd); code != 0 {
 		t.Errorf("exit code %d, want 0", code)
+	}
+	assertRemoved(t, tmp, dir)
+}
+
+// TestKilledShellFolderRemoved: the shell process may end without its
+// cleanup (the REPL leaves by os.Exit on a signal; kill -9): the supervising
+// process removes the folder.
+func TestKilledShellFolderRemoved(t *testing.T) {
+	tmp := t.TempDir()
+	cmd, stdin, dir := startChild(t, tmp)
+	defer stdin.Close()
+	pid := strconv.Itoa(cmd.Process.Pid)
+	// Each thread lists the children it started.
+	tasks, err := os.ReadDir("/proc/" + pid + "/task")
+	if err != nil {
+		t.Skipf("no /proc task list: %v", err)
+	}
+	var fields []string
+	for _, task := range tasks {
+		children, err := os.ReadFile("/proc/" + pid + "/task/" + task.Name() + "/children")
+		if err != nil {
+			t.Skipf("no /proc children list: %v", err)
+		}
+		fields = append(fields, strings.Fields(string(children))...)
+	}
+	if len(fields) != 1 {
+		t.Fatalf("the supervisor has children %q, want the shell alone", fields)
+	}
+	shell, _ := strconv.Atoi(fields[0])
+	if err := syscall.Kill(shell, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if code := wait(t, cmd); code != 1 {
+		t.Errorf("exit code %d after the shell was killed, want 1", code)
 	}
 	assertRemoved(t, tmp, dir)
 }

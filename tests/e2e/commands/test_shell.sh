@@ -76,4 +76,25 @@ ERR=$(cat "$WORK/err")
 expect_rc 0 "--olc runs comma-separated commands"
 if python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$WORK/out"; then pass "--format json is one JSON document"; else fail "stdout is not one JSON document"; fi
 
+# heron demo removes its folder when a signal ends it (issue 9 item 1).
+mkfifo "$WORK/demo.in"
+exec 3<>"$WORK/demo.in"
+for sig in INT TERM HUP; do
+	rm -rf "$WORK/demo-tmp" && mkdir -p "$WORK/demo-tmp"
+	TMPDIR=$WORK/demo-tmp "$HERON" demo <"$WORK/demo.in" >"$WORK/out" 2>"$WORK/err" &
+	demo_pid=$!
+	for _ in $(seq 1 300); do
+		grep -q "removed on exit" "$WORK/err" && break
+		sleep 0.1
+	done
+	kill "-$sig" "$demo_pid"
+	wait "$demo_pid"
+	RC=$?
+	OUT=$(cat "$WORK/out")
+	ERR=$(cat "$WORK/err")
+	expect_rc 1 "demo: SIG$sig while waiting for a command exits 1"
+	if [ -z "$(ls -A "$WORK/demo-tmp")" ]; then pass "demo: SIG$sig removes the demo folder"; else fail "demo: SIG$sig left $(ls "$WORK/demo-tmp")"; fi
+done
+exec 3>&-
+
 finish
