@@ -30,7 +30,7 @@ import (
 // shell connected to it (the REPL when interactive, else one command a line
 // from stdin), and removes the etcd folder when the shell ends or a signal
 // ends the demo (see serve). With the standard files it runs the shell in a
-// child process (see supervise), so that the folder goes even when the shell
+// child process when it was started as `heron demo` (see supervise), so that the folder goes even when the shell
 // does not get to remove it.
 func Main(ctx context.Context, args []string, interactive bool, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
@@ -50,7 +50,7 @@ func Main(ctx context.Context, args []string, interactive bool, stdin io.Reader,
 		return framework.ExitUsage
 	}
 	dir := os.Getenv(folderEnv)
-	if dir == "" {
+	if dir == "" && startedAsDemo() {
 		if files, ok := stdFiles(stdin, stdout, stderr); ok {
 			return supervise(files, interactive, stderr)
 		}
@@ -71,6 +71,10 @@ func Main(ctx context.Context, args []string, interactive bool, stdin io.Reader,
 
 // folderEnv names the folder a supervised demo process runs its etcd in.
 const folderEnv = "HERON_DEMO_FOLDER"
+
+// startedAsDemo reports whether this process is `heron demo ...`, which
+// supervise can start again as its child (a test calling Main is not).
+func startedAsDemo() bool { return len(os.Args) > 1 && os.Args[1] == "demo" }
 
 func stdFiles(stdin io.Reader, stdout, stderr io.Writer) ([3]*os.File, bool) {
 	in, ok1 := stdin.(*os.File)

@@ -31,7 +31,8 @@ var folderRE = regexp.MustCompile(`\(folder (\S+), removed on exit\)`)
 // under tmp, and returns it once it announced its folder, with its stdin.
 func startChild(t *testing.T, tmp string) (*exec.Cmd, io.WriteCloser, string) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0])
+	// Started as "TESTBINARY demo", like "heron demo": Main supervises.
+	cmd := exec.Command(os.Args[0], "demo")
 	cmd.Env = append(os.Environ(), childEnv+"=1", "TMPDIR="+tmp)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
