@@ -15,7 +15,7 @@ func terminalConfirm(in io.Reader, out io.Writer) Confirm {
 	return func(ctx context.Context, question string) (bool, error) {
 		restore := lineMode(in)
 		defer restore()
-		fmt.Fprint(out, question)
+		fmt.Fprint(out, TerminalText(question))
 		a, interrupted, ok := pollLine(ctx, in)
 		if !ok {
 			answer := make(chan string, 1)

@@ -79,7 +79,7 @@ func (sh *Shell) RunREPL(ctx context.Context) (code int) {
 		var herr error
 		if hist, herr = sh.recordHistory(histPath, hist, line); herr != nil && !histWarned {
 			histWarned = true
-			fmt.Fprintf(sh.stderr, "warning: history not saved: %v\n", herr)
+			fmt.Fprintf(sh.stderr, "warning: history not saved: %s\n", TerminalText(herr.Error()))
 		}
 		cctx, cancel := context.WithCancel(ctx)
 		sig.running(cancel)
