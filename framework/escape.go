@@ -34,7 +34,7 @@ func escapeTerminal(s string, layout bool) string {
 			sb.WriteString(`\x`)
 			sb.WriteString(strconv.FormatUint(uint64(s[i])>>4, 16))
 			sb.WriteString(strconv.FormatUint(uint64(s[i])&0xf, 16))
-		case unicode.IsPrint(r) || (layout && isLayout(r)):
+		case kept(r, layout):
 			sb.WriteRune(r)
 		default:
 			q := strconv.QuoteRune(r) // '\n', '\x1b', '\u2028'
@@ -45,19 +45,22 @@ func escapeTerminal(s string, layout bool) string {
 	return sb.String()
 }
 
-func isLayout(r rune) bool { return r == '\n' || r == '\t' }
+// kept reports whether r goes to the terminal as it is.
+func kept(r rune, layout bool) bool {
+	return unicode.IsPrint(r) || (layout && (r == '\n' || r == '\t'))
+}
 
 // isPlain reports whether s needs no escaping (the common case, without
 // allocating).
 func isPlain(s string, layout bool) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if (c < 0x20 || c == 0x7f) && !(layout && isLayout(rune(c))) {
+		if c < 0x80 && !kept(rune(c), layout) {
 			return false
 		}
 		if c >= 0x80 {
 			for _, r := range s[i:] {
-				if r == utf8.RuneError || (!unicode.IsPrint(r) && !(layout && isLayout(r))) {
+				if r == utf8.RuneError || !kept(r, layout) {
 					return false
 				}
 			}
