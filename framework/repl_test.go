@@ -310,3 +310,20 @@ func TestAskOutsideTheREPL(t *testing.T) {
 	assert.False(t, asked, "script mode: nobody to ask")
 	assert.False(t, yes)
 }
+
+// Ask and the question before a write are one mechanism: the shell's Confirm.
+func TestAskIsTheWriteQuestion(t *testing.T) {
+	st := &fakeState{name: "t"}
+	var yes, asked bool
+	st.cmds = []*Command{Read(st, func(ctx context.Context, _ *fakeState, _ *askParams) (Result, error) {
+		yes, asked = Ask(ctx, "sure? [y/N]")
+		return nil, nil
+	})}
+	var errOut strings.Builder
+	sh := NewShell(st, &discard{}, &errOut)
+	sh.confirm = terminalConfirm(strings.NewReader("Yes\n"), &errOut)
+	require.NoError(t, sh.Run(context.Background(), "ask"))
+	assert.True(t, asked)
+	assert.True(t, yes)
+	assert.Equal(t, "sure? [y/N] ", errOut.String())
+}
