@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -105,7 +104,7 @@ func TestScriptModeSignals(t *testing.T) {
 			stdin, err := cmd.StdinPipe()
 			require.NoError(t, err)
 			defer stdin.Close()
-			var out, errOut lockedBuffer
+			var out, errOut ptytest.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &errOut
 			require.NoError(t, cmd.Start())
 			_, err = io.WriteString(stdin, "version --format line\n")
@@ -126,24 +125,6 @@ func TestScriptModeSignals(t *testing.T) {
 			assert.Contains(t, errOut.String(), "error: interrupted")
 		})
 	}
-}
-
-// lockedBuffer is a bytes.Buffer a child process writes while the test reads.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // The demo on a terminal: completion reads the connected instance (the

@@ -9,4 +9,4 @@ import (
 
 func lineMode(io.Reader) (restore func()) { return func() {} }
 
-func pollLine(context.Context, io.Reader) (string, bool, bool) { return "", false, false }
+func pollingReader(context.Context, io.Reader) (io.Reader, bool) { return nil, false }

@@ -6,7 +6,6 @@ import (
 	"context"
 	"io"
 	"os"
-	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -34,39 +33,39 @@ func lineMode(in io.Reader) (restore func()) {
 	return func() { _ = unix.IoctlSetTermios(fd, ioctlSetTermios, saved) }
 }
 
-// pollLine reads one line from a terminal a byte at a time, polling so that
-// an interrupt (ctx done) leaves no read behind that would take the next
-// keystrokes from the REPL. ok is false when in is not a file (then the
-// caller reads as it can).
-func pollLine(ctx context.Context, in io.Reader) (line string, done, ok bool) {
+// pollingReader returns a reader of the terminal behind in that polls, so
+// that an interrupt (ctx done) leaves no read behind that would take the
+// next keystrokes from the REPL: a Read then fails with ctx's error. ok is
+// false when in is not a file (then the caller reads as it can).
+func pollingReader(ctx context.Context, in io.Reader) (r io.Reader, ok bool) {
 	f, isFile := in.(*os.File)
 	if !isFile {
-		return "", false, false
+		return nil, false
 	}
-	fd := int(f.Fd())
-	var b strings.Builder
-	buf := make([]byte, 1)
+	return pollReader{ctx: ctx, fd: int(f.Fd())}, true
+}
+
+type pollReader struct {
+	ctx context.Context
+	fd  int
+}
+
+func (p pollReader) Read(b []byte) (int, error) {
 	for {
-		if ctx.Err() != nil {
-			return b.String(), true, true
+		if err := p.ctx.Err(); err != nil {
+			return 0, err
 		}
-		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-		n, err := unix.Poll(fds, 200)
+		n, err := unix.Poll([]unix.PollFd{{Fd: int32(p.fd), Events: unix.POLLIN}}, 200)
 		if err == unix.EINTR || (err == nil && n == 0) {
 			continue
 		}
 		if err != nil {
-			return b.String(), false, true
+			return 0, err
 		}
-		m, err := unix.Read(fd, buf)
-		if m == 1 {
-			if buf[0] == '\n' || buf[0] == '\r' {
-				return b.String(), false, true
-			}
-			b.WriteByte(buf[0])
+		m, err := unix.Read(p.fd, b)
+		if err == nil && m == 0 {
+			return 0, io.EOF
 		}
-		if err != nil || m == 0 {
-			return b.String(), false, true
-		}
+		return max(m, 0), err
 	}
 }

@@ -1,6 +1,13 @@
 package framework
 
-import "testing"
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
 
 func TestEscapeText(t *testing.T) {
 	cases := map[string]string{
@@ -24,6 +31,9 @@ func TestEscapeText(t *testing.T) {
 			t.Errorf("EscapeText(%q) = %q, want %q", in, got, want)
 		}
 		got := EscapeText(in)
+		if !strings.ContainsAny(in, "\n\t") && TerminalText(in) != got {
+			t.Errorf("TerminalText(%q) = %q, EscapeText %q: one rule but for newlines and TABs", in, TerminalText(in), got)
+		}
 		if again := EscapeText(got); again != got {
 			t.Errorf("EscapeText is not idempotent on %q: %q, then %q", in, got, again)
 		}
@@ -33,4 +43,22 @@ func TestEscapeText(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Issue 9 item 8: an error quoting a key with control characters does not
+// act on the terminal.
+func TestTerminalText(t *testing.T) {
+	assert.Equal(t, "plain\nline\ttab", TerminalText("plain\nline\ttab"))
+	assert.Equal(t, `key a\x1b[2J b\r c\a`, TerminalText("key a\x1b[2J b\r c\a"))
+	assert.Equal(t, `bad \xff byte, é kept`, TerminalText("bad \xff byte, é kept"))
+	assert.Equal(t, `bidi \u202e`, TerminalText("bidi \u202e"))
+
+	sh, _, _, errOut := newTestShell(t)
+	st := sh.State().(*fakeState)
+	st.cmds = append(st.cmds, Read(st, func(context.Context, *fakeState, *pingParams) (Result, error) {
+		return nil, errors.New("no key \x1b[2Jx")
+	}))
+	sh.idx = nil
+	assert.Equal(t, ExitFailed, sh.RunScript(context.Background(), strings.NewReader("ping\n")))
+	assert.Equal(t, "error: no key \\x1b[2Jx\n", errOut.String())
 }

@@ -362,6 +362,12 @@ func (f *flagSpec) quoted(b *flagBinding, v string) string {
 	return " " + strconv.Quote(v)
 }
 
+// badValue is the error for a value v that f does not take; want says
+// what it takes.
+func (f *flagSpec) badValue(b *flagBinding, v, want string) error {
+	return b.fail(Usagef("%s: bad value%s for --%s: %s", b.cmd, f.quoted(b, v), f.Name, want))
+}
+
 // scalarValue applies the framework's rules to a flag that holds one value:
 // enum values are matched case-insensitively and stored canonical, and a
 // second occurrence must say the same as the first.
@@ -376,11 +382,11 @@ func (v *scalarValue) Set(s string) error {
 	f := v.spec
 	c, ok := f.canonical(s)
 	if !ok {
-		return v.b.fail(Usagef("%s: bad value%s for --%s: must be one of %s", v.b.cmd, f.quoted(v.b, s), f.Name, strings.Join(f.Enum, ", ")))
+		return f.badValue(v.b, s, "must be one of "+strings.Join(f.Enum, ", "))
 	}
 	old := v.Value.String()
 	if err := v.Value.Set(c); err != nil {
-		return v.b.fail(Usagef("%s: bad value%s for --%s: want %s", v.b.cmd, f.quoted(v.b, s), f.Name, typeNoun(f.Kind)))
+		return f.badValue(v.b, s, "want "+typeNoun(f.Kind))
 	}
 	if v.given && v.Value.String() != old {
 		_ = v.Value.Set(old)
@@ -450,12 +456,12 @@ func (v *listValue) Set(s string) error {
 		}
 		c, ok := f.canonical(p)
 		if !ok {
-			return v.b.fail(Usagef("%s: bad value%s for --%s: must be one of %s", v.b.cmd, f.quoted(v.b, p), f.Name, strings.Join(f.Enum, ", ")))
+			return f.badValue(v.b, p, "must be one of "+strings.Join(f.Enum, ", "))
 		}
 		if f.Kind == kindInt64s {
 			n, err := strconv.ParseInt(c, 10, 64)
 			if err != nil {
-				return v.b.fail(Usagef("%s: bad value%s for --%s: want an integer", v.b.cmd, f.quoted(v.b, p), f.Name))
+				return f.badValue(v.b, p, "want "+typeNoun(f.Kind))
 			}
 			ints = append(ints, n)
 			continue

@@ -45,8 +45,6 @@ func (sh *Shell) RunREPL(ctx context.Context) (code int) {
 
 	sig := newREPLSignals(sh, parser)
 	defer sig.stop()
-	sh.tty = &fd
-	defer func() { sh.tty = nil }()
 
 	for ctx.Err() == nil && sig.leaving() == nil {
 		parser.eof.Store(false)
@@ -81,7 +79,7 @@ func (sh *Shell) RunREPL(ctx context.Context) (code int) {
 		var herr error
 		if hist, herr = sh.recordHistory(histPath, hist, line); herr != nil && !histWarned {
 			histWarned = true
-			fmt.Fprintf(sh.stderr, "warning: history not saved: %v\n", herr)
+			fmt.Fprintf(sh.stderr, "warning: history not saved: %s\n", TerminalText(herr.Error()))
 		}
 		cctx, cancel := context.WithCancel(ctx)
 		sig.running(cancel)
@@ -106,27 +104,19 @@ func (sh *Shell) RunREPL(ctx context.Context) (code int) {
 
 type shellKey struct{}
 
-// Ask puts a yes/no question to the operator on the REPL's terminal (on
-// stderr) and reports whether the answer is y or yes, in any case. asked is
-// false when there is nobody to ask: script mode, --olc, a command run
-// outside the REPL; the caller decides what that means (a write command
-// applies without a question there). Ctrl-C while waiting answers no.
+// Ask puts a yes/no question to the operator the way a write is approved:
+// through the shell's Confirm (set by the REPL), so that it is the same
+// question on stderr, in line mode, where y or yes, in any case, is a yes
+// and Ctrl-C a no. asked is false when there is nobody to ask: script mode,
+// --olc, a command run outside the REPL; the caller decides what that means
+// (a write command applies without a question there).
 func Ask(ctx context.Context, question string) (yes, asked bool) {
 	sh, _ := ctx.Value(shellKey{}).(*Shell)
-	if sh == nil || sh.tty == nil {
+	if sh == nil || sh.confirm == nil {
 		return false, false
 	}
-	fmt.Fprintf(sh.stderr, "%s ", question)
-	answer, err := readTerminalLine(ctx, *sh.tty)
-	if err != nil {
-		fmt.Fprintln(sh.stderr)
-		return false, true
-	}
-	switch strings.ToLower(strings.TrimSpace(answer)) {
-	case "y", "yes":
-		return true, true
-	}
-	return false, true
+	yes, err := sh.confirm(ctx, question+" ")
+	return yes && err == nil, true
 }
 
 // replSignals routes SIGINT, SIGTERM and SIGHUP while the REPL runs.

@@ -1,14 +1,12 @@
 package framework
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -210,7 +208,7 @@ func TestSplitKeys(t *testing.T) {
 // Issue 9 item 1, script mode: a signal while the script waits for its next
 // line ends it with exit 1 at once; an end of input after one is not exit 0.
 func TestRunScriptInterruptedWhileWaiting(t *testing.T) {
-	var out, errOut lockedBuffer
+	var out, errOut ptytest.Buffer
 	sh := NewShell(newFake("Fake"), &out, &errOut)
 	sh.SetHistoryFile("")
 	r, w, err := os.Pipe()
@@ -237,24 +235,6 @@ func TestRunScriptInterruptedWhileWaiting(t *testing.T) {
 	cancel()
 	assert.Equal(t, ExitFailed, sh.RunScript(ctx, strings.NewReader("")), "EOF after an interrupt")
 	assert.Contains(t, errb.String(), "interrupted")
-}
-
-// lockedBuffer is a bytes.Buffer the test reads while the shell writes it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // Issue 9 item 7 through the terminal: what the operator typed is in the
@@ -329,4 +309,21 @@ func TestAskOutsideTheREPL(t *testing.T) {
 	assert.Equal(t, ExitOK, sh.RunScript(context.Background(), strings.NewReader("ask\n")))
 	assert.False(t, asked, "script mode: nobody to ask")
 	assert.False(t, yes)
+}
+
+// Ask and the question before a write are one mechanism: the shell's Confirm.
+func TestAskIsTheWriteQuestion(t *testing.T) {
+	st := &fakeState{name: "t"}
+	var yes, asked bool
+	st.cmds = []*Command{Read(st, func(ctx context.Context, _ *fakeState, _ *askParams) (Result, error) {
+		yes, asked = Ask(ctx, "sure? [y/N]")
+		return nil, nil
+	})}
+	var errOut strings.Builder
+	sh := NewShell(st, &discard{}, &errOut)
+	sh.confirm = terminalConfirm(strings.NewReader("Yes\n"), &errOut)
+	require.NoError(t, sh.Run(context.Background(), "ask"))
+	assert.True(t, asked)
+	assert.True(t, yes)
+	assert.Equal(t, "sure? [y/N] ", errOut.String())
 }

@@ -126,37 +126,3 @@ func QuoteWord(s string) string {
 	}
 	return s
 }
-
-// TerminalText returns s with every byte that could act on a terminal
-// escaped as %q does (ESC, CR, BEL, other control characters, bytes that are
-// not UTF-8), keeping newlines and TABs: for messages such as errors, which
-// may quote a key.
-func TerminalText(s string) string {
-	plain := utf8.ValidString(s)
-	if plain {
-		for _, r := range s {
-			if r != '\n' && r != '\t' && !unicode.IsPrint(r) {
-				plain = false
-				break
-			}
-		}
-	}
-	if plain {
-		return s
-	}
-	var sb strings.Builder
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && n <= 1:
-			fmt.Fprintf(&sb, `\x%02x`, s[i])
-		case r == '\n' || r == '\t' || unicode.IsPrint(r):
-			sb.WriteString(s[i : i+n])
-		default:
-			q := strconv.QuoteRune(r)
-			sb.WriteString(q[1 : len(q)-1])
-		}
-		i += n
-	}
-	return sb.String()
-}

@@ -2,10 +2,7 @@ package framework
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -45,22 +42,4 @@ func TestJSONKeepsValuesExact(t *testing.T) {
 	var got map[string]string
 	require.NoError(t, json.Unmarshal(b.Bytes(), &got))
 	assert.Equal(t, raw, got["message"])
-}
-
-// Issue 9 item 8: an error quoting a key with control characters does not
-// act on the terminal.
-func TestTerminalText(t *testing.T) {
-	assert.Equal(t, "plain\nline\ttab", TerminalText("plain\nline\ttab"))
-	assert.Equal(t, `key a\x1b[2J b\r c\a`, TerminalText("key a\x1b[2J b\r c\a"))
-	assert.Equal(t, `bad \xff byte, é kept`, TerminalText("bad \xff byte, é kept"))
-	assert.Equal(t, `bidi \u202e`, TerminalText("bidi \u202e"))
-
-	sh, _, _, errOut := newTestShell(t)
-	st := sh.State().(*fakeState)
-	st.cmds = append(st.cmds, Read(st, func(context.Context, *fakeState, *pingParams) (Result, error) {
-		return nil, errors.New("no key \x1b[2Jx")
-	}))
-	sh.idx = nil
-	assert.Equal(t, ExitFailed, sh.RunScript(context.Background(), strings.NewReader("ping\n")))
-	assert.Equal(t, "error: no key \\x1b[2Jx\n", errOut.String())
 }

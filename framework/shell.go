@@ -48,7 +48,6 @@ type Shell struct {
 	historySet  bool
 	confirm     Confirm                 // the question before a write; set by the REPL
 	seen        map[string]*commandSpec // every command of every state the shell was in, by path
-	tty         *int                    // the REPL's terminal while RunREPL runs, for Ask
 }
 
 // NewShell returns a shell in state initial that renders results to stdout

@@ -2,15 +2,6 @@
 
 package framework
 
-import (
-	"context"
-	"errors"
-)
-
 func saveTerminal(int) (restore, cooked func()) { return func() {}, func() {} }
 
 func flushInput(int) {}
-
-func readTerminalLine(context.Context, int) (string, error) {
-	return "", errors.New("no terminal on this system")
-}
