@@ -29,8 +29,9 @@ type Result struct {
 	Puts    int64 `json:"puts"`
 	Deletes int64 `json:"deletes"`
 	Txns    int   `json:"txns"`
-	// Continues and OriginalBackup are the header's: the run continued an
-	// interrupted one (see Header).
+	// SplitState, Continues and OriginalBackup are the header's: the run
+	// continued an interrupted one (see Header).
+	SplitState     bool   `json:"split_state,omitempty"`
 	Continues      string `json:"continues,omitempty"`
 	OriginalBackup string `json:"original_backup,omitempty"`
 	// Seconds is the whole run; BackupSeconds pass 1, WriteSeconds pass 2.
@@ -209,7 +210,7 @@ func Apply(ctx context.Context, store Store, src Source, opt Options) (*Result, 
 			return res, err
 		}
 	}
-	res.Continues, res.OriginalBackup = bw.header.Continues, bw.header.OriginalBackup
+	res.SplitState, res.Continues, res.OriginalBackup = bw.header.SplitState, bw.header.Continues, bw.header.OriginalBackup
 	if err := bw.Commit(); err != nil {
 		return res, err
 	}

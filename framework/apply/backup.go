@@ -2,6 +2,7 @@ package apply
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
@@ -180,10 +181,14 @@ func (bw *BackupWriter) add(op Op) error {
 	return bw.Add(Entry{Key: op.Key, Value: op.Original, ModRevision: op.ModRevision, Absent: op.ModRevision == 0, Delete: op.Delete})
 }
 
-// setHeader replaces the header before Commit (whose first line it rewrites).
+// setHeader replaces the header before Commit (which rewrites the first
+// line when it changed).
 func (bw *BackupWriter) setHeader(h Header) {
 	h.Format, h.Created = BackupFormat, bw.header.Created
-	bw.header, bw.amended = h, true
+	a, _ := json.Marshal(bw.header)
+	b, _ := json.Marshal(h)
+	bw.header = h
+	bw.amended = bw.amended || !bytes.Equal(a, b)
 }
 
 // rewriteHeader copies the temporary file to a new one that starts with the
@@ -209,8 +214,10 @@ func (bw *BackupWriter) rewriteHeader() error {
 	}
 	old, oldTmp := bw.f, bw.tmp
 	bw.f, bw.tmp, bw.w, bw.sum = f, f.Name(), bufio.NewWriterSize(f, 1<<20), sha256.New()
-	_ = old.Close()
-	defer os.Remove(oldTmp)
+	defer func() {
+		_ = old.Close()
+		_ = os.Remove(oldTmp)
+	}()
 	hb, err := json.Marshal(bw.header)
 	if err != nil {
 		return fmt.Errorf("backup: %w", err)
