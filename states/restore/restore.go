@@ -402,8 +402,11 @@ func (pl *Plan) verify(ctx context.Context, res *RunResult) error {
 
 // splitAdvice says where the values of a split state come from.
 func splitAdvice(h apply.Header) string {
-	if h.SplitState {
-		return "the backup was taken of a split state; restore the backup of the interrupted run before it"
+	switch {
+	case h.SplitState && h.Continues != "":
+		return "the backup was taken of a split state: restore next the backup it continues, " + h.Continues
+	case h.SplitState:
+		return "the backup was taken of a split state: restore next the backup of the interrupted run before it"
 	}
 	return "another write changed the instance since the backup; run reset checkpoint to complete it, or restore its backup"
 }
@@ -412,7 +415,7 @@ func splitAdvice(h apply.Header) string {
 // with the order to restore in (set into s.Chain).
 func chainWarning(file string, h apply.Header, s *Summary) string {
 	if h.Continues == "" {
-		return fmt.Sprintf("the backup was taken of a split state (a run after an interrupted one): restoring it alone leaves the instance split; no earlier backup was found when it was written: restore the backup of the interrupted run after it")
+		return "the backup was taken of a split state (a run after an interrupted one): restoring it alone leaves the instance split; no earlier backup was found when it was written: restore the backup of the interrupted run after it"
 	}
 	chain, missing := apply.BackupChain(h.Continues)
 	s.Chain = append([]string{file}, chain...)
