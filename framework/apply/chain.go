@@ -69,11 +69,23 @@ func chainHeader(dir string, h *Header, command string) {
 		return
 	}
 	h.Continues = prev
-	switch {
-	case ph.OriginalBackup != "":
-		h.OriginalBackup = ph.OriginalBackup
-	case !ph.SplitState:
-		h.OriginalBackup = prev
+	// Follow the pointers back to a backup taken of a state that was not split.
+	for p, i := prev, 0; i < maxChain; i++ {
+		switch {
+		case !ph.SplitState:
+			h.OriginalBackup = p
+			return
+		case ph.OriginalBackup != "":
+			h.OriginalBackup = ph.OriginalBackup
+			return
+		case ph.Continues == "":
+			return
+		}
+		p = ph.Continues
+		var err error
+		if ph, err = ReadBackupHeader(p); err != nil {
+			return
+		}
 	}
 }
 

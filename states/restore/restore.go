@@ -137,6 +137,7 @@ func build(ctx context.Context, inst *instance.Instance, p *Params) (*Plan, erro
 	// changed byte or a key the backed-up command never writes refuses it.
 	var legacyErr error
 	info, err := apply.VerifyBackup(p.File, p.NoChecksum, func(e apply.Entry) error {
+		apply.Heartbeat(ctx) // reading a large file is progress, not a stall
 		if legacyErr == nil && legacy != nil {
 			legacyErr = outside(e, legacy)
 		}
