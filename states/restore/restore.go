@@ -518,6 +518,11 @@ func (s *Summary) Table(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "restore from %s\n", s.File)
 	fmt.Fprintf(tw, "backup of %q at revision %d, written %s by %q\n", s.Backup.RootPath, s.Backup.Revision, s.Backup.Created.Format(time.RFC3339), s.Backup.Command)
+	check := "checksum (sha256) ok"
+	if s.Checksum != "sha256" {
+		check = "NO checksum (--no-checksum)"
+	}
+	fmt.Fprintf(tw, "file checked: %s, every key under %s\n", check, strings.Join(s.Prefixes, ", "))
 	fmt.Fprintf(tw, "current values read at revision %d\n\ngates:\n", s.Revision)
 	for _, g := range s.Gates {
 		v := "ok"
@@ -542,7 +547,7 @@ func (s *Summary) Table(w io.Writer) error {
 // Lines writes the plan as key=value records.
 func (s *Summary) Lines(w io.Writer) error {
 	if err := framework.WriteLine(w, "plan", "restore", "file", s.File, "revision", s.Revision, "entries", s.Entries, "puts", s.Puts,
-		"deletes", s.Deletes, "unchanged", s.Unchanged, "refused", s.Refused); err != nil {
+		"deletes", s.Deletes, "unchanged", s.Unchanged, "refused", s.Refused, "checksum", s.Checksum); err != nil {
 		return err
 	}
 	for _, g := range s.Gates {
