@@ -228,3 +228,63 @@ func TestRestoreChainOrderAndSplit(t *testing.T) {
 		t.Fatalf("keys differ: %v", d)
 	}
 }
+
+// TestRestoreMaxTxnOpsAboveEtcds: --max-txn-ops above etcd's --max-txn-ops
+// (128 by default, the embedded etcd's) plans, then fails before the first
+// write with the limit, not "may or may not be written".
+func TestRestoreMaxTxnOpsAboveEtcds(t *testing.T) {
+	cli, ep := etcdtest.Start(t)
+	e := newEnv(t, cli, ep, "by-dev")
+	path := filepath.Join(e.dir, "many.jsonl")
+	bw, err := apply.CreateBackup(path, apply.Header{Command: "test", RootPath: "by-dev", Revision: 1, Prefixes: []string{"by-dev/meta/test/"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 300; i++ {
+		if err := bw.Add(apply.Entry{Key: fmt.Sprintf("by-dev/meta/test/k%03d", i), Value: []byte("v"), ModRevision: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := bw.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if _, errs, code := e.run("restore --max-txn-ops 200 --file " + path); code != 0 {
+		t.Fatalf("dry run: exit %d\n%s", code, errs)
+	}
+	r0 := e.rev()
+	_, errs, code := e.run("restore --max-txn-ops 200 --backup-dir " + e.dir + " --file " + path + " --run")
+	if code != framework.ExitFailed || e.rev() != r0 || strings.Contains(errs, "may or may not") ||
+		!strings.Contains(errs, "etcd allows at most 128 operations per transaction (its --max-txn-ops): use --max-txn-ops <= 128") {
+		t.Fatalf("exit %d\n%s", code, errs)
+	}
+	if m, _ := filepath.Glob(filepath.Join(e.dir, "heron-backup-*")); len(m) != 0 {
+		t.Fatalf("a run that wrote nothing left a backup: %v", m)
+	}
+	out, errs, code := e.run("restore --max-txn-ops 128 --backup-dir " + e.dir + " --file " + path + " --run")
+	if code != 0 || !strings.Contains(out, "wrote 300 of 300 keys (300 put back, 0 deleted)") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+}
+
+// TestStoppedRunCountsWhatItWrote: the "wrote N of M keys (X put back, Y
+// deleted)" line of a stopped run counts what was committed: the 3
+// consume checkpoints (2 + 1, their own phase) and 2 more keys.
+func TestStoppedRunCountsWhatItWrote(t *testing.T) {
+	cli, ep := etcdtest.Start(t)
+	e := newEnv(t, cli, ep, "by-dev")
+	backup := e.resetRun()
+	e.tune = func(o *apply.Options) {
+		o.Concurrency, o.MaxTxnOps = 1, 2
+		o.AfterTxn = func(n int) error {
+			if n == 3 {
+				return errors.New("simulated crash")
+			}
+			return nil
+		}
+	}
+	out, errs, code := e.run("restore --backup-dir " + e.dir + " --file " + backup + " --run")
+	if code != framework.ExitFailed || !strings.Contains(out, "wrote 5 of 17 keys (5 put back, 0 deleted) in 3 transactions") ||
+		!strings.Contains(errs, "5 of 17 keys written") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+}

@@ -275,8 +275,11 @@ func (pl *Plan) stream(ctx context.Context, rev int64, fn func(e apply.Entry, op
 }
 
 func (pl *Plan) streamPhase(ctx context.Context, br *apply.BackupReader, rev int64, phase int, fn func(e apply.Entry, op *apply.Op) error) error {
-	chunk := make([]apply.Entry, 0, pl.params.MaxTxnOps)
-	keys := make([]string, 0, pl.params.MaxTxnOps)
+	// A chunk is read in one transaction of gets: within etcd's default
+	// --max-txn-ops whatever --max-txn-ops says (the writes check it).
+	n := min(max(pl.params.MaxTxnOps, 1), apply.DefaultMaxTxnOps)
+	chunk := make([]apply.Entry, 0, n)
+	keys := make([]string, 0, n)
 	root := pl.inst.Layout.RootPath + "/"
 	flush := func() error {
 		if len(chunk) == 0 {
