@@ -2,6 +2,7 @@ package apply
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -26,13 +27,20 @@ func previousBackup(dir string, h Header, command string) (path string, ph Heade
 	if dir == "" {
 		dir = "."
 	}
-	matches, _ := filepath.Glob(filepath.Join(dir, "heron-backup-"+unsafeName.ReplaceAllString(h.RootPath, "_")+"-*.jsonl"))
+	// Names as BackupPath makes them (read with ReadDir: the folder's name
+	// may hold glob characters).
+	prefix := "heron-backup-" + unsafeName.ReplaceAllString(h.RootPath, "_") + "-"
+	entries, _ := os.ReadDir(dir)
 	type found struct {
 		path string
 		h    Header
 	}
 	var cands []found
-	for _, m := range matches {
+	for _, de := range entries {
+		if de.IsDir() || !strings.HasPrefix(de.Name(), prefix) || !strings.HasSuffix(de.Name(), ".jsonl") {
+			continue
+		}
+		m := filepath.Join(dir, de.Name())
 		mh, err := ReadBackupHeader(m)
 		if err != nil || mh.RootPath != h.RootPath || mh.Revision >= h.Revision {
 			continue
