@@ -22,6 +22,7 @@ package apply
 import (
 	"context"
 	"io"
+	"strings"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -87,6 +88,34 @@ type Header struct {
 	Revision int64    `json:"revision"`
 	Target   string   `json:"target,omitempty"`
 	Scope    []string `json:"scope,omitempty"`
+	// Prefixes are the key prefixes (absolute, ending in "/") the command
+	// writes: the backup writer refuses an entry outside them, and restore
+	// refuses a file that holds one. Empty: any key (backups written before
+	// heron recorded them).
+	Prefixes []string `json:"prefixes,omitempty"`
+	// SplitState: the plan found a split state (an interrupted run), so the
+	// backup holds the values that run left, not the original ones.
+	SplitState bool `json:"split_state,omitempty"`
+	// Continues is the backup of the interrupted run this one continues
+	// (the latest earlier backup of the root path by the same command);
+	// OriginalBackup is the backup of the values before the first run of the
+	// chain. Restoring them newest first rolls every run back.
+	Continues      string `json:"continues,omitempty"`
+	OriginalBackup string `json:"original_backup,omitempty"`
+}
+
+// Allows reports whether key is under one of the header's prefixes (any key
+// when it records none).
+func (h Header) Allows(key string) bool {
+	if len(h.Prefixes) == 0 {
+		return true
+	}
+	for _, p := range h.Prefixes {
+		if strings.HasPrefix(key, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // BackupFormat is the version of the backup file format.
@@ -149,6 +178,10 @@ type Options struct {
 	// returns the error as it is). A source that plans while it yields (the
 	// plan and the backup from one read) checks its gates here.
 	Check func() error
+	// Amend, when set, is called once Check passed, with the header, which
+	// it may complete with what pass 1 found (Run records the backup chain
+	// there); the published file starts with the amended header.
+	Amend func(h *Header) error
 	// Approve, when set, is called once pass 1 is done and Check passed, with
 	// the number of ops, before the backup is published (not when SkipEmpty
 	// skipped an empty run): an error removes the file and stops the run with

@@ -502,7 +502,8 @@ func (pl *Plan) Apply(ctx context.Context, w framework.WriteIO) (framework.Resul
 		Command: "reset checkpoint",
 		Name:    "reset-" + pl.TargetWAL,
 		Header: apply.Header{Command: pl.commandLine(), Endpoints: pl.inst.Endpoints, RootPath: layout.RootPath,
-			MetaRoot: layout.MetaRoot(), Revision: pl.Revision, Target: pl.TargetWAL, Scope: scope},
+			MetaRoot: layout.MetaRoot(), Revision: pl.Revision, Target: pl.TargetWAL, Scope: scope,
+			Prefixes: []string{layout.MetaRoot(), layout.Root("config/")}},
 		Flags:  pl.params.WriteFlags,
 		Ops:    pl.scan,
 		Replay: pl.replay,
@@ -516,7 +517,8 @@ func (pl *Plan) Apply(ctx context.Context, w framework.WriteIO) (framework.Resul
 			}
 			return err
 		},
-		Tune: pl.tune,
+		Tune:      pl.tune,
+		Continues: func() bool { return len(pl.SplitPChannels) > 0 },
 	}, w)
 	res.Applied = ar
 	// Diagnostics go to stderr too, so that they reach the operator
