@@ -267,8 +267,9 @@ func TestRestoreMaxTxnOpsAboveEtcds(t *testing.T) {
 }
 
 // TestStoppedRunCountsWhatItWrote: the "wrote N of M keys (X put back, Y
-// deleted)" line of a stopped run counts what was committed: the 3
-// consume checkpoints (2 + 1, their own phase) and 2 more keys.
+// deleted)" line of a stopped run counts what was committed: the first
+// phase (3 consume checkpoints and the deletion of the config/mqtype the
+// reset created, in 2 transactions) and 2 more keys.
 func TestStoppedRunCountsWhatItWrote(t *testing.T) {
 	cli, ep := etcdtest.Start(t)
 	e := newEnv(t, cli, ep, "by-dev")
@@ -283,8 +284,8 @@ func TestStoppedRunCountsWhatItWrote(t *testing.T) {
 		}
 	}
 	out, errs, code := e.run("restore --backup-dir " + e.dir + " --file " + backup + " --run")
-	if code != framework.ExitFailed || !strings.Contains(out, "wrote 5 of 17 keys (5 put back, 0 deleted) in 3 transactions") ||
-		!strings.Contains(errs, "5 of 17 keys written") {
+	if code != framework.ExitFailed || !strings.Contains(out, "wrote 6 of 18 keys (5 put back, 1 deleted) in 3 transactions") ||
+		!strings.Contains(errs, "6 of 18 keys written") || !strings.Contains(out, "verify: not run") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
 }

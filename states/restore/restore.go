@@ -574,6 +574,10 @@ func (r *RunResult) Table(w io.Writer) error {
 		fmt.Fprintf(w, "restore from %s: wrote %d of %d keys (%d put back, %d deleted) in %d transactions, %.1fs\nbackup of the overwritten values: %s\n",
 			r.Plan.File, a.Written, a.Keys, a.Puts, a.Deletes, a.Txns, a.Seconds, a.Backup)
 	}
+	if r.VerifyRevision == 0 {
+		_, err := fmt.Fprintln(w, "verify: not run (the restore stopped early)")
+		return err
+	}
 	if r.Mismatches == 0 && len(r.SplitPChannels) > 0 {
 		next := splitAdvice(r.Plan.Backup)
 		if r.RestoreNext != "" {
