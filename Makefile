@@ -2,7 +2,15 @@ GO      ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X github.com/heron-shell/heron/states.Version=$(VERSION)
 
-.PHONY: build build-failpoints test demo bench clean
+# golangci-lint, pinned; built once into bin/ (make lint).
+GOLANGCI_LINT_VERSION := v2.15.0
+GOLANGCI_LINT := bin/golangci-lint-$(GOLANGCI_LINT_VERSION)
+
+# Packages whose code runs goroutines (the applier, the shell's signal and
+# confirm handling, windowed scans, the write commands): go test -race.
+RACE_PKGS := ./framework/... ./states/instance/... ./states/reset/... ./states/restore/...
+
+.PHONY: build build-failpoints test race lint demo bench clean
 
 build:
 	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o bin/heron .
@@ -13,10 +21,23 @@ build:
 build-failpoints:
 	CGO_ENABLED=0 $(GO) build -tags failpoints -ldflags "$(LDFLAGS)" -o bin/heron-failpoints .
 
-test: build
+test: build lint
 	$(GO) vet ./...
 	CGO_ENABLED=0 $(GO) test ./...
+	$(MAKE) race
 	[ ! -f tests/e2e/run.sh ] || bash tests/e2e/run.sh
+
+# race: the race detector needs cgo (gcc).
+race:
+	CGO_ENABLED=1 $(GO) test -race $(RACE_PKGS)
+
+lint: $(GOLANGCI_LINT)
+	$(GOLANGCI_LINT) run ./...
+
+$(GOLANGCI_LINT):
+	mkdir -p bin/lint
+	GOBIN=$(CURDIR)/bin/lint $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
+	mv bin/lint/golangci-lint $@
 
 demo: build
 	bin/heron demo

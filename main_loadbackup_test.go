@@ -49,7 +49,7 @@ func TestLoadBackupSignalsRemoveTheFolder(t *testing.T) {
 			stdin, err := cmd.StdinPipe()
 			require.NoError(t, err)
 			defer stdin.Close()
-			var out, errOut lockedBuffer
+			var out, errOut ptytest.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &errOut
 			require.NoError(t, cmd.Start())
 			_, err = io.WriteString(stdin, "show session --format line\n")

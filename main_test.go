@@ -6,8 +6,8 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/heron-shell/heron/states/demo"
+	"github.com/heron-shell/heron/tests/ptytest"
 )
 
 // pipe returns a non-terminal stdin holding input.
@@ -86,7 +87,9 @@ const mainChildEnv = "HERON_TEST_MAIN_CHILD"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(mainChildEnv) != "" {
-		os.Exit(run(strings.Fields(os.Getenv(mainChildEnv+"_ARGS")), os.Stdin, os.Stdout, os.Stderr))
+		os.Args = append(os.Args[:1], strings.Fields(os.Getenv(mainChildEnv+"_ARGS"))...)
+		main()
+		os.Exit(0)
 	}
 	os.Exit(m.Run())
 }
@@ -101,7 +104,7 @@ func TestScriptModeSignals(t *testing.T) {
 			stdin, err := cmd.StdinPipe()
 			require.NoError(t, err)
 			defer stdin.Close()
-			var out, errOut lockedBuffer
+			var out, errOut ptytest.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &errOut
 			require.NoError(t, cmd.Start())
 			_, err = io.WriteString(stdin, "version --format line\n")
@@ -124,20 +127,45 @@ func TestScriptModeSignals(t *testing.T) {
 	}
 }
 
-// lockedBuffer is a bytes.Buffer a child process writes while the test reads.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
+// The demo on a terminal: completion reads the connected instance (the
+// --pchannel values are its pchannels), a completed word gets its trailing
+// space, a group's --help lists its commands, and a SIGINT at the prompt
+// does not end the REPL.
+func TestDemoREPLOnATerminal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("pty test")
+	}
+	home := t.TempDir()
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), mainChildEnv+"=1", mainChildEnv+"_ARGS=demo", "HERON_HOME="+home, "TERM=xterm")
+	tm := ptytest.Start(t, cmd)
+	const wait = 20 * time.Second
+	tm.Expect("Milvus(by-dev) > ", wait)
 
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
+	tm.Send("show checkpoint --pchannel by-dev-rootcoord-dml_\t")
+	tm.Expect("by-dev-rootcoord-dml_2", wait) // the menu lists the instance's pchannels
+	// The third Tab picks dml_2; typing on inserts it with its trailing
+	// space, so the next flag is a word of its own.
+	tm.Send("\t\t--format line\r")
+	tm.Expect("pchannel=by-dev-rootcoord-dml_2", wait)
+	tm.Expect("Milvus(by-dev) > ", wait)
 
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
+	tm.Send("show --help\r")
+	tm.Expect("show checkpoint", wait)
+	tm.Expect("Milvus(by-dev) > ", wait)
+
+	tm.Signal(syscall.SIGINT)
+	time.Sleep(300 * time.Millisecond)
+	tm.Send("version --format line\r")
+	tm.Expect("heron=", wait)
+	tm.Expect("Milvus(by-dev) > ", wait)
+	tm.Send("help\r")
+	tm.Expect("Commands:", wait)
+	tm.Expect("Milvus(by-dev) > ", wait)
+	tm.Send("exit\r")
+	assert.Equal(t, 0, tm.Wait(wait))
+	assert.NotContains(t, tm.Output(), "error:")
+	b, err := os.ReadFile(filepath.Join(home, "history"))
+	require.NoError(t, err)
+	assert.Contains(t, string(b), "show checkpoint --pchannel by-dev-rootcoord-dml_2 --format line\n")
 }

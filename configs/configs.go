@@ -8,9 +8,12 @@ import (
 	"time"
 )
 
-// Defaults of heron (connect's flag defaults repeat these in their tags).
+// Defaults of heron (connect's flag defaults repeat these in their tags;
+// states' TestConnectDefaultsMatchConfigs checks that they agree).
 const (
-	DefaultEtcd        = "127.0.0.1:2379"
+	// DefaultEtcdPort is etcd's default client port.
+	DefaultEtcdPort    = "2379"
+	DefaultEtcd        = "127.0.0.1:" + DefaultEtcdPort
 	DefaultRootPath    = "by-dev"
 	DefaultMetaPath    = "meta"
 	DefaultDialTimeout = 10 * time.Second

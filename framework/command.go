@@ -50,8 +50,8 @@ type Plan interface {
 	// Apply decides every key while it backs them up, has w approve the plan
 	// before the first write (WriteIO.Approve), writes, verifies, and returns
 	// what it did. A refusal found while deciding is returned as a
-	// *RefusedError (the plan is then rendered); a plan not approved returns
-	// ErrNotConfirmed.
+	// *RefusedError (the framework then renders the plan, not the result); a
+	// plan not approved returns ErrNotConfirmed.
 	Apply(ctx context.Context, w WriteIO) (Result, error)
 }
 
@@ -205,11 +205,6 @@ func newCommand[P any](write bool) *Command {
 // errHelp is returned by parse when the words asked for the command's help.
 var errHelp = errors.New("help requested")
 
-// credentialCommands take credentials on their command line (birdwatcher's
-// connect): no error repeats one of their words, and history never stores
-// their positional arguments (a stray word may be a password).
-var credentialCommands = map[string]bool{"connect": true}
-
 // parse builds the params from the words after the command path.
 func (c *Command) parse(args []string) (params any, m mode, err error) {
 	name := c.Path()
@@ -273,26 +268,10 @@ func (c *Command) parse(args []string) (params any, m mode, err error) {
 			return nil, mode{}, asUsage(err)
 		}
 	}
-	return p, m, nil
-}
-
-// positional is the index in args of the first word that is neither a flag
-// nor a flag's value, as pflag reads them.
-func positional(fs *pflag.FlagSet, args []string) int {
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--":
-			return i + 1
-		case !strings.HasPrefix(a, "-") || a == "-":
-			return i
-		case strings.HasPrefix(a, "--") && !strings.Contains(a, "="):
-			if fl := fs.Lookup(a[2:]); fl != nil && fl.NoOptDefVal == "" {
-				i++
-			}
-		}
+	if b.empty != nil {
+		return nil, mode{}, b.empty
 	}
-	return len(args)
+	return p, m, nil
 }
 
 func formatOf(p any) string {

@@ -126,7 +126,7 @@ func (sh *Shell) valueSuggestions(f *flagSpec, prefix string) []prompt.Suggest {
 	ctx, cancel := context.WithTimeout(context.Background(), completeTimeout)
 	defer cancel()
 	for _, c := range vc.CompleteValues(ctx, f.Complete) {
-		out = append(out, prompt.Suggest{Text: prefix + c.Value, Description: c.Note})
+		out = append(out, prompt.Suggest{Text: prefix + c.Value, Description: EscapeText(c.Note)})
 	}
 	return out
 }

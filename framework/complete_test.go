@@ -16,6 +16,15 @@ type chanParams struct {
 	State      string   `name:"state" enum:"Growing,Flushed"`
 }
 
+// suggestTexts is what the shell suggests after before, without notes.
+func suggestTexts(sh *Shell, before string) []string {
+	var out []string
+	for _, s := range sh.Suggest(before) {
+		out = append(out, s.Text)
+	}
+	return out
+}
+
 // completingState is a fake State that completes pchannels and collections.
 type completingState struct {
 	*fakeState
@@ -28,7 +37,7 @@ func (s *completingState) CompleteValues(_ context.Context, kind string) []Compl
 	case "pchannel":
 		return []Completion{{Value: "dml_0"}, {Value: "dml_1"}, {Value: "dml_10"}}
 	case "collection":
-		return []Completion{{Value: "100", Note: "books"}, {Value: "200", Note: "films"}}
+		return []Completion{{Value: "100", Note: "books"}, {Value: "200", Note: "films\x1b[2J"}}
 	}
 	return nil
 }
@@ -38,13 +47,6 @@ func TestSuggestValuesFromTheState(t *testing.T) {
 	st := &completingState{fakeState: fs}
 	fs.cmds = append(fs.cmds, Read(fs, func(context.Context, *fakeState, *chanParams) (Result, error) { return nil, nil }))
 	sh := NewShell(st, &discard{}, &discard{})
-	texts := func(before string) []string {
-		var out []string
-		for _, s := range sh.Suggest(before) {
-			out = append(out, s.Text)
-		}
-		return out
-	}
 	tests := []struct {
 		before string
 		want   []string
@@ -61,11 +63,14 @@ func TestSuggestValuesFromTheState(t *testing.T) {
 		{"echo --name ", nil},
 	}
 	for _, tt := range tests {
-		assert.Equal(t, tt.want, texts(tt.before), "%q", tt.before)
+		assert.Equal(t, tt.want, suggestTexts(sh, tt.before), "%q", tt.before)
 	}
 	assert.NotContains(t, st.asked, "plain")
 	for _, s := range sh.Suggest("show chan --collection 1") {
 		assert.Equal(t, "books", s.Description)
+	}
+	for _, s := range sh.Suggest("show chan --collection 2") {
+		assert.Equal(t, `films\x1b[2J`, s.Description, "a note from the state is terminal text")
 	}
 }
 

@@ -8,23 +8,34 @@ import (
 )
 
 // terminalConfirm asks on the terminal: it writes the question to out and
-// reads one line from in, in line mode. y or yes, in any case, is a yes; anything else, end
-// of input or an interrupt is a no.
+// reads one line from in, in line mode (polling a terminal, so that an
+// interrupt leaves no read behind). y or yes, in any case, is a yes;
+// anything else, end of input or an interrupt is a no.
 func terminalConfirm(in io.Reader, out io.Writer) Confirm {
 	return func(ctx context.Context, question string) (bool, error) {
 		restore := lineMode(in)
 		defer restore()
-		fmt.Fprint(out, question)
-		answer := make(chan string, 1)
-		go func() { answer <- readLine(in) }()
-		select {
-		case <-ctx.Done():
+		fmt.Fprint(out, TerminalText(question))
+		var a string
+		interrupted := false
+		if r, ok := pollingReader(ctx, in); ok {
+			a = readLine(r)
+			interrupted = ctx.Err() != nil
+		} else {
+			answer := make(chan string, 1)
+			go func() { answer <- readLine(in) }()
+			select {
+			case <-ctx.Done():
+				interrupted = true
+			case a = <-answer:
+			}
+		}
+		if interrupted {
 			fmt.Fprintln(out)
 			return false, nil
-		case a := <-answer:
-			a = strings.ToLower(strings.TrimSpace(a))
-			return a == "y" || a == "yes", nil
 		}
+		a = strings.ToLower(strings.TrimSpace(a))
+		return a == "y" || a == "yes", nil
 	}
 }
 

@@ -2,6 +2,11 @@
 
 package framework
 
-import "io"
+import (
+	"context"
+	"io"
+)
 
 func lineMode(io.Reader) (restore func()) { return func() {} }
+
+func pollingReader(context.Context, io.Reader) (io.Reader, bool) { return nil, false }

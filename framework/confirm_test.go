@@ -55,3 +55,15 @@ func TestWriteAsksBeforeTheFirstWrite(t *testing.T) {
 		t.Fatalf("--yes without --run: %v", err)
 	}
 }
+
+// The question may name a root path from the operator: it is terminal text.
+func TestConfirmQuestionIsTerminalText(t *testing.T) {
+	var out strings.Builder
+	yes, err := terminalConfirm(strings.NewReader("yes\n"), &out)(context.Background(), "apply to a\x1b[2J? [y/N] ")
+	if err != nil || !yes {
+		t.Fatalf("yes=%v err=%v", yes, err)
+	}
+	if want := `apply to a\x1b[2J? [y/N] `; out.String() != want {
+		t.Fatalf("question %q, want %q", out.String(), want)
+	}
+}

@@ -130,7 +130,7 @@ func newFake(name string) *fakeState {
 		}),
 		Read(st, func(ctx context.Context, s *fakeState, p *boomParams) (Result, error) {
 			var m map[string]int
-			m["x"] = 1
+			m["x"] = 1 //nolint:staticcheck // a runtime panic (not a panic call) is what the test needs
 			return nil, nil
 		}),
 		Read(st, func(ctx context.Context, s *fakeState, p *validParams) (Result, error) {

@@ -502,13 +502,6 @@ func TestLoadHistoryTrims(t *testing.T) {
 
 func TestSuggest(t *testing.T) {
 	sh, _, _, _ := newTestShell(t)
-	texts := func(before string) []string {
-		var out []string
-		for _, s := range sh.Suggest(before) {
-			out = append(out, s.Text)
-		}
-		return out
-	}
 	tests := []struct {
 		before string
 		want   []string
@@ -531,7 +524,7 @@ func TestSuggest(t *testing.T) {
 		{"nothing ", nil},
 	}
 	for _, tt := range tests {
-		assert.Equal(t, tt.want, texts(tt.before), "%q", tt.before)
+		assert.Equal(t, tt.want, suggestTexts(sh, tt.before), "%q", tt.before)
 	}
 }
 

@@ -54,6 +54,7 @@ func (sh *Shell) isSecretFlag(name string) bool {
 // its flag name is known and takes a value. A flag the command does not
 // know may be a mistyped password flag.
 func (sh *Shell) flagArity(cmd string) func(name string) (known, takesValue bool) {
+	sh.index() // the current state's commands are seen
 	spec, ok := sh.seen[cmd]
 	if !ok {
 		return nil

@@ -63,3 +63,16 @@ func TestHistoryConnectWithoutItsFlags(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "connect --etcdUserName root --force S3cr3t ***\n", string(b), "without connect's flags every flag is taken to have a value")
 }
+
+// The first line a shell records already knows the flags of its state.
+func TestHistoryFirstLineKnowsTheFlags(t *testing.T) {
+	st := &fakeState{name: "Offline"}
+	st.cmds = []*Command{Read(st, func(context.Context, *fakeState, *credParams) (Result, error) { return nil, nil })}
+	sh := NewShell(st, &discard{}, &discard{})
+	path := filepath.Join(t.TempDir(), "history")
+	_, err := sh.recordHistory(path, nil, "connect --force S3cr3t")
+	require.NoError(t, err)
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, "connect --force ***\n", string(b))
+}

@@ -222,7 +222,7 @@ func (f *flagSpec) checkDefault() error {
 		return fmt.Errorf("flag --%s: bad default %q: %v", f.Name, f.Default, err)
 	}
 	for _, v := range f.defaultWords() {
-		if !f.allowed(v) {
+		if len(f.Enum) > 0 && !slices.Contains(f.Enum, v) { // spelled as the enum, as parsed values are stored
 			return fmt.Errorf("flag --%s: default %q is not one of %s", f.Name, v, strings.Join(f.Enum, ", "))
 		}
 	}
@@ -237,11 +237,6 @@ func (f *flagSpec) defaultWords() []string {
 		return splitList(f.Default)
 	}
 	return []string{f.Default}
-}
-
-func (f *flagSpec) allowed(v string) bool {
-	_, ok := f.canonical(v)
-	return ok
 }
 
 // canonical is the enum value v names, matched case-insensitively, as the
@@ -280,12 +275,41 @@ func parseInt64s(s string) ([]int64, error) {
 	return out, nil
 }
 
+// credentialCommands take credentials on their command line (birdwatcher's
+// connect): no error repeats one of their words, and history never stores
+// their positional arguments (a stray word may be a password).
+var credentialCommands = map[string]bool{"connect": true}
+
+// positional is the index in args of the first word that is neither a flag
+// nor a flag's value, as pflag reads them.
+func positional(fs *pflag.FlagSet, args []string) int {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return i + 1
+		case !strings.HasPrefix(a, "-") || a == "-":
+			return i
+		case strings.HasPrefix(a, "--") && !strings.Contains(a, "="):
+			if fl := fs.Lookup(a[2:]); fl != nil && fl.NoOptDefVal == "" {
+				i++
+			}
+		}
+	}
+	return len(args)
+}
+
 // flagBinding is the state of one parse: the first broken flag rule, which
 // parse reports instead of pflag's message (that one repeats the value).
 type flagBinding struct {
 	cmd       string
 	sensitive bool // the command takes credentials: no message repeats a value
 	err       error
+	// empty is an empty value given to a list flag. It is reported after
+	// the command's own Validate, whose message may say more ("--etcd needs
+	// at least one address"), and whatever Validate says: an empty list
+	// must not widen a scope to everything.
+	empty error
 }
 
 func (b *flagBinding) fail(err error) error {
@@ -338,6 +362,12 @@ func (f *flagSpec) quoted(b *flagBinding, v string) string {
 	return " " + strconv.Quote(v)
 }
 
+// badValue is the error for a value v that f does not take; want says
+// what it takes.
+func (f *flagSpec) badValue(b *flagBinding, v, want string) error {
+	return b.fail(Usagef("%s: bad value%s for --%s: %s", b.cmd, f.quoted(b, v), f.Name, want))
+}
+
 // scalarValue applies the framework's rules to a flag that holds one value:
 // enum values are matched case-insensitively and stored canonical, and a
 // second occurrence must say the same as the first.
@@ -352,11 +382,11 @@ func (v *scalarValue) Set(s string) error {
 	f := v.spec
 	c, ok := f.canonical(s)
 	if !ok {
-		return v.b.fail(Usagef("%s: bad value%s for --%s: must be one of %s", v.b.cmd, f.quoted(v.b, s), f.Name, strings.Join(f.Enum, ", ")))
+		return f.badValue(v.b, s, "must be one of "+strings.Join(f.Enum, ", "))
 	}
 	old := v.Value.String()
 	if err := v.Value.Set(c); err != nil {
-		return v.b.fail(Usagef("%s: bad value%s for --%s: want %s", v.b.cmd, f.quoted(v.b, s), f.Name, typeNoun(f.Kind)))
+		return f.badValue(v.b, s, "want "+typeNoun(f.Kind))
 	}
 	if v.given && v.Value.String() != old {
 		_ = v.Value.Set(old)
@@ -407,7 +437,14 @@ func (v *listValue) String() string {
 func (v *listValue) Set(s string) error {
 	f := v.spec
 	if strings.TrimSpace(s) == "" {
-		return v.b.fail(Usagef("%s: empty value for --%s (name one, or leave the flag out)", v.b.cmd, f.Name))
+		if v.b.empty == nil {
+			v.b.empty = Usagef("%s: empty value for --%s (name one, or leave the flag out)", v.b.cmd, f.Name)
+		}
+		if !v.changed {
+			v.field.Set(reflect.MakeSlice(v.field.Type(), 0, 0))
+			v.changed = true
+		}
+		return nil
 	}
 	parts := strings.Split(s, ",")
 	var strs []string
@@ -419,12 +456,12 @@ func (v *listValue) Set(s string) error {
 		}
 		c, ok := f.canonical(p)
 		if !ok {
-			return v.b.fail(Usagef("%s: bad value%s for --%s: must be one of %s", v.b.cmd, f.quoted(v.b, p), f.Name, strings.Join(f.Enum, ", ")))
+			return f.badValue(v.b, p, "must be one of "+strings.Join(f.Enum, ", "))
 		}
 		if f.Kind == kindInt64s {
 			n, err := strconv.ParseInt(c, 10, 64)
 			if err != nil {
-				return v.b.fail(Usagef("%s: bad value%s for --%s: want an integer", v.b.cmd, f.quoted(v.b, p), f.Name))
+				return f.badValue(v.b, p, "want "+typeNoun(f.Kind))
 			}
 			ints = append(ints, n)
 			continue

@@ -79,7 +79,7 @@ func (sh *Shell) RunREPL(ctx context.Context) (code int) {
 		var herr error
 		if hist, herr = sh.recordHistory(histPath, hist, line); herr != nil && !histWarned {
 			histWarned = true
-			fmt.Fprintf(sh.stderr, "warning: history not saved: %v\n", herr)
+			fmt.Fprintf(sh.stderr, "warning: history not saved: %s\n", TerminalText(herr.Error()))
 		}
 		cctx, cancel := context.WithCancel(ctx)
 		sig.running(cancel)
@@ -100,6 +100,23 @@ func (sh *Shell) RunREPL(ctx context.Context) (code int) {
 		return ExitFailed
 	}
 	return ExitOK
+}
+
+type shellKey struct{}
+
+// Ask puts a yes/no question to the operator the way a write is approved:
+// through the shell's Confirm (set by the REPL), so that it is the same
+// question on stderr, in line mode, where y or yes, in any case, is a yes
+// and Ctrl-C a no. asked is false when there is nobody to ask: script mode,
+// --olc, a command run outside the REPL; the caller decides what that means
+// (a write command applies without a question there).
+func Ask(ctx context.Context, question string) (yes, asked bool) {
+	sh, _ := ctx.Value(shellKey{}).(*Shell)
+	if sh == nil || sh.confirm == nil {
+		return false, false
+	}
+	yes, err := sh.confirm(ctx, question+" ")
+	return yes && err == nil, true
 }
 
 // replSignals routes SIGINT, SIGTERM and SIGHUP while the REPL runs.
@@ -144,8 +161,10 @@ func (s *replSignals) handle(v os.Signal) {
 	case s.cancel != nil:
 		s.interrupts++
 		if s.interrupts == 1 {
-			s.cancel()
+			// Said before the cancel, so that it comes before what the
+			// stopping command prints.
 			fmt.Fprintf(s.sh.stderr, "\ninterrupted: the command stops at its next safe point (a write stops between transactions)\n")
+			s.cancel()
 		} else {
 			fmt.Fprintf(s.sh.stderr, "\nstill stopping: waiting for the command to finish its current step (the shell does not quit mid-transaction)\n")
 		}
@@ -189,7 +208,7 @@ func (s *replSignals) stop() {
 func (sh *Shell) replLine(ctx context.Context, line string) (exit bool) {
 	defer func() {
 		if r := recover(); r != nil {
-			fmt.Fprintf(sh.stderr, "error: %v\n", panicError(line, r))
+			fmt.Fprintf(sh.stderr, "error: %s\n", TerminalText(panicError(line, r).Error()))
 			exit = false
 		}
 	}()
@@ -198,7 +217,7 @@ func (sh *Shell) replLine(ctx context.Context, line string) (exit bool) {
 	case errors.Is(err, ErrExit):
 		return true
 	case err != nil:
-		fmt.Fprintf(sh.stderr, "error: %v\n", err)
+		fmt.Fprintf(sh.stderr, "error: %s\n", TerminalText(err.Error()))
 	}
 	return false
 }

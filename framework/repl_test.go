@@ -33,6 +33,10 @@ type blockParams struct {
 	HoldMS    int `name:"hold-ms" desc:"keep running this long after the interrupt"`
 }
 
+type askParams struct {
+	ParamBase `use:"ask" desc:"asks a question"`
+}
+
 type pingParams struct {
 	ParamBase `use:"ping" desc:"answers"`
 }
@@ -55,6 +59,10 @@ func runREPLChild() int {
 		}),
 		Read(st, func(context.Context, *fakeState, *credParams) (Result, error) {
 			return Message("connected-ok"), nil
+		}),
+		Read(st, func(ctx context.Context, _ *fakeState, _ *askParams) (Result, error) {
+			yes, asked := Ask(ctx, "apply these 3 key changes to by-dev? [y/N]")
+			return Message("answer: yes=%v asked=%v", yes, asked), nil
 		}),
 	}
 	sh := NewShell(st, os.Stdout, os.Stderr)
@@ -200,7 +208,9 @@ func TestSplitKeys(t *testing.T) {
 // Issue 9 item 1, script mode: a signal while the script waits for its next
 // line ends it with exit 1 at once; an end of input after one is not exit 0.
 func TestRunScriptInterruptedWhileWaiting(t *testing.T) {
-	sh, _, out, errOut := newTestShell(t)
+	var out, errOut ptytest.Buffer
+	sh := NewShell(newFake("Fake"), &out, &errOut)
+	sh.SetHistoryFile("")
 	r, w, err := os.Pipe()
 	require.NoError(t, err)
 	defer r.Close()
@@ -220,11 +230,11 @@ func TestRunScriptInterruptedWhileWaiting(t *testing.T) {
 	}
 	assert.Contains(t, errOut.String(), "error: interrupted")
 
-	sh, _, _, errOut = newTestShell(t)
+	sh, _, _, errb := newTestShell(t)
 	ctx, cancel = context.WithCancel(context.Background())
 	cancel()
 	assert.Equal(t, ExitFailed, sh.RunScript(ctx, strings.NewReader("")), "EOF after an interrupt")
-	assert.Contains(t, errOut.String(), "interrupted")
+	assert.Contains(t, errb.String(), "interrupted")
 }
 
 // Issue 9 item 7 through the terminal: what the operator typed is in the
@@ -262,4 +272,58 @@ func TestREPLHistoryAndCompletion(t *testing.T) {
 		"connect --etcdUserName x:1",
 		"exit",
 	}, lines(string(b)))
+}
+
+// Ask reads the operator's answer on the REPL's terminal: y and yes (any
+// case) are a yes, anything else and Ctrl-C a no; the shell goes on.
+func TestREPLAsk(t *testing.T) {
+	tm, _ := startREPL(t)
+	for _, tt := range []struct{ keys, want string }{
+		{"y\r", "answer: yes=true asked=true"},
+		{"YES\r", "answer: yes=true asked=true"},
+		{"n\r", "answer: yes=false asked=true"},
+		{"\r", "answer: yes=false asked=true"},
+		{"\x03", "answer: yes=false asked=true"},
+	} {
+		tm.Send("ask\r")
+		tm.Expect("apply these 3 key changes to by-dev? [y/N]", wait)
+		time.Sleep(50 * time.Millisecond)
+		tm.Send(tt.keys)
+		tm.Expect(tt.want, wait)
+		tm.Expect("Test > ", wait)
+	}
+	tm.Send("ping\r")
+	tm.Expect("pong-ok", wait)
+	tm.Send("exit\r")
+	assert.Equal(t, ExitOK, tm.Wait(wait))
+}
+
+func TestAskOutsideTheREPL(t *testing.T) {
+	st := &fakeState{name: "t"}
+	var yes, asked bool
+	st.cmds = []*Command{Read(st, func(ctx context.Context, _ *fakeState, _ *askParams) (Result, error) {
+		yes, asked = Ask(ctx, "sure?")
+		return nil, nil
+	})}
+	sh := NewShell(st, &discard{}, &discard{})
+	assert.Equal(t, ExitOK, sh.RunScript(context.Background(), strings.NewReader("ask\n")))
+	assert.False(t, asked, "script mode: nobody to ask")
+	assert.False(t, yes)
+}
+
+// Ask and the question before a write are one mechanism: the shell's Confirm.
+func TestAskIsTheWriteQuestion(t *testing.T) {
+	st := &fakeState{name: "t"}
+	var yes, asked bool
+	st.cmds = []*Command{Read(st, func(ctx context.Context, _ *fakeState, _ *askParams) (Result, error) {
+		yes, asked = Ask(ctx, "sure? [y/N]")
+		return nil, nil
+	})}
+	var errOut strings.Builder
+	sh := NewShell(st, &discard{}, &errOut)
+	sh.confirm = terminalConfirm(strings.NewReader("Yes\n"), &errOut)
+	require.NoError(t, sh.Run(context.Background(), "ask"))
+	assert.True(t, asked)
+	assert.True(t, yes)
+	assert.Equal(t, "sure? [y/N] ", errOut.String())
 }

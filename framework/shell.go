@@ -117,8 +117,8 @@ func (sh *Shell) Run(ctx context.Context, line string) (err error) {
 	}
 	cmd, rest, err := sh.index().resolve(words)
 	if err != nil {
-		if herr := sh.groupHelp(words); herr == nil {
-			return nil
+		if group, ok := sh.groupHelp(words); ok {
+			return sh.help(group)
 		}
 		if u, ok := sh.state.(UnknownCommander); ok {
 			if uerr := u.Unknown(words); uerr != nil {
@@ -128,6 +128,7 @@ func (sh *Shell) Run(ctx context.Context, line string) (err error) {
 		return err
 	}
 	name = cmd.Path()
+	ctx = context.WithValue(ctx, shellKey{}, sh)
 	p, run, err := cmd.parse(rest)
 	if errors.Is(err, errHelp) {
 		return Render(sh.stdout, &helpResult{detail: cmd}, FormatTable)
@@ -147,26 +148,21 @@ func (sh *Shell) Run(ctx context.Context, line string) (err error) {
 	return nil
 }
 
-// groupHelp answers "show --help": a group word with --help lists the
-// group's commands. It fails when the words do not name a group or do not
-// ask for help.
-func (sh *Shell) groupHelp(words []string) error {
-	var path []string
+// groupHelp recognises "show --help": words that name a group of commands
+// and ask for help (and nothing else). It returns the group's words.
+func (sh *Shell) groupHelp(words []string) (group []string, ok bool) {
 	asked := false
 	for _, w := range words {
 		switch {
 		case w == "--help" || w == "-h":
 			asked = true
 		case strings.HasPrefix(w, "-"):
-			return errHelp
+			return nil, false
 		default:
-			path = append(path, w)
+			group = append(group, w)
 		}
 	}
-	if !asked || len(sh.index().children(path)) == 0 {
-		return errHelp
-	}
-	return sh.help(path)
+	return group, asked && len(sh.index().children(group)) > 0
 }
 
 // PanicError is a panic inside a command, turned into an error.
@@ -266,7 +262,7 @@ func (sh *Shell) step(ctx context.Context, line string) (code int, stop bool) {
 	case errors.Is(err, ErrExit):
 		return ExitOK, true
 	default:
-		fmt.Fprintf(sh.stderr, "error: %v\n", err)
+		fmt.Fprintf(sh.stderr, "error: %s\n", TerminalText(err.Error()))
 		return ExitCode(err), true
 	}
 }

@@ -32,8 +32,9 @@ const (
 	vchannelPart            = "/vchannel/"
 )
 
-// MQTypeConfigKeys are the keys under {rootPath}/config/ where Milvus persists
-// an mq.type override; it takes precedence over milvus.yaml.
+// MQTypeConfigKeys are two spellings of an mq.type override under
+// {rootPath}/config/ (it takes precedence over milvus.yaml). Milvus accepts
+// more: IsMQTypeConfigKey is its exact rule.
 var MQTypeConfigKeys = []string{"config/mqtype", "config/mq.type"}
 
 // Layout locates an instance's keys: {RootPath}/{MetaPath}/...
@@ -186,7 +187,7 @@ func Classify(rel string) Key {
 		k.Kind = KindSegment
 		parts := strings.Split(rel[len(SegmentPrefix):], "/")
 		ids, ok := parseIDs(parts)
-		if ok && len(parts) == 3 && canonicalIDs(parts, ids) {
+		if ok && len(parts) == 3 && canonicalIDs(parts) {
 			k.Collection, k.Partition, k.Segment = ids[0], ids[1], ids[2]
 		} else {
 			k.Odd = true
@@ -241,11 +242,17 @@ func parseIDs(parts []string) ([]int64, bool) {
 }
 
 // canonicalIDs reports whether each part is the decimal text Milvus writes
-// for its id (no sign, no leading zeros, no spaces).
-func canonicalIDs(parts []string, ids []int64) bool {
-	for i, p := range parts {
-		if ids[i] < 0 || itoa(ids[i]) != p {
+// for its id (digits only, no sign, no leading zero), without allocating:
+// Classify runs once per key of a million-segment scan.
+func canonicalIDs(parts []string) bool {
+	for _, p := range parts {
+		if p == "" || (p[0] == '0' && len(p) > 1) {
 			return false
+		}
+		for i := 0; i < len(p); i++ {
+			if p[i] < '0' || p[i] > '9' {
+				return false
+			}
 		}
 	}
 	return true

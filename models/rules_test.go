@@ -7,6 +7,7 @@ import (
 	"github.com/milvus-io/milvus-proto/go-api/v3/msgpb"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/heron-shell/heron/models"
@@ -260,4 +261,41 @@ func TestWALCensusSegmentsAndCollections(t *testing.T) {
 	assert.Equal(t, map[string]int64{"kafka": 2, "undecodable as kafka": 1}, c.PChannel("p_0").Positions)
 	assert.Equal(t, map[string]int64{"kafka": 1}, c.PChannel("p_1").Positions, "a start position keyed by vchannel counts for its pchannel")
 	assert.Len(t, c.Report(), 2, "a segment without insert_channel counts nowhere")
+}
+
+// Any input: decoding never panics, and clearing alter_wal_state removes only
+// field-6 messages, keeping every other field's bytes in order.
+func FuzzClearAlterWALState(f *testing.F) {
+	f.Add(sample.Checkpoint{ID: sample.ID(commonpb.WALName_Pulsar, 1), TimeTick: 5, Replicate: true, Extra: sample.LaterCheckpointField}.Encode())
+	f.Add(append(sample.Checkpoint{ID: sample.ID(commonpb.WALName_Kafka, 1)}.Encode(),
+		(&wire.Builder{}).Message(6, alterWAL(commonpb.WALName_Kafka, models.AlterWALStageFlushing)).Varint(6, 1).Build()...))
+	f.Add([]byte{0x32, 0x02, 0x0a, 0xff})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		_, derr := models.DecodeWALCheckpoint(b)
+		out, err := models.ClearAlterWALState(b)
+		if err != nil {
+			if _, perr := wire.Parse(b); perr == nil {
+				t.Fatalf("clear refused a parseable value: %v", err)
+			}
+			return
+		}
+		in, _ := wire.Parse(b)
+		kept, _ := wire.Parse(out)
+		var want [][]byte
+		for _, fl := range in.Fields {
+			if fl.Num != 6 || fl.Type != protowire.BytesType {
+				want = append(want, fl.Raw)
+			}
+		}
+		var got [][]byte
+		for _, fl := range kept.Fields {
+			got = append(got, fl.Raw)
+		}
+		require.Equal(t, want, got)
+		if derr == nil {
+			cp, err := models.DecodeWALCheckpoint(out)
+			require.NoError(t, err, "a decodable checkpoint stays decodable once cleared")
+			require.Nil(t, cp.AlterWAL)
+		}
+	})
 }

@@ -33,6 +33,8 @@ type SegmentView struct {
 	State      commonpb.SegmentState
 	Importing  bool
 	Start, DML PositionView
+	// plain: the fast path read it, so a rewrite can splice without reading it again.
+	plain bool
 }
 
 // In reports whether the position already holds exactly id, tagged with its WAL.
@@ -83,6 +85,23 @@ func RewriteSegmentPositions(b []byte, id msgid.ID) ([]byte, int, error) {
 	if !ok {
 		return rewriteSegmentPositionsGeneral(b, id)
 	}
+	out, n := spliceSegment(b, v, id)
+	return out, n, nil
+}
+
+// RewriteViewedSegment is RewriteSegmentPositions for a value b that
+// ViewSegment read as v: when the fast path read it, the positions are
+// spliced in without reading b again (a reset decides a million segments).
+func RewriteViewedSegment(b []byte, v SegmentView, id msgid.ID) ([]byte, int, error) {
+	if !v.plain {
+		return rewriteSegmentPositionsGeneral(b, id)
+	}
+	out, n := spliceSegment(b, v, id)
+	return out, n, nil
+}
+
+// spliceSegment rewrites the positions of a value inspectSegment accepted as v.
+func spliceSegment(b []byte, v SegmentView, id msgid.ID) ([]byte, int) {
 	target := id.Bytes()
 	var change [2]bool
 	n := 0
@@ -93,7 +112,7 @@ func RewriteSegmentPositions(b []byte, id msgid.ID) ([]byte, int, error) {
 		}
 	}
 	if n == 0 {
-		return b, 0, nil
+		return b, 0
 	}
 	fields := newPositionFields(target, id.WAL())
 	out := make([]byte, 0, len(b)+2*(len(target)+8))
@@ -109,7 +128,7 @@ func RewriteSegmentPositions(b []byte, id msgid.ID) ([]byte, int, error) {
 		}
 		off += tn + m
 	}
-	return out, n, nil
+	return out, n
 }
 
 // inspectSegment is the fast path (the view without its Channel, which it
@@ -170,6 +189,7 @@ func inspectSegment(b []byte) (v SegmentView, channel []byte, ok bool) {
 		}
 		off += n + m
 	}
+	v.plain = true
 	return v, channel, true
 }
 

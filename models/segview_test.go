@@ -108,6 +108,12 @@ func checkSegmentPaths(t *testing.T, b []byte) (fast bool) {
 		if err == nil && (n != wn || !bytes.Equal(got, want)) {
 			t.Fatalf("rewrite to %s %s of %x:\nfast    %d %x\ngeneral %d %x", msgid.Name(id.WAL()), id.Human(), b, n, got, wn, want)
 		}
+		if v, verr := ViewSegment(b); verr == nil && err == nil {
+			vg, vn, _ := RewriteViewedSegment(b, v, id)
+			if vn != wn || !bytes.Equal(vg, want) {
+				t.Fatalf("RewriteViewedSegment to %s %s of %x:\nviewed  %d %x\ngeneral %d %x", msgid.Name(id.WAL()), id.Human(), b, vn, vg, wn, want)
+			}
+		}
 	}
 	return ok
 }

@@ -2,9 +2,13 @@ package states
 
 import (
 	"context"
+	"errors"
 	"sort"
 	"strconv"
 	"sync"
+	"time"
+
+	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
 
 	"github.com/heron-shell/heron/framework"
 	"github.com/heron-shell/heron/models"
@@ -12,24 +16,33 @@ import (
 )
 
 // Completion kinds the connected state lists (a flag's complete tag, by
-// default the flag's name).
+// default the flag's name: --pchannel, --collection, --state of show
+// segment; a flag named so that means something else tags complete:"-").
 const (
-	CompletePChannel   = "pchannel"
-	CompleteCollection = "collection"
+	CompletePChannel     = "pchannel"
+	CompleteCollection   = "collection"
+	CompleteSegmentState = "state"
 )
 
 // maxCompletions bounds the values one kind keeps for completion.
 const maxCompletions = 1000
+
+// errEnough ends a walk that found maxCompletions values.
+var errEnough = errors.New("enough values")
 
 // completionCache holds the values of the last connected state that
 // completed, read at one etcd revision: typing a word asks again at every
 // key, and a revision check is one small request where a listing is a scan.
 var completionCache struct {
 	sync.Mutex
-	owner  *Connected
-	rev    int64
-	values map[string][]framework.Completion
+	owner    *Connected
+	rev      int64
+	values   map[string][]framework.Completion
+	failedAt time.Time // a read that failed: no new try for a while, so typing stays fluent
 }
+
+// completionRetry is how long completion waits after a failed read.
+const completionRetry = 5 * time.Second
 
 // CompleteValues lists the pchannel names or the collection ids (with their
 // names) of the connected instance, for the REPL's completion of flags such
@@ -38,6 +51,8 @@ var completionCache struct {
 func (c *Connected) CompleteValues(ctx context.Context, kind string) []framework.Completion {
 	var prefixes []string
 	switch kind {
+	case CompleteSegmentState:
+		return segmentStates()
 	case CompletePChannel:
 		prefixes = []string{models.PChannelPrefix, models.WALPrefix}
 	case CompleteCollection:
@@ -45,15 +60,19 @@ func (c *Connected) CompleteValues(ctx context.Context, kind string) []framework
 	default:
 		return nil
 	}
-	rev, err := c.inst.Revision(ctx)
-	if err != nil {
-		return nil
-	}
 	cache := &completionCache
 	cache.Lock()
 	defer cache.Unlock()
-	if cache.owner != c || cache.rev != rev {
-		cache.owner, cache.rev, cache.values = c, rev, map[string][]framework.Completion{}
+	if cache.owner == c && time.Since(cache.failedAt) < completionRetry {
+		return nil
+	}
+	rev, err := c.inst.Revision(ctx)
+	if err != nil {
+		cache.owner, cache.values, cache.failedAt = c, nil, time.Now()
+		return nil
+	}
+	if cache.owner != c || cache.rev != rev || cache.values == nil {
+		cache.owner, cache.rev, cache.values, cache.failedAt = c, rev, map[string][]framework.Completion{}, time.Time{}
 	}
 	if v, ok := cache.values[kind]; ok {
 		return v
@@ -61,7 +80,7 @@ func (c *Connected) CompleteValues(ctx context.Context, kind string) []framework
 	seen := map[string]string{}
 	_, err = c.inst.Walk(ctx, rev, prefixes, func(e instance.Entry) error {
 		if len(seen) >= maxCompletions {
-			return nil
+			return errEnough
 		}
 		switch e.Kind {
 		case models.KindPChannel, models.KindConsumeCheckpoint:
@@ -80,7 +99,8 @@ func (c *Connected) CompleteValues(ctx context.Context, kind string) []framework
 		}
 		return nil
 	})
-	if err != nil {
+	if err != nil && !errors.Is(err, errEnough) {
+		cache.failedAt = time.Now()
 		return nil
 	}
 	out := make([]framework.Completion, 0, len(seen))
@@ -90,6 +110,18 @@ func (c *Connected) CompleteValues(ctx context.Context, kind string) []framework
 	sort.Slice(out, func(i, j int) bool { return lessNatural(out[i].Value, out[j].Value) })
 	cache.values[kind] = out
 	return out
+}
+
+// segmentStates are the states a segment can be shown in (show segment
+// --state), in the order of their values; None and NotExist are never stored.
+func segmentStates() []framework.Completion {
+	var out []framework.Completion
+	for v := commonpb.SegmentState_Growing; ; v++ {
+		if _, ok := commonpb.SegmentState_name[int32(v)]; !ok {
+			return out
+		}
+		out = append(out, framework.Completion{Value: models.SegmentStateName(v)})
+	}
 }
 
 // lessNatural orders names with numbers by value: dml_2 before dml_10, 9 before 10.

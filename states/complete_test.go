@@ -3,6 +3,7 @@ package states
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
 	"github.com/stretchr/testify/assert"
@@ -72,6 +73,7 @@ func TestCompleteValuesFromTheInstance(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, values(c.CompleteValues(ctx, CompletePChannel)), "by-dev-rootcoord-dml_99", "a new revision is read again")
 	assert.Nil(t, c.CompleteValues(ctx, "nothing"))
+	assert.Equal(t, []string{"Growing", "Sealed", "Flushed", "Flushing", "Dropped", "Importing"}, values(c.CompleteValues(ctx, CompleteSegmentState)))
 }
 
 func TestLessNatural(t *testing.T) {
@@ -81,4 +83,17 @@ func TestLessNatural(t *testing.T) {
 	assert.True(t, lessNatural("a", "b"))
 	assert.True(t, lessNatural("dml", "dml_0"))
 	assert.False(t, lessNatural("x", "x"))
+}
+
+// A read that fails yields no values, at once the next time too.
+func TestCompleteValuesUnreachable(t *testing.T) {
+	cli, ep := etcdtest.Start(t)
+	c := &Connected{inst: instance.New(cli, models.NewLayout("by-dev", "meta"), []string{ep})}
+	require.NoError(t, cli.Close())
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	assert.Nil(t, c.CompleteValues(ctx, CompletePChannel))
+	start := time.Now()
+	assert.Nil(t, c.CompleteValues(ctx, CompleteCollection))
+	assert.Less(t, time.Since(start), 100*time.Millisecond)
 }

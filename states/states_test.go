@@ -3,8 +3,18 @@ package states
 import (
 	"bytes"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
+	"encoding/pem"
+	"math/big"
 	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,7 +23,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.etcd.io/etcd/client/pkg/v3/transport"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.etcd.io/etcd/server/v3/embed"
+	"go.uber.org/zap"
 
 	"github.com/heron-shell/heron/configs"
 	"github.com/heron-shell/heron/framework"
@@ -269,7 +282,7 @@ func TestConnectUsageAndTLSErrors(t *testing.T) {
 		code int
 		err  string
 	}{
-		{"connect --etcd ''", framework.ExitUsage, "empty value for --etcd"},
+		{"connect --etcd ''", framework.ExitUsage, "--etcd needs at least one address"},
 		{"connect --rootPath /", framework.ExitUsage, "--rootPath must not be empty"},
 		{"connect --metaPath ''", framework.ExitUsage, "--metaPath must not be empty"},
 		{"connect --etcdCert c.pem", framework.ExitUsage, "--etcdCert and --etcdKey go together"},
@@ -351,4 +364,199 @@ func TestScriptAgainstEtcd(t *testing.T) {
 	assert.Equal(t, framework.ExitFailed, code)
 	assert.Contains(t, errOut.String(), `error: root path "nope" holds no Milvus metadata`)
 	assert.NotContains(t, out.String(), "heron ", "stopped before version")
+}
+
+func TestNotConnectedMessage(t *testing.T) {
+	s := newShell(t)
+	for _, line := range []string{"show checkpoint", "show segment --format json", "reset checkpoint --target-wal kafka", "restore --file x", "disconnect", "show"} {
+		err := s.run(t, line)
+		require.Error(t, err, line)
+		assert.Equal(t, framework.ExitUsage, framework.ExitCode(err), line)
+		assert.Equal(t, "not connected: run connect --etcd HOST:PORT first", err.Error(), line)
+	}
+	err := s.run(t, "shwo checkpoint")
+	assert.Equal(t, framework.ExitUsage, framework.ExitCode(err))
+	assert.Contains(t, err.Error(), `unknown command "shwo"`, "a typo is still unknown")
+}
+
+func TestAlreadyConnectedMessage(t *testing.T) {
+	_, ep := seeded(t)
+	s := newShell(t)
+	require.NoError(t, s.run(t, "connect --etcd "+ep))
+	err := s.run(t, "connect --etcd "+ep+" --rootPath other --etcdUserName root --etcdPassword hunter2")
+	require.Error(t, err)
+	assert.Equal(t, framework.ExitUsage, framework.ExitCode(err))
+	assert.Equal(t, "already connected to "+ep+" (root path by-dev): disconnect first", err.Error())
+	assert.NotContains(t, err.Error(), "hunter2")
+	assert.Equal(t, "Milvus(by-dev) > ", s.sh.State().Prompt(), "still connected to the first")
+}
+
+// TestConnectedCommandsListNamespaces: a connected state built with
+// ConnectedCommands (as the demo does) has every namespace.
+func TestConnectedCommandsListNamespaces(t *testing.T) {
+	var paths []string
+	for _, c := range NewConnected(instance.New(nil, models.NewLayout("by-dev", "meta"), nil), ConnectedCommands(nil)).Commands() {
+		paths = append(paths, c.Path())
+	}
+	for _, want := range []string{"disconnect", "version", "show checkpoint", "reset checkpoint", "restore"} {
+		assert.Contains(t, paths, want)
+	}
+}
+
+// rawServer answers every connection with reply(first bytes read).
+func rawServer(t *testing.T, reply func(req []byte) string) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				buf := make([]byte, 64)
+				n, _ := c.Read(buf)
+				_, _ = c.Write([]byte(reply(buf[:n])))
+			}()
+		}
+	}()
+	return l.Addr().String()
+}
+
+func TestConnectHTTPServer(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) }))
+	t.Cleanup(srv.Close)
+	// Python's http.server answers the HTTP/2 preface with a bare HTML page
+	// and an HTTP/1.1 request with a status line.
+	pythonLike := rawServer(t, func(req []byte) string {
+		if bytes.HasPrefix(req, []byte("PRI ")) {
+			return "<!DOCTYPE HTML>\n<html><p>Error code: 505</p></html>\n"
+		}
+		return "HTTP/1.0 200 OK\r\n\r\n"
+	})
+	ssh := rawServer(t, func([]byte) string { return "SSH-2.0-OpenSSH_9.6\r\n" })
+	tests := []struct{ addr, want string }{
+		{srv.Listener.Addr().String(), " answered, but not as etcd (HTTP/1.x)"},
+		{pythonLike, " answered, but not as etcd (HTTP/1.x)"},
+		{ssh, " answered, but not as etcd (not HTTP/2)"},
+	}
+	for _, tt := range tests {
+		s := newShell(t)
+		start := time.Now()
+		err := s.run(t, "connect --etcd "+tt.addr+" --etcdUserName root --etcdPassword hunter2")
+		require.Error(t, err)
+		assert.Less(t, time.Since(start), 3*time.Second, "the server answered: no waiting for the timeout")
+		assert.Equal(t, framework.ExitFailed, framework.ExitCode(err))
+		assert.Equal(t, tt.addr+tt.want, err.Error())
+		assert.NotContains(t, s.errOut.String(), "hunter2")
+		assert.Equal(t, "Offline > ", s.sh.State().Prompt())
+	}
+}
+
+func TestConnectEndpointWithoutPort(t *testing.T) {
+	for _, ep := range []string{"127.0.0.1", "localhost", "http://127.0.0.1"} {
+		s := newShell(t)
+		start := time.Now()
+		err := s.run(t, "connect --etcd "+ep)
+		require.Error(t, err)
+		assert.Less(t, time.Since(start), time.Second)
+		assert.Equal(t, framework.ExitUsage, framework.ExitCode(err), ep)
+		assert.Contains(t, err.Error(), ep+": missing :PORT (etcd's default client port is 2379)")
+	}
+}
+
+func TestConnectUserWithoutPassword(t *testing.T) {
+	t.Setenv("ETCD_PASSWORD", "")
+	_, ep := seeded(t)
+	s := newShell(t)
+	err := s.run(t, "connect --etcd "+ep+" --etcdUserName root")
+	require.Error(t, err)
+	assert.Equal(t, framework.ExitUsage, framework.ExitCode(err))
+	assert.Equal(t, "connect: no password: give --etcdPassword or $ETCD_PASSWORD", err.Error())
+}
+
+// tlsEtcd starts an embedded etcd that serves clients over TLS only, with a
+// throwaway CA; it returns the endpoint and the CA file.
+func tlsEtcd(t *testing.T) (endpoint, caFile string) {
+	t.Helper()
+	dir := t.TempDir()
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	caTmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "heron-test-ca"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
+	}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	require.NoError(t, err)
+	srvKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	srvTmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "127.0.0.1"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		KeyUsage: x509.KeyUsageDigitalSignature,
+	}
+	caCert, err := x509.ParseCertificate(caDER)
+	require.NoError(t, err)
+	srvDER, err := x509.CreateCertificate(rand.Reader, srvTmpl, caCert, &srvKey.PublicKey, caKey)
+	require.NoError(t, err)
+	keyDER, err := x509.MarshalECPrivateKey(srvKey)
+	require.NoError(t, err)
+	write := func(name, typ string, der []byte) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600))
+		return p
+	}
+	caFile = write("ca.pem", "CERTIFICATE", caDER)
+	certFile := write("server.pem", "CERTIFICATE", srvDER)
+	keyFile := write("server-key.pem", "EC PRIVATE KEY", keyDER)
+
+	cfg := embed.NewConfig()
+	cfg.Dir = filepath.Join(dir, "etcd")
+	cfg.Name = "tls"
+	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.NewNop())
+	client, _ := url.Parse("https://" + refusedAddr(t))
+	peer, _ := url.Parse("http://" + refusedAddr(t))
+	cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{*client}, []url.URL{*client}
+	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{*peer}, []url.URL{*peer}
+	cfg.InitialCluster = cfg.Name + "=" + peer.String()
+	cfg.ClientTLSInfo = transport.TLSInfo{CertFile: certFile, KeyFile: keyFile}
+	e, err := embed.StartEtcd(cfg)
+	require.NoError(t, err)
+	t.Cleanup(e.Close)
+	select {
+	case <-e.Server.ReadyNotify():
+	case <-time.After(30 * time.Second):
+		t.Fatal("TLS etcd not ready")
+	}
+	return client.Host, caFile
+}
+
+func TestConnectPlainTextToTLSEtcd(t *testing.T) {
+	ep, ca := tlsEtcd(t)
+	s := newShell(t)
+	start := time.Now()
+	err := s.run(t, "connect --etcd "+ep+" --force")
+	require.Error(t, err)
+	assert.Less(t, time.Since(start), 3*time.Second, "the server answered: no waiting for the timeout")
+	assert.Equal(t, framework.ExitFailed, framework.ExitCode(err))
+	assert.Equal(t, ep+": the server expects TLS: add --enableTLS", err.Error())
+
+	require.NoError(t, s.run(t, "connect --etcd "+ep+" --force --enableTLS --rootCAPem "+ca), "the same server with --enableTLS")
+	assert.Equal(t, "Milvus(by-dev) > ", s.sh.State().Prompt())
+}
+
+func TestConnectTLSToPlainTextEtcd(t *testing.T) {
+	_, ep := seeded(t)
+	s := newShell(t)
+	start := time.Now()
+	err := s.run(t, "connect --etcd "+ep+" --enableTLS")
+	require.Error(t, err)
+	assert.Less(t, time.Since(start), 3*time.Second)
+	assert.Equal(t, framework.ExitFailed, framework.ExitCode(err))
+	assert.Equal(t, ep+": the server does not use TLS: drop --enableTLS", err.Error())
 }

@@ -18,13 +18,22 @@ import (
 type Result struct {
 	// Backup is the path of the backup file ("" when nothing was backed up).
 	Backup string `json:"backup"`
-	// Keys is the number of ops of the plan; Puts and Deletes split it.
-	Keys    int64 `json:"keys"`
+	// Keys is the number of ops of the plan; PlannedPuts and PlannedDeletes
+	// split it.
+	Keys           int64 `json:"keys"`
+	PlannedPuts    int64 `json:"planned_puts"`
+	PlannedDeletes int64 `json:"planned_deletes"`
+	// Written is the number of keys committed (Puts and Deletes split it:
+	// a stopped run counts what it wrote), Txns the transactions.
+	Written int64 `json:"written"`
 	Puts    int64 `json:"puts"`
 	Deletes int64 `json:"deletes"`
-	// Written is the number of keys committed, Txns the transactions.
-	Written int64 `json:"written"`
 	Txns    int   `json:"txns"`
+	// SplitState, Continues and OriginalBackup are the header's: the run
+	// continued an interrupted one (see Header).
+	SplitState     bool   `json:"split_state,omitempty"`
+	Continues      string `json:"continues,omitempty"`
+	OriginalBackup string `json:"original_backup,omitempty"`
 	// Seconds is the whole run; BackupSeconds pass 1, WriteSeconds pass 2.
 	BackupSeconds float64 `json:"backup_seconds"`
 	WriteSeconds  float64 `json:"write_seconds"`
@@ -69,7 +78,12 @@ type InterruptedError struct {
 }
 
 func (e *InterruptedError) Error() string {
-	return fmt.Sprintf("%v: stopped after %d transactions, %d of %d keys written; re-run heron to complete", e.Err, e.Txns, e.Written, e.Total)
+	next := "re-run heron to complete"
+	var le *LimitError
+	if errors.As(e.Err, &le) {
+		next = "re-run heron to complete once " + le.Fix
+	}
+	return fmt.Sprintf("%v: stopped after %d transactions, %d of %d keys written; %s", e.Err, e.Txns, e.Written, e.Total, next)
 }
 
 func (e *InterruptedError) Unwrap() error { return e.Err }
@@ -116,11 +130,14 @@ func Apply(ctx context.Context, store Store, src Source, opt Options) (*Result, 
 	seed := maphash.MakeSeed()
 
 	// Pass 1: the backup.
-	bw, err := createBackup(opt.BackupPath, opt.Header)
+	bw, err := CreateBackup(opt.BackupPath, opt.Header)
 	if err != nil {
 		return res, err
 	}
 	var hashes []uint64
+	// The transaction of the most ops: its size and first key.
+	var biggestOps int
+	var biggestKey string
 	prog := startProgress(opt.Progress, opt.Label+": backup", opt.Total, opt.ProgressInterval)
 	b1 := newBatcher(opt, seed, func(bt *batch) error {
 		for _, op := range bt.ops {
@@ -128,13 +145,16 @@ func Apply(ctx context.Context, store Store, src Source, opt Options) (*Result, 
 				return err
 			}
 			if op.Delete {
-				res.Deletes++
+				res.PlannedDeletes++
 			} else {
-				res.Puts++
+				res.PlannedPuts++
 			}
 		}
 		prog.add(len(bt.ops))
 		hashes = append(hashes, bt.hash)
+		if len(bt.ops) > biggestOps {
+			biggestOps, biggestKey = len(bt.ops), bt.ops[0].Key
+		}
 		return nil
 	})
 	err = src(ctx, func(op Op) error {
@@ -144,36 +164,54 @@ func Apply(ctx context.Context, store Store, src Source, opt Options) (*Result, 
 	if err == nil {
 		err = b1.flush()
 	}
-	res.Keys = res.Puts + res.Deletes
+	res.Keys = res.PlannedPuts + res.PlannedDeletes
 	if err == nil && opt.Total > 0 && res.Keys != opt.Total {
 		err = fmt.Errorf("the plan counted %d keys but reading them again at revision %d gave %d: nothing was written; build the plan again", opt.Total, opt.Header.Revision, res.Keys)
 	}
 	if err != nil {
-		bw.abort()
+		bw.Abort()
 		prog.finish(false)
 		return res, Cause(ctx, backupErr(err))
 	}
 	if opt.Check != nil {
 		if err := opt.Check(); err != nil {
-			bw.abort()
+			bw.Abort()
 			prog.finish(false)
 			return res, err
 		}
 	}
 	if res.Keys == 0 && opt.SkipEmpty {
-		bw.abort()
+		bw.Abort()
 		prog.finish(true)
 		res.Seconds = time.Since(start).Seconds()
 		return res, nil
 	}
 	prog.finish(true)
+	if opt.Amend != nil {
+		h := bw.header
+		if err := opt.Amend(&h); err != nil {
+			bw.Abort()
+			return res, err
+		}
+		bw.setHeader(h)
+	}
+	if biggestOps > 0 {
+		// etcd refuses a transaction of more ops than its --max-txn-ops
+		// before applying any of it; finding that out with reads, before the
+		// question and the first write, spares a run that cannot complete.
+		if err := checkTxnOps(ctx, store, opt, biggestKey, biggestOps); err != nil {
+			bw.Abort()
+			return res, Cause(ctx, err)
+		}
+	}
 	if opt.Approve != nil {
 		if err := opt.Approve(res.Keys); err != nil {
-			bw.abort()
+			bw.Abort()
 			return res, err
 		}
 	}
-	if err := bw.commit(); err != nil {
+	res.SplitState, res.Continues, res.OriginalBackup = bw.header.SplitState, bw.header.Continues, bw.header.OriginalBackup
+	if err := bw.Commit(); err != nil {
 		return res, err
 	}
 	res.Backup = opt.BackupPath
@@ -207,7 +245,7 @@ func Apply(ctx context.Context, store Store, src Source, opt Options) (*Result, 
 	}
 	w.wg.Wait()
 	prog.finish(w.err == nil && err == nil)
-	res.Written, res.Txns = w.written, w.txns
+	res.Written, res.Puts, res.Deletes, res.Txns = w.written, w.puts, w.deletes, w.txns
 	res.WriteSeconds = time.Since(wstart).Seconds()
 	res.Seconds = time.Since(start).Seconds()
 	if res.WriteSeconds > 0 {
@@ -360,6 +398,8 @@ type writer struct {
 	errSeq    int
 	txns      int
 	written   int64
+	puts      int64
+	deletes   int64
 	committed []committedTxn
 }
 
@@ -441,6 +481,10 @@ func (w *writer) commit(bt *batch) {
 	defer cancel()
 	resp, err := w.store.Txn(tctx).If(cmps...).Then(thens...).Commit()
 	if err != nil {
+		if lerr := w.limitError(tctx, bt, err); lerr != nil {
+			w.fail(bt.seq, lerr)
+			return
+		}
 		if errors.Is(err, context.DeadlineExceeded) {
 			err = &timeoutError{d: w.opt.TxnTimeout, err: err}
 		}
@@ -456,6 +500,13 @@ func (w *writer) commit(bt *batch) {
 	defer w.mu.Unlock()
 	w.txns++
 	w.written += int64(len(bt.ops))
+	for _, op := range bt.ops {
+		if op.Delete {
+			w.deletes++
+		} else {
+			w.puts++
+		}
+	}
 	w.committed = append(w.committed, committedTxn{seq: bt.seq, n: len(bt.ops)})
 	w.prog.add(len(bt.ops))
 	if w.opt.AfterTxn != nil && w.err == nil {

@@ -2,14 +2,19 @@ package apply
 
 import (
 	"bufio"
+	"bytes"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -18,16 +23,23 @@ import (
 //
 //	{"heron_backup":1,"command":"reset checkpoint --target-wal kafka","created":"2026-...Z",
 //	 "endpoints":["127.0.0.1:2379"],"root_path":"by-dev","meta_root":"by-dev/meta/",
-//	 "revision":1234,"target":"kafka","scope":["by-dev-rootcoord-dml_0"]}
+//	 "revision":1234,"target":"kafka","scope":["by-dev-rootcoord-dml_0"],
+//	 "prefixes":["by-dev/meta/","by-dev/config/"]}
 //	{"key":"by-dev/meta/datacoord-meta/s/100/101/1001","value":"<base64>","mod_revision":17,"op":"put"}
 //	{"key":"by-dev/meta/queryCoord-Collection-Target/999","value":"<base64>","mod_revision":21,"op":"delete"}
 //	{"key":"by-dev/config/new","value":"","mod_revision":0,"absent":true,"op":"put"}
-//	{"end":true,"ops":3}
+//	{"end":true,"ops":3,"sha256":"<hex>"}
 //
 // one line per op, in the order the ops are written, with the key's value and
 // mod revision as read by the plan ("absent" when the key did not exist); a
 // key that is not valid UTF-8 is in "key_base64" instead of "key". The last
-// line closes the file: a file without it is truncated and is refused.
+// line closes the file: a file without it is truncated and is refused. Its
+// sha256 is the SHA-256 of every byte before it (the header and the entry
+// lines, each with its newline): a reader refuses a file whose bytes changed
+// after it was written, and one without a checksum (written before heron
+// checksummed backups) unless its caller allows it (restore --no-checksum).
+// The header's prefixes are the key prefixes the command writes: the writer
+// refuses an entry outside them, and so does restore.
 
 type backupLine struct {
 	Key         string `json:"key,omitempty"`
@@ -39,23 +51,41 @@ type backupLine struct {
 }
 
 type backupEnd struct {
-	End bool  `json:"end"`
-	Ops int64 `json:"ops"`
+	End    bool   `json:"end"`
+	Ops    int64  `json:"ops"`
+	SHA256 string `json:"sha256,omitempty"`
 }
 
-// backupWriter writes a backup under a temporary name and publishes it.
-type backupWriter struct {
-	final string
-	tmp   string
-	f     *os.File
-	w     *bufio.Writer
-	n     int64
-	buf   []byte
+// BackupWriter writes a backup file under a temporary name in the folder of
+// its final name and publishes it on Commit: a reader never sees a partial
+// backup under the final name. CreateBackup, Add for every key, then Commit
+// (or Abort) is the whole API; the end line and its checksum are the
+// writer's.
+type BackupWriter struct {
+	final  string
+	tmp    string
+	f      *os.File
+	w      *bufio.Writer
+	sum    hash.Hash
+	header Header
+	// amended: the header changed after the entries were written (Apply
+	// completes it after pass 1); Commit rewrites the file's first line.
+	amended bool
+	n       int64
+	buf     []byte
 }
 
-func createBackup(path string, h Header) (*backupWriter, error) {
+// CreateBackup starts the backup file path (which must not exist) with
+// header h; Format is set, and Created when zero. Every prefix of
+// h.Prefixes must end with "/".
+func CreateBackup(path string, h Header) (*BackupWriter, error) {
 	if path == "" {
 		return nil, errors.New("backup: no backup path")
+	}
+	for _, p := range h.Prefixes {
+		if p == "" || !strings.HasSuffix(p, "/") {
+			return nil, fmt.Errorf("backup: prefix %q of the header does not end with /", p)
+		}
 	}
 	if _, err := os.Lstat(path); err == nil {
 		return nil, fmt.Errorf("backup: %s already exists", path)
@@ -68,53 +98,75 @@ func createBackup(path string, h Header) (*backupWriter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("backup: cannot create a file in %s: %w", dir, err)
 	}
-	bw := &backupWriter{final: path, tmp: f.Name(), f: f, w: bufio.NewWriterSize(f, 1<<20)}
 	h.Format = BackupFormat
 	if h.Created.IsZero() {
 		h.Created = time.Now().UTC()
 	}
+	bw := &BackupWriter{final: path, tmp: f.Name(), f: f, w: bufio.NewWriterSize(f, 1<<20), sum: sha256.New(), header: h}
 	hb, err := json.Marshal(h)
 	if err != nil {
-		bw.abort()
+		bw.Abort()
 		return nil, fmt.Errorf("backup: %w", err)
 	}
 	if err := bw.line(hb); err != nil {
-		bw.abort()
+		bw.Abort()
 		return nil, err
 	}
 	return bw, nil
 }
 
-func (bw *backupWriter) line(b []byte) error {
+// Path is the final name of the file.
+func (bw *BackupWriter) Path() string { return bw.final }
+
+// Entries is the number of entries added so far.
+func (bw *BackupWriter) Entries() int64 { return bw.n }
+
+func (bw *BackupWriter) line(b []byte) error {
 	if _, err := bw.w.Write(b); err != nil {
 		return fmt.Errorf("backup: write %s: %w", bw.tmp, err)
 	}
 	if err := bw.w.WriteByte('\n'); err != nil {
 		return fmt.Errorf("backup: write %s: %w", bw.tmp, err)
 	}
+	bw.sum.Write(b)
+	bw.sum.Write(newline)
 	return nil
 }
 
-// add writes the line of one op. It encodes by hand: it runs once per key.
-func (bw *backupWriter) add(op Op) error {
+var newline = []byte{'\n'}
+
+// Add writes the line of one entry: the key, its value and mod revision
+// before the write (Absent with mod revision 0 when it did not exist), and
+// whether the write deletes it. An entry outside the header's prefixes is
+// refused. It encodes by hand: it runs once per key.
+func (bw *BackupWriter) Add(e Entry) error {
+	if e.Key == "" {
+		return errors.New("backup: an entry has an empty key")
+	}
+	if e.Absent != (e.ModRevision == 0) {
+		return fmt.Errorf("backup: entry %s: absent=%v with mod revision %d", e.Key, e.Absent, e.ModRevision)
+	}
+	if !bw.header.Allows(e.Key) {
+		return fmt.Errorf("backup: key %s is outside the prefixes %s of the backup's header", e.Key, strings.Join(bw.header.Prefixes, ", "))
+	}
 	b := bw.buf[:0]
-	if utf8.ValidString(op.Key) {
+	if utf8.ValidString(e.Key) {
 		b = append(b, `{"key":`...)
-		kb, _ := json.Marshal(op.Key)
+		kb, _ := json.Marshal(e.Key)
 		b = append(b, kb...)
 	} else {
 		b = append(b, `{"key_base64":"`...)
-		b = base64.StdEncoding.AppendEncode(b, []byte(op.Key))
+		b = base64.StdEncoding.AppendEncode(b, []byte(e.Key))
 		b = append(b, '"')
 	}
 	b = append(b, `,"value":"`...)
-	b = base64.StdEncoding.AppendEncode(b, op.Original)
+	b = base64.StdEncoding.AppendEncode(b, e.Value)
 	b = append(b, `","mod_revision":`...)
-	b = strconv.AppendInt(b, op.ModRevision, 10)
-	if op.ModRevision == 0 {
+	b = strconv.AppendInt(b, e.ModRevision, 10)
+	if e.Absent {
 		b = append(b, `,"absent":true`...)
 	}
-	if op.Delete {
+	if e.Delete {
 		b = append(b, `,"op":"delete"}`...)
 	} else {
 		b = append(b, `,"op":"put"}`...)
@@ -124,26 +176,90 @@ func (bw *backupWriter) add(op Op) error {
 	return bw.line(b)
 }
 
-// commit writes the end line, syncs the file and its folder, and renames the
-// file to its final name without overwriting anything.
-func (bw *backupWriter) commit() error {
-	eb, _ := json.Marshal(backupEnd{End: true, Ops: bw.n})
+// add writes the entry of one op.
+func (bw *BackupWriter) add(op Op) error {
+	return bw.Add(Entry{Key: op.Key, Value: op.Original, ModRevision: op.ModRevision, Absent: op.ModRevision == 0, Delete: op.Delete})
+}
+
+// setHeader replaces the header before Commit (which rewrites the first
+// line when it changed).
+func (bw *BackupWriter) setHeader(h Header) {
+	h.Format, h.Created = BackupFormat, bw.header.Created
+	a, _ := json.Marshal(bw.header)
+	b, _ := json.Marshal(h)
+	bw.header = h
+	bw.amended = bw.amended || !bytes.Equal(a, b)
+}
+
+// rewriteHeader copies the temporary file to a new one that starts with the
+// current header, hashing it again.
+func (bw *BackupWriter) rewriteHeader() error {
+	if err := bw.w.Flush(); err != nil {
+		return fmt.Errorf("backup: write %s: %w", bw.tmp, err)
+	}
+	if _, err := bw.f.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("backup: read %s: %w", bw.tmp, err)
+	}
+	r := bufio.NewReaderSize(bw.f, 1<<20)
+	if _, err := r.ReadBytes('\n'); err != nil {
+		return fmt.Errorf("backup: read %s: %w", bw.tmp, err)
+	}
+	dir, base := filepath.Split(bw.final)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("backup: cannot create a file in %s: %w", dir, err)
+	}
+	old, oldTmp := bw.f, bw.tmp
+	bw.f, bw.tmp, bw.w, bw.sum = f, f.Name(), bufio.NewWriterSize(f, 1<<20), sha256.New()
+	defer func() {
+		_ = old.Close()
+		_ = os.Remove(oldTmp)
+	}()
+	hb, err := json.Marshal(bw.header)
+	if err != nil {
+		return fmt.Errorf("backup: %w", err)
+	}
+	if err := bw.line(hb); err != nil {
+		return err
+	}
+	if _, err := io.Copy(io.MultiWriter(bw.w, bw.sum), r); err != nil {
+		return fmt.Errorf("backup: copy %s to %s: %w", oldTmp, bw.tmp, err)
+	}
+	bw.amended = false
+	return nil
+}
+
+// Commit writes the end line with the checksum, syncs the file and its
+// folder, and publishes the file under its final name without overwriting
+// anything. On error nothing is left under either name.
+func (bw *BackupWriter) Commit() error {
+	if bw.amended {
+		if err := bw.rewriteHeader(); err != nil {
+			bw.Abort()
+			return err
+		}
+	}
+	eb, _ := json.Marshal(backupEnd{End: true, Ops: bw.n, SHA256: hex.EncodeToString(bw.sum.Sum(nil))})
 	if err := bw.line(eb); err != nil {
-		bw.abort()
+		bw.Abort()
 		return err
 	}
 	if err := bw.w.Flush(); err != nil {
-		bw.abort()
+		bw.Abort()
 		return fmt.Errorf("backup: write %s: %w", bw.tmp, err)
 	}
 	if err := bw.f.Sync(); err != nil {
-		bw.abort()
+		bw.Abort()
 		return fmt.Errorf("backup: sync %s: %w", bw.tmp, err)
 	}
 	if err := bw.f.Close(); err != nil {
 		_ = os.Remove(bw.tmp)
 		return fmt.Errorf("backup: close %s: %w", bw.tmp, err)
 	}
+	bw.f = nil
 	// A hard link publishes the file atomically and fails if the name is
 	// taken; fall back to rename where links are not supported.
 	if err := os.Link(bw.tmp, bw.final); err != nil {
@@ -165,9 +281,11 @@ func (bw *backupWriter) commit() error {
 	return syncDir(filepath.Dir(bw.final))
 }
 
-func (bw *backupWriter) abort() {
+// Abort removes the temporary file: nothing is published.
+func (bw *BackupWriter) Abort() {
 	if bw.f != nil {
 		_ = bw.f.Close()
+		bw.f = nil
 	}
 	_ = os.Remove(bw.tmp)
 }
@@ -197,15 +315,22 @@ type Entry struct {
 	Line int64
 }
 
-// BackupReader streams a backup file an entry at a time.
+// BackupReader streams a backup file an entry at a time, hashing what it
+// reads: at the end line it checks the entry count and the checksum.
 type BackupReader struct {
 	Path   string
 	Header Header
-	f      *os.File
-	r      *bufio.Reader
-	line   int64
-	n      int64
-	done   bool
+	// AllowNoChecksum accepts a file whose end line has no checksum (a
+	// backup written before heron checksummed them); set it before reading.
+	AllowNoChecksum bool
+	// Checksummed: the end line's checksum matched (set at the end line).
+	Checksummed bool
+	f           *os.File
+	r           *bufio.Reader
+	sum         hash.Hash
+	line        int64
+	n           int64
+	done        bool
 }
 
 // OpenBackup opens a backup file and reads its header.
@@ -214,7 +339,7 @@ func OpenBackup(path string) (*BackupReader, error) {
 	if err != nil {
 		return nil, fmt.Errorf("backup: %w", err)
 	}
-	br := &BackupReader{Path: path, f: f, r: bufio.NewReaderSize(f, 1<<20)}
+	br := &BackupReader{Path: path, f: f, r: bufio.NewReaderSize(f, 1<<20), sum: sha256.New()}
 	b, err := br.readLine()
 	if err != nil {
 		f.Close()
@@ -231,7 +356,13 @@ func OpenBackup(path string) (*BackupReader, error) {
 		f.Close()
 		return nil, fmt.Errorf("backup %s: format %d is not supported (this heron reads %d)", path, br.Header.Format, BackupFormat)
 	}
+	br.hash(b)
 	return br, nil
+}
+
+func (br *BackupReader) hash(b []byte) {
+	br.sum.Write(b)
+	br.sum.Write(newline)
 }
 
 func (br *BackupReader) readLine() ([]byte, error) {
@@ -250,8 +381,11 @@ func (br *BackupReader) readLine() ([]byte, error) {
 }
 
 // Next returns the next entry; ok is false after the end line, which it
-// checks against the number of entries read. A file that stops before its end
-// line is an error: it was not completely written.
+// checks against the number of entries read and the checksum of every line
+// before it. A file that stops before its end line is an error: it was not
+// completely written. An entry is returned before the checksum that covers
+// it is checked: a caller that must not act on a changed file reads it
+// whole first (VerifyBackup).
 func (br *BackupReader) Next() (e Entry, ok bool, err error) {
 	if br.done {
 		return Entry{}, false, nil
@@ -269,6 +403,7 @@ func (br *BackupReader) Next() (e Entry, ok bool, err error) {
 		}
 		e.Line = br.line
 		br.n++
+		br.hash(b)
 		return e, true, nil
 	}
 	var l struct {
@@ -279,15 +414,9 @@ func (br *BackupReader) Next() (e Entry, ok bool, err error) {
 		return Entry{}, false, fmt.Errorf("backup %s: line %d: %v", br.Path, br.line, err)
 	}
 	if l.End {
-		if l.backupEnd.Ops != br.n {
-			return Entry{}, false, fmt.Errorf("backup %s: end line says %d entries, file has %d", br.Path, l.backupEnd.Ops, br.n)
-		}
-		if _, err := br.readLine(); !errors.Is(err, io.EOF) {
-			return Entry{}, false, fmt.Errorf("backup %s: data after the end line", br.Path)
-		}
-		br.done = true
-		return Entry{}, false, nil
+		return Entry{}, false, br.end(l.backupEnd)
 	}
+	br.hash(b)
 	e = Entry{Key: l.Key, ModRevision: l.ModRevision, Absent: l.Absent, Delete: l.Op == "delete", Line: br.line}
 	if l.KeyBase64 != "" {
 		k, err := base64.StdEncoding.DecodeString(l.KeyBase64)
@@ -309,10 +438,76 @@ func (br *BackupReader) Next() (e Entry, ok bool, err error) {
 	return e, true, nil
 }
 
+// end checks the end line.
+func (br *BackupReader) end(l backupEnd) error {
+	if l.Ops != br.n {
+		return fmt.Errorf("backup %s: end line says %d entries, file has %d", br.Path, l.Ops, br.n)
+	}
+	if _, err := br.readLine(); !errors.Is(err, io.EOF) {
+		return fmt.Errorf("backup %s: data after the end line", br.Path)
+	}
+	switch got := hex.EncodeToString(br.sum.Sum(nil)); {
+	case l.SHA256 == "" && !br.AllowNoChecksum:
+		return fmt.Errorf("backup %s: its end line (line %d) has no checksum: it was written before heron checksummed backups, so a change to it cannot be detected; pass --no-checksum to use it anyway", br.Path, br.line)
+	case l.SHA256 == "":
+	case l.SHA256 != got:
+		return fmt.Errorf("backup %s: checksum mismatch: the SHA-256 of lines 1-%d is %s, the end line (line %d) says %s: the file changed after heron wrote it", br.Path, br.line-1, got, br.line, l.SHA256)
+	default:
+		br.Checksummed = true
+	}
+	br.done = true
+	return nil
+}
+
 // Close closes the file.
 func (br *BackupReader) Close() error { return br.f.Close() }
 
-// parseEntryLine reads an entry line in exactly the form backupWriter.add
+// BackupInfo is what VerifyBackup read.
+type BackupInfo struct {
+	Header  Header
+	Entries int64
+	// Checksummed: the file carries a checksum, and it matched.
+	Checksummed bool
+}
+
+// VerifyBackup reads a whole backup file and checks it (every line, the end
+// line, the checksum; without a checksum only with allowNoChecksum), calling
+// each (when set) with every entry: its error stops the check. Read a file
+// with it before acting on any of its entries.
+func VerifyBackup(path string, allowNoChecksum bool, each func(Entry) error) (*BackupInfo, error) {
+	br, err := OpenBackup(path)
+	if err != nil {
+		return nil, err
+	}
+	defer br.Close()
+	br.AllowNoChecksum = allowNoChecksum
+	for {
+		e, ok, err := br.Next()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return &BackupInfo{Header: br.Header, Entries: br.n, Checksummed: br.Checksummed}, nil
+		}
+		if each != nil {
+			if err := each(e); err != nil {
+				return nil, err
+			}
+		}
+	}
+}
+
+// ReadBackupHeader reads the header of a backup file (its first line only).
+func ReadBackupHeader(path string) (Header, error) {
+	br, err := OpenBackup(path)
+	if err != nil {
+		return Header{}, err
+	}
+	br.Close()
+	return br.Header, nil
+}
+
+// parseEntryLine reads an entry line in exactly the form BackupWriter.Add
 // writes it, without encoding/json (replay reads every line of a run's
 // backup): a key without escapes, a base64 value, a mod revision, "absent"
 // and the op in that order. ok is false for anything else (escaped or

@@ -14,7 +14,7 @@ func TestParseEntryLineMatchesJSON(t *testing.T) {
 	values := [][]byte{nil, {}, []byte("v"), {0, 1, 2, 255}, make([]byte, 1000)}
 	dir := t.TempDir()
 	path := filepath.Join(dir, "b.jsonl")
-	bw, err := createBackup(path, Header{Command: "t"})
+	bw, err := CreateBackup(path, Header{Command: "t"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func TestParseEntryLineMatchesJSON(t *testing.T) {
 			}
 		}
 	}
-	if err := bw.commit(); err != nil {
+	if err := bw.Commit(); err != nil {
 		t.Fatal(err)
 	}
 	br, err := OpenBackup(path)

@@ -130,7 +130,7 @@ func failpointsFromEnv(opt Options) (Options, error) {
 	return opt, nil
 }
 
-// killSelf ends the process as SIGKILL would: no deferred call runs.
+// failpointKillSelf ends the process as SIGKILL would: no deferred call runs.
 func failpointKillSelf() {
 	if p, err := os.FindProcess(os.Getpid()); err == nil {
 		_ = p.Kill()

@@ -7,14 +7,22 @@
 // a function that regenerates the same operations, in the same order, every
 // time it is called (typically by re-reading etcd at the plan's pinned
 // revision, page by page, through the same pure per-key function). Apply
-// calls it twice: pass 1 writes and syncs the backup, pass 2 writes etcd, and
-// checks transaction by transaction that it is writing exactly what pass 1
-// backed up.
+// runs two passes: pass 1 writes and syncs the backup, pass 2 writes etcd
+// (rebuilding the ops from the backup with Options.Replay, or calling the
+// source again), and checks transaction by transaction that it is writing
+// exactly what pass 1 backed up.
+//
+// Run is the kit every write command's --run goes through: a Job (name,
+// backup header, ops, replay, check, verify) run under one stall watchdog,
+// with the backup's name, the plan shown and approved before the first
+// write, the failpoints of `-tags failpoints` builds, and errors that name
+// the backup to roll back from. etcd is reached only through a Store.
 package apply
 
 import (
 	"context"
 	"io"
+	"strings"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -83,6 +91,34 @@ type Header struct {
 	// Prefix is what a full backup (the backup command) holds: every key
 	// under it, absolute.
 	Prefix string `json:"prefix,omitempty"`
+	// Prefixes are the key prefixes (absolute, ending in "/") the command
+	// writes: the backup writer refuses an entry outside them, and restore
+	// refuses a file that holds one. Empty: any key (backups written before
+	// heron recorded them).
+	Prefixes []string `json:"prefixes,omitempty"`
+	// SplitState: the plan found a split state (an interrupted run), so the
+	// backup holds the values that run left, not the original ones.
+	SplitState bool `json:"split_state,omitempty"`
+	// Continues is the backup of the interrupted run this one continues
+	// (the latest earlier backup of the root path by the same command);
+	// OriginalBackup is the backup of the values before the first run of the
+	// chain. Restoring them newest first rolls every run back.
+	Continues      string `json:"continues,omitempty"`
+	OriginalBackup string `json:"original_backup,omitempty"`
+}
+
+// Allows reports whether key is under one of the header's prefixes (any key
+// when it records none).
+func (h Header) Allows(key string) bool {
+	if len(h.Prefixes) == 0 {
+		return true
+	}
+	for _, p := range h.Prefixes {
+		if strings.HasPrefix(key, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // BackupFormat is the version of the backup file format.
@@ -145,6 +181,10 @@ type Options struct {
 	// returns the error as it is). A source that plans while it yields (the
 	// plan and the backup from one read) checks its gates here.
 	Check func() error
+	// Amend, when set, is called once Check passed, with the header, which
+	// it may complete with what pass 1 found (Run records the backup chain
+	// there); the published file starts with the amended header.
+	Amend func(h *Header) error
 	// Approve, when set, is called once pass 1 is done and Check passed, with
 	// the number of ops, before the backup is published (not when SkipEmpty
 	// skipped an empty run): an error removes the file and stops the run with

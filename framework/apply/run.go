@@ -41,6 +41,12 @@ type Job struct {
 	Verify func(ctx context.Context) error
 	// Tune adjusts the options last: tests set hooks and limits there.
 	Tune func(*Options)
+	// Continues reports, once Ops yielded every op, whether the plan found a
+	// split state (an interrupted run left it; nil: never). Run then looks
+	// for the backup of that run in the backup folder and records the chain
+	// in the new backup's header (see Header.Continues), and its messages
+	// name the backup of the original values.
+	Continues func() bool
 }
 
 // Run runs a job under one stall watchdog: pass 1 streams the plan's ops
@@ -52,6 +58,7 @@ type Job struct {
 // back as they are, with nothing written and no backup left.
 func Run(ctx context.Context, store Store, job Job, w framework.WriteIO) (*Result, error) {
 	var keys int64
+	var published Header // the header of the backup, once amended
 	opt := Options{
 		MaxTxnOps:  job.Flags.MaxTxnOps,
 		BackupPath: BackupPath(job.Flags.BackupDir, job.Header.RootPath, job.Name, job.Header.Revision, time.Now()),
@@ -73,6 +80,16 @@ func Run(ctx context.Context, store Store, job Job, w framework.WriteIO) (*Resul
 		},
 		AfterBackup: func(path string) error {
 			fmt.Fprintf(w.Stderr, "backup: %s (%d keys, synced)\n", path, keys)
+			if published.SplitState {
+				fmt.Fprintf(w.Stderr, "%s\n", chainNote(published))
+			}
+			return nil
+		},
+		Amend: func(h *Header) error {
+			if job.Continues != nil && job.Continues() {
+				chainHeader(job.Flags.BackupDir, h, job.Command)
+			}
+			published = *h
 			return nil
 		},
 	}
@@ -89,7 +106,7 @@ func Run(ctx context.Context, store Store, job Job, w framework.WriteIO) (*Resul
 	res, err := Apply(ctx, store, job.Ops, opt)
 	if err != nil {
 		if res != nil && res.Backup != "" {
-			return res, fmt.Errorf("%w (backup of the original values: %s; restore --file %s --run rolls back)", err, res.Backup, res.Backup)
+			return res, fmt.Errorf("%w (%s)", err, rollback(res.Backup, published))
 		}
 		return res, err
 	}

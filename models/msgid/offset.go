@@ -19,8 +19,8 @@ type OffsetID struct {
 // MustGetEarliestMessageIDFromMQType): kafka OffsetBeginning and rocksmq's
 // EarliestMessageID(). Heron reads them as earliest but never writes them.
 const (
-	KafkaOffsetBeginning    int64 = -2
-	RocksMQEarliestSentinel int64 = -1
+	KafkaOffsetBeginning int64 = -2
+	RocksMQEarliestID    int64 = -1
 )
 
 func (id OffsetID) WAL() commonpb.WALName { return id.Of }
@@ -41,7 +41,7 @@ func (id OffsetID) IsEarliest() bool {
 	case id.Of == commonpb.WALName_Kafka:
 		return id.Offset == KafkaOffsetBeginning
 	case id.Of == commonpb.WALName_RocksMQ:
-		return id.Offset == RocksMQEarliestSentinel
+		return id.Offset == RocksMQEarliestID
 	}
 	return false
 }

@@ -57,7 +57,7 @@ func Build(layout models.Layout, wal commonpb.WALName) *Instance {
 		cp := Checkpoint{ID: ID(wal, int64(50+i)), TimeTick: ts(60 + i), RecoveryMagic: 1}
 		switch i {
 		case 1:
-			cp.Extra = []byte{0x30, 0x07} // field 6, varint 7: a later version's term
+			cp.Extra = LaterCheckpointField
 		case 2:
 			cp.Replicate = true
 		}

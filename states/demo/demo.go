@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"strings"
 	"syscall"
@@ -26,7 +27,9 @@ import (
 // Main runs `heron demo [--wal W]`: it seeds a fresh embedded etcd, opens the
 // shell connected to it (the REPL when interactive, else one command a line
 // from stdin), and removes the etcd folder when the shell ends or a signal
-// ends the demo (see serve).
+// ends the demo (see serve). With the standard files it runs the shell in a
+// child process when it was started as `heron demo` (see supervise), so that the folder goes even when the shell
+// does not get to remove it.
 func Main(ctx context.Context, args []string, interactive bool, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("demo", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -52,35 +55,125 @@ func Main(ctx context.Context, args []string, interactive bool, stdin io.Reader,
 		fmt.Fprintf(stderr, "error: --wal: %v\n", err)
 		return framework.ExitUsage
 	}
-	sh, cleanup, err := Start(ctx, wal, *rootPath, stdout, stderr)
+	dir := os.Getenv(folderEnv)
+	if dir == "" && startedAsDemo() {
+		if files, ok := stdFiles(stdin, stdout, stderr); ok {
+			return supervise(files, interactive, stderr)
+		}
+	}
+	// Signals are caught before the folder exists, so that none comes
+	// between its creation and the shell.
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, stopSignals(interactive)...)
+	defer signal.Stop(sigs)
+	sh, cleanup, err := start(ctx, dir, wal, *rootPath, stdout, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "error: %v\n", err)
 		return framework.ExitFailed
 	}
-	return RunShell(ctx, "demo", sh, cleanup, interactive, stdin, stderr)
+	defer cleanup()
+	return serve(ctx, "demo", sh, sigs, interactive, stdin, stderr)
+}
+
+// folderEnv names the folder a supervised demo process runs its etcd in.
+const folderEnv = "HERON_DEMO_FOLDER"
+
+// startedAsDemo reports whether this process is `heron demo ...`, which
+// supervise can start again as its child (a test calling Main is not).
+func startedAsDemo() bool { return len(os.Args) > 1 && os.Args[1] == "demo" }
+
+func stdFiles(stdin io.Reader, stdout, stderr io.Writer) ([3]*os.File, bool) {
+	in, ok1 := stdin.(*os.File)
+	out, ok2 := stdout.(*os.File)
+	errf, ok3 := stderr.(*os.File)
+	return [3]*os.File{in, out, errf}, ok1 && ok2 && ok3
+}
+
+// supervise creates the demo folder, runs the demo (this command line again)
+// in a child process that keeps its etcd there, and removes the folder when
+// the child ends, however it ends: the shell may leave by os.Exit on a
+// signal, or be killed. It passes SIGTERM and SIGHUP on to the child, and
+// SIGINT in script mode; in the REPL the terminal sends Ctrl-C to the child
+// itself (it is in the same process group), so the supervisor ignores it.
+func supervise(files [3]*os.File, interactive bool, stderr io.Writer) int {
+	exe, err := os.Executable()
+	if err != nil {
+		fmt.Fprintf(stderr, "error: demo: find heron's executable: %v\n", err)
+		return framework.ExitFailed
+	}
+	dir, err := os.MkdirTemp("", "heron-demo-")
+	if err != nil {
+		fmt.Fprintf(stderr, "error: demo folder: %v\n", err)
+		return framework.ExitFailed
+	}
+	defer os.RemoveAll(dir)
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP, os.Interrupt)
+	defer signal.Stop(sigs)
+
+	cmd := exec.Command(exe, os.Args[1:]...)
+	cmd.Env = append(os.Environ(), folderEnv+"="+dir)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = files[0], files[1], files[2]
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintf(stderr, "error: demo: start %s: %v\n", exe, err)
+		return framework.ExitFailed
+	}
+	done := make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		close(done)
+	}()
+	for {
+		select {
+		case sig := <-sigs:
+			if sig == os.Interrupt && interactive {
+				continue
+			}
+			_ = cmd.Process.Signal(sig)
+		case <-done:
+			if code := cmd.ProcessState.ExitCode(); code >= 0 {
+				return code
+			}
+			return framework.ExitFailed // killed by a signal
+		}
+	}
+}
+
+// stopSignals are the signals that end the demo: SIGTERM and SIGHUP always,
+// SIGINT only in script mode (in the REPL Ctrl-C interrupts the running
+// command and the shell goes on).
+func stopSignals(interactive bool) []os.Signal {
+	sigs := []os.Signal{syscall.SIGTERM, syscall.SIGHUP}
+	if !interactive {
+		sigs = append(sigs, os.Interrupt)
+	}
+	return sigs
 }
 
 // stopGrace is how long, after a signal, the shell may take to stop its
 // command before the demo stops etcd under it: the folder goes either way.
 const stopGrace = 5 * time.Second
 
-// serve runs the script until it ends or a signal (SIGINT, SIGTERM, SIGHUP)
-// ends the demo. A signal cancels the shell's context; the demo returns (and
-// its caller removes the folder) when the shell has stopped, or after
-// stopGrace, or at a second signal.
-func serve(ctx context.Context, name string, sh *framework.Shell, stdin io.Reader, stderr io.Writer) int {
-	ch := make(chan os.Signal, 2)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer signal.Stop(ch)
+// serve runs the shell until it ends or a signal from sigs ends the demo.
+// A signal cancels the shell's context; serve returns (and Main removes the
+// folder) when the shell has stopped, after stopGrace, or at a second
+// signal.
+func serve(ctx context.Context, name string, sh *framework.Shell, sigs <-chan os.Signal, interactive bool, stdin io.Reader, stderr io.Writer) int {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
 	done := make(chan int, 1)
-	go func() { done <- sh.RunScript(ctx, stdin) }()
+	go func() {
+		if interactive {
+			done <- sh.RunREPL(ctx)
+		} else {
+			done <- sh.RunScript(ctx, untilDone(ctx, stdin))
+		}
+	}()
 	select {
 	case code := <-done:
 		return code
-	case sig := <-ch:
+	case sig := <-sigs:
 		fmt.Fprintf(stderr, "%s: %v: stopping and removing the %s folder\n", name, sig, name)
 		cancel()
 	}
@@ -90,7 +183,7 @@ func serve(ctx context.Context, name string, sh *framework.Shell, stdin io.Reade
 			code = framework.ExitFailed
 		}
 		return code
-	case <-ch:
+	case <-sigs:
 	case <-time.After(stopGrace):
 	}
 	return framework.ExitFailed
@@ -102,20 +195,43 @@ func usage(w io.Writer, fs *pflag.FlagSet) {
 
 Starts an embedded etcd in a temporary folder, seeds it with a sample stopped
 Milvus instance and opens the shell connected to it (the REPL on a terminal,
-else one command a line from stdin). The folder is removed on exit.
+else one command a line from stdin). The folder is removed on exit and on
+SIGINT, SIGTERM and SIGHUP.
 
 Flags:
 %s`, framework.FlagUsages(fs))
 }
 
-// Start starts the embedded etcd, seeds it with the sample instance and
-// returns a shell connected to it (see StartSeeded).
+// Start starts the embedded etcd in a new folder, seeds it and returns a
+// shell connected to it (with ConnectedCommands), with the function that
+// closes the shell's state, stops etcd and removes the folder; it may be
+// called more than once.
 func Start(ctx context.Context, wal commonpb.WALName, rootPath string, stdout, stderr io.Writer) (*framework.Shell, func(), error) {
-	return StartSeeded(ctx, "demo", rootPath, func(ctx context.Context, inst *instance.Instance) (string, error) {
+	return start(ctx, "", wal, rootPath, stdout, stderr)
+}
+
+// start is Start in the folder dir ("": a new one).
+func start(ctx context.Context, dir string, wal commonpb.WALName, rootPath string, stdout, stderr io.Writer) (*framework.Shell, func(), error) {
+	return startIn(ctx, dir, "demo", rootPath, func(ctx context.Context, inst *instance.Instance) (string, error) {
 		in := sample.Build(inst.Layout, wal)
 		if _, err := inst.Load(ctx, in.KeyValues()); err != nil {
 			return "", fmt.Errorf("seed the demo: %w", err)
 		}
 		return fmt.Sprintf("seeded %d keys of a stopped Milvus instance on %s", len(in.KVs), msgid.Name(wal)), nil
 	}, stdout, stderr)
+}
+
+// untilDone reads r until ctx is done, then ends as at end of input: a
+// script waiting for its next line stops at the signal, not at the next line.
+func untilDone(ctx context.Context, r io.Reader) io.Reader {
+	pr, pw := io.Pipe()
+	go func() {
+		_, err := io.Copy(pw, r)
+		pw.CloseWithError(err)
+	}()
+	go func() {
+		<-ctx.Done()
+		pw.Close()
+	}()
+	return pr
 }

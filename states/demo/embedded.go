@@ -28,9 +28,16 @@ type Seed func(ctx context.Context, inst *instance.Instance) (string, error)
 // ("demo", "load-backup") names the folder and the messages. A SIGINT,
 // SIGTERM or SIGHUP while seeding stops the seed, and the folder is removed.
 func StartSeeded(ctx context.Context, name, rootPath string, seed Seed, stdout, stderr io.Writer) (*framework.Shell, func(), error) {
-	dir, err := os.MkdirTemp("", "heron-"+name+"-")
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s folder: %w", name, err)
+	return startIn(ctx, "", name, rootPath, seed, stdout, stderr)
+}
+
+// startIn is StartSeeded in the folder dir ("": a new one).
+func startIn(ctx context.Context, dir, name, rootPath string, seed Seed, stdout, stderr io.Writer) (*framework.Shell, func(), error) {
+	if dir == "" {
+		var err error
+		if dir, err = os.MkdirTemp("", "heron-"+name+"-"); err != nil {
+			return nil, nil, fmt.Errorf("%s folder: %w", name, err)
+		}
 	}
 	srv, err := embedded.Start(dir)
 	if err != nil {
@@ -69,13 +76,12 @@ func StartSeeded(ctx context.Context, name, rootPath string, seed Seed, stdout, 
 	}, nil
 }
 
-// RunShell runs sh (the REPL when interactive, which handles SIGINT, SIGTERM
-// and SIGHUP itself; else one command a line from stdin, see serve), then
-// calls cleanup, and returns the exit code.
+// RunShell runs sh until it ends or a stop signal (see stopSignals) ends it
+// (see serve), then calls cleanup, and returns the exit code.
 func RunShell(ctx context.Context, name string, sh *framework.Shell, cleanup func(), interactive bool, stdin io.Reader, stderr io.Writer) int {
 	defer cleanup()
-	if interactive {
-		return sh.RunREPL(context.WithoutCancel(ctx))
-	}
-	return serve(ctx, name, sh, stdin, stderr)
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, stopSignals(interactive)...)
+	defer signal.Stop(sigs)
+	return serve(ctx, name, sh, sigs, interactive, stdin, stderr)
 }

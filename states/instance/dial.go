@@ -98,6 +98,10 @@ func Dial(ctx context.Context, cfg DialConfig, layout models.Layout) (*Instance,
 		// certificate the server refuses): the gRPC client would only report
 		// a deadline, without the reason.
 		if err := probeTLS(ctx, cfg.Endpoints, ccfg.TLS); err != nil {
+			var plain plainTextError
+			if errors.As(err, &plain) {
+				return nil, plain
+			}
 			return nil, fmt.Errorf("TLS handshake with etcd at %s failed: %w (check --rootCAPem, --etcdCert and --etcdKey)", addrs, err)
 		}
 	} else if err := probePlain(ctx, cfg.Endpoints); err != nil {
@@ -172,7 +176,7 @@ func CheckEndpoint(ep string) error {
 		if err != nil && !strings.Contains(err.Error(), "missing port") {
 			return fmt.Errorf("etcd address %s is not HOST:PORT", ep)
 		}
-		return fmt.Errorf("etcd address %s: missing :PORT (etcd's default client port is %s)", ep, defaultClientPort())
+		return fmt.Errorf("etcd address %s: missing :PORT (etcd's default client port is %s)", ep, configs.DefaultEtcdPort)
 	}
 	return nil
 }
@@ -239,6 +243,9 @@ func probeTLS(ctx context.Context, endpoints []string, tc *tls.Config) error {
 		d := tls.Dialer{Config: c}
 		conn, err := d.DialContext(ctx, network, addr)
 		if err != nil {
+			if first, ferr := firstBytes(ctx, addr); ferr == nil && isSettingsFrame(first) {
+				return plainTextError{addr}
+			}
 			return err
 		}
 		defer conn.Close()
@@ -266,9 +273,9 @@ const tlsAlertRecord = 0x15
 
 // probePlain opens a plain-text connection to each endpoint and sends the
 // HTTP/2 preface gRPC starts with. It fails when no endpoint may be etcd:
-// each answered HTTP/1.x, or closed the connection and completes a TLS
-// handshake (a TLS server). An endpoint that answers HTTP/2, stays silent or
-// cannot be probed passes: the etcd client decides.
+// each answered HTTP/1.x, TLS (an alert, or a close and then a TLS
+// handshake) or another protocol. An endpoint that answers HTTP/2, stays
+// silent or cannot be probed passes: the etcd client decides.
 func probePlain(ctx context.Context, endpoints []string) error {
 	return anyEndpoint(endpoints, func(ep string) error {
 		network, addr := endpointAddr(ep)
@@ -281,16 +288,32 @@ func probePlain(ctx context.Context, endpoints []string) error {
 			return nil
 		case bytes.HasPrefix(first, []byte("HTTP/1.")):
 			return fmt.Errorf("%s answered, but not as etcd (HTTP/1.x)", addr)
-		case len(first) >= 9 && first[3] == 0x04:
-			return nil // an HTTP/2 SETTINGS frame: gRPC
+		case isSettingsFrame(first):
+			return nil // gRPC
 		case len(first) >= 2 && first[0] == tlsAlertRecord && first[1] == 3,
 			len(first) == 0 && speaksTLS(ctx, addr):
 			return fmt.Errorf("%s: the server expects TLS: add --enableTLS", addr)
+		case len(first) > 0 && answersHTTP1(ctx, addr):
+			// Some HTTP/1 servers answer the preface without a status line
+			// (Python's http.server sends an HTML page): ask in HTTP/1.1.
+			return fmt.Errorf("%s answered, but not as etcd (HTTP/1.x)", addr)
 		case len(first) > 0:
 			return fmt.Errorf("%s answered, but not as etcd (not HTTP/2)", addr)
 		}
 		return nil
 	})
+}
+
+// isSettingsFrame reports whether b starts with an HTTP/2 SETTINGS frame
+// header (RFC 9113 §6.5: type 0x4), the first thing an HTTP/2 server sends.
+func isSettingsFrame(b []byte) bool { return len(b) >= 9 && b[3] == 0x04 }
+
+// plainTextError is a server that answered HTTP/2 in plain text to a client
+// told to use TLS.
+type plainTextError struct{ addr string }
+
+func (e plainTextError) Error() string {
+	return e.addr + ": the server does not use TLS: drop --enableTLS"
 }
 
 // firstBytes sends the HTTP/2 preface to addr and returns the first bytes of
@@ -319,6 +342,24 @@ func firstBytes(ctx context.Context, addr string) ([]byte, error) {
 	return nil, err
 }
 
+// answersHTTP1 reports whether addr answers an HTTP/1.1 request with an
+// HTTP/1.x status line.
+func answersHTTP1(ctx context.Context, addr string) bool {
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return false
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(plainProbeRead))
+	if _, err := io.WriteString(conn, "HEAD / HTTP/1.1\r\nHost: "+addr+"\r\nConnection: close\r\n\r\n"); err != nil {
+		return false
+	}
+	buf := make([]byte, 7)
+	n, _ := io.ReadFull(conn, buf)
+	return string(buf[:n]) == "HTTP/1."
+}
+
 func isReset(err error) bool {
 	var oe *net.OpError
 	return errors.As(err, &oe) && !oe.Timeout()
@@ -330,7 +371,9 @@ func isReset(err error) bool {
 func speaksTLS(ctx context.Context, addr string) bool {
 	ctx, cancel := context.WithTimeout(ctx, plainProbeTLS)
 	defer cancel()
-	d := tls.Dialer{Config: &tls.Config{InsecureSkipVerify: true, MinVersion: tls.VersionTLS12}} //nolint:gosec // a protocol probe, nothing is sent
+	// Unverified on purpose: the handshake only names the protocol, and the
+	// connection closes before anything is sent.
+	d := tls.Dialer{Config: &tls.Config{InsecureSkipVerify: true, MinVersion: tls.VersionTLS12}}
 	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err == nil {
 		conn.Close()

@@ -23,7 +23,8 @@ const (
 // (0 when kvs is empty). It seeds an etcd that heron owns (the demo, a copy
 // loaded from a backup, tests): it reads nothing first and guards nothing,
 // unlike the write commands, which go through framework/apply. kvs may stream
-// (a backup file): Load holds one batch at a time.
+// (a backup file): Load holds one batch at a time; a source that fails stops
+// yielding and reports its error itself (what it yielded is written).
 func (in *Instance) Load(ctx context.Context, kvs iter.Seq2[string, []byte]) (int64, error) {
 	cli := in.cli
 	var (

@@ -5,10 +5,7 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
-
 	"github.com/heron-shell/heron/models"
-	"github.com/heron-shell/heron/models/msgid"
 	"github.com/heron-shell/heron/states/instance"
 )
 
@@ -20,16 +17,28 @@ type accumulator struct {
 	deletions map[string]*Deletion
 	assignPCs map[string]bool // pchannels with segment-assign records to delete
 	kept      map[[2]string]int64
-	tags      map[string]map[string]int64
+	census    *models.WALCensus
 	total     int64
 
 	unflushed, assigns int64
 	unflushedKeys      []string
+
+	// alter: the alter_wal_state each consume checkpoint carries, by
+	// pchannel (in scope: cleared by the run; out of scope: the one-WAL gate).
+	alter map[string]*models.AlterWALState
+	// empty are the keys whose empty value the run rewrites; large the
+	// values above maxValueBytes the run writes.
+	empty, large []string
 }
+
+// maxValueBytes is etcd's default --max-request-bytes (1.5 MiB): a larger
+// value fails its transaction on a default etcd.
+const maxValueBytes = 3 << 19
 
 func newAccumulator(p *Planner) *accumulator {
 	return &accumulator{p: p, kinds: map[string]*KindCount{}, deletions: map[string]*Deletion{},
-		assignPCs: map[string]bool{}, kept: map[[2]string]int64{}, tags: map[string]map[string]int64{}}
+		assignPCs: map[string]bool{}, kept: map[[2]string]int64{}, census: models.NewWALCensus(p.checkpointWAL),
+		alter: map[string]*models.AlterWALState{}}
 }
 
 // decide plans one entry under the meta root, adds it, and returns the decision.
@@ -59,10 +68,14 @@ func (a *accumulator) decide(e instance.Entry) (Decision, error) {
 	return d, nil
 }
 
-// decideConfig plans an mq.type override, adds it, and returns the decision.
-func (a *accumulator) decideConfig(kv instance.KV) Decision {
+// decideConfig plans an mq.type override (absent: the key the run
+// creates), adds it, and returns the decision.
+func (a *accumulator) decideConfig(kv instance.KV, absent bool) Decision {
 	d := a.p.DecideConfig(kv.Value)
 	a.add(kv.Key, models.Key{}, kv.Value, d)
+	if k := a.kinds[KindMQType]; absent && k != nil && len(k.Examples) > 0 {
+		k.Examples[len(k.Examples)-1].Before = "absent"
+	}
 	return d
 }
 
@@ -70,12 +83,27 @@ func (a *accumulator) decideConfig(kv instance.KV) Decision {
 // key only while the plan still wants an example of its kind.
 func (a *accumulator) add(key string, k0 models.Key, value []byte, d Decision) {
 	for _, t := range d.Tags {
-		m := a.tags[t.PChannel]
-		if m == nil {
-			m = map[string]int64{}
-			a.tags[t.PChannel] = m
+		if t.Checkpoint {
+			a.census.AddCheckpoint(t.PChannel, t.WAL)
+		} else {
+			a.census.Add(t.PChannel, t.WAL, t.Data)
 		}
-		m[a.bucket(t)]++
+	}
+	if d.AlterWAL != nil {
+		a.alter[k0.PChannel] = d.AlterWAL
+	}
+	if d.Action == Rewrite {
+		if d.Empty && len(a.empty) < maxListedKeys {
+			a.empty = append(a.empty, key)
+		}
+		if len(d.Value) > maxValueBytes && len(a.large) < maxListedKeys {
+			a.large = append(a.large, fmt.Sprintf("%s (%d bytes)", key, len(d.Value)))
+		}
+		if d.AlterWAL != nil && d.Kind == KindConsumeCP {
+			// The rewrite moves the id and clears the state: the state
+			// is listed as its own kind too (total_keys counts the key once).
+			a.count(KindAlterWALState, key, k0, value, Decision{Action: Rewrite, Kind: KindAlterWALState})
+		}
 	}
 	switch d.Action {
 	case Keep:
@@ -84,17 +112,7 @@ func (a *accumulator) add(key string, k0 models.Key, value []byte, d Decision) {
 		}
 	case Rewrite:
 		a.total++
-		k := a.kinds[d.Kind]
-		if k == nil {
-			k = &KindCount{Kind: d.Kind, Examples: []Example{}}
-			a.kinds[d.Kind] = k
-		}
-		k.Keys++
-		k.Positions += int64(d.Positions)
-		if len(k.Examples) < maxExamples {
-			before, after := a.p.Describe(k0, value, d)
-			k.Examples = append(k.Examples, Example{Key: key, Before: before, After: after})
-		}
+		a.count(d.Kind, key, k0, value, d)
 	case Delete:
 		a.total++
 		del := a.deletions[d.Kind]
@@ -117,23 +135,19 @@ func (a *accumulator) add(key string, k0 models.Key, value []byte, d Decision) {
 	}
 }
 
-// bucket names the WAL a position counts for in the split-state report: its
-// WAL_name; for an untagged one the WAL of its pchannel's consume checkpoint,
-// or "undecodable as W" when its id does not decode in that WAL (as the ids
-// an interrupted reset wrote into untagged collection start positions).
-func (a *accumulator) bucket(t Tag) string {
-	if t.WAL != commonpb.WALName_Unknown {
-		return msgid.Name(t.WAL)
+// count adds one rewritten key to the count of kind.
+func (a *accumulator) count(kind, key string, k0 models.Key, value []byte, d Decision) {
+	k := a.kinds[kind]
+	if k == nil {
+		k = &KindCount{Kind: kind, Examples: []Example{}}
+		a.kinds[kind] = k
 	}
-	cw, _ := a.p.CheckpointWAL(t.PChannel)
-	if t.Data != nil {
-		if c, err := msgid.For(cw); err == nil {
-			if _, err := c.DecodeBytes(t.Data); err != nil {
-				return "undecodable as " + msgid.Name(cw)
-			}
-		}
+	k.Keys++
+	k.Positions += int64(d.Positions)
+	if len(k.Examples) < maxExamples {
+		before, after := a.p.Describe(k0, value, d)
+		k.Examples = append(k.Examples, Example{Key: key, Before: before, After: after})
 	}
-	return msgid.Name(cw)
 }
 
 // finish writes the counts into the summary.
@@ -178,21 +192,10 @@ func (a *accumulator) finish(s *Summary, l models.Layout) {
 	s.TotalKeys = a.total
 	s.SplitState = []PChannelWALs{}
 	s.SplitPChannels = []string{}
-	pcs := make([]string, 0, len(a.tags))
-	for pc := range a.tags {
-		pcs = append(pcs, pc)
-	}
-	sort.Strings(pcs)
-	for _, pc := range pcs {
-		cw, ok := a.p.CheckpointWAL(pc)
-		r := PChannelWALs{PChannel: pc, InScope: a.p.InScope(pc), CheckpointWAL: msgid.Name(cw),
-			Positions: a.tags[pc], Split: len(a.tags[pc]) > 1}
-		if !ok {
-			r.CheckpointWAL = "none"
-		}
-		s.SplitState = append(s.SplitState, r)
-		if r.Split {
-			s.SplitPChannels = append(s.SplitPChannels, pc)
+	for _, c := range a.census.Report() {
+		s.SplitState = append(s.SplitState, PChannelWALs{PChannelWALs: c, InScope: a.p.InScope(c.PChannel)})
+		if c.Split {
+			s.SplitPChannels = append(s.SplitPChannels, c.PChannel)
 		}
 	}
 }

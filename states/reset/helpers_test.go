@@ -9,6 +9,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/heron-shell/heron/framework/apply"
+	"github.com/heron-shell/heron/models"
 	"github.com/heron-shell/heron/models/sample"
 	"github.com/heron-shell/heron/states/instance"
 	"github.com/heron-shell/heron/tests/etcdtest"
@@ -79,6 +80,38 @@ func mustContain(t *testing.T, s string, subs ...string) {
 	for _, sub := range subs {
 		if !strings.Contains(s, sub) {
 			t.Fatalf("output lacks %q:\n%s", sub, s)
+		}
+	}
+}
+
+// moveOutside rewrites, straight into etcd, the positions of pchannels to
+// target as an earlier (interrupted) run would leave them, so that a scoped
+// run of the other pchannels completes the instance (the one-WAL gate).
+func (e *env) moveOutside(target string, pchannels ...string) {
+	e.t.Helper()
+	cpWAL := map[string]commonpb.WALName{}
+	for _, pc := range e.sample.PChannels {
+		cp, err := models.DecodeWALCheckpoint([]byte(e.dump()[e.meta(models.ConsumeCheckpointKey(pc))]))
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		cpWAL[pc] = cp.WAL
+	}
+	p, err := NewPlanner(target, pchannels, Context{CheckpointWAL: cpWAL})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	for key, value := range e.dump() {
+		rel, ok := e.inst.Layout.Rel(key)
+		if !ok {
+			continue
+		}
+		d, err := p.Decide(models.Classify(rel), []byte(value))
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		if d.Action == Rewrite {
+			e.put(key, d.Value)
 		}
 	}
 }

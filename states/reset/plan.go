@@ -37,17 +37,13 @@ type Plan struct {
 	inst    *instance.Instance
 	planner *Planner
 	params  Params
-	configs map[string]bool // absolute mq.type config keys that exist at the revision
-	wpKeys  int64           // keys under {root}/wp/ (woodpecker's own metadata)
-	gates   []Gate          // the context's gates (sessions, broadcast tasks)
+	gates   []Gate   // the context's gates (sessions, broadcast tasks, woodpecker target)
+	notes   []string // the context's warnings (replication, unknown keys and fields, woodpecker)
 	tune    func(*apply.Options)
 }
 
 // Refusal is nil when every gate passed.
 func (pl *Plan) Refusal() error { return framework.Refusal("reset checkpoint", pl.Gates) }
-
-// Planner is the plan's per-key function.
-func (pl *Plan) Planner() *Planner { return pl.planner }
 
 // Build reads the instance's context at one revision (the gates, the
 // pchannels, the consume checkpoints' WALs, the collections that own the
@@ -91,6 +87,7 @@ func readContext(ctx context.Context, inst *instance.Instance, p *Params) (*Plan
 	inScope := func(pc string) bool { return len(scope) == 0 || scope[pc] }
 	c := Context{CheckpointWAL: map[string]commonpb.WALName{}, Collections: map[int64]bool{}}
 	known := map[string]bool{}
+	var replication, walOther, laterFields []string
 	err = walk(ctx, inst, rev, []string{models.PChannelPrefix}, 0, func(e instance.Entry) error {
 		if e.Kind == models.KindPChannel && !strings.Contains(e.PChannel, "/") {
 			known[e.PChannel] = true
@@ -106,9 +103,28 @@ func readContext(ctx context.Context, inst *instance.Instance, p *Params) (*Plan
 			known[e.PChannel] = true
 			if cp, err := models.DecodeWALCheckpoint(e.Value); err == nil {
 				c.CheckpointWAL[e.PChannel] = cp.WAL
+				if cp.HasReplicateConfig {
+					replication = append(replication, e.KV.Key+" (replicate_config)")
+				}
+				if inScope(e.PChannel) && cp.UnknownFields > 0 {
+					laterFields = append(laterFields, fmt.Sprintf("%s (fields %s)", e.KV.Key, joinInts(cp.UnknownFieldNumbers)))
+				}
 			}
 		case models.KindSegmentAssign:
 			known[e.PChannel] = true
+		case models.KindWALOther:
+			if inScope(e.PChannel) {
+				walOther = append(walOther, e.KV.Key)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	err = walk(ctx, inst, rev, []string{models.ReplicatingPChannel, models.ReplicateConfiguration}, 0, func(e instance.Entry) error {
+		if e.Kind == models.KindReplicatingPChannel || e.Kind == models.KindReplicateConfiguration {
+			replication = append(replication, e.KV.Key)
 		}
 		return nil
 	})
@@ -157,20 +173,25 @@ func readContext(ctx context.Context, inst *instance.Instance, p *Params) (*Plan
 	if err != nil {
 		return nil, framework.Usagef("reset checkpoint: --target-wal: %v", err)
 	}
-	pl := &Plan{inst: inst, planner: planner, params: *p, configs: map[string]bool{}, gates: []Gate{live, inflight}}
-	for _, rel := range models.MQTypeConfigKeys {
-		_, ok, err := inst.Get(ctx, layout.Root(rel), rev)
+	pl := &Plan{inst: inst, planner: planner, params: *p, gates: []Gate{live, inflight}}
+	if len(replication) > 0 {
+		pl.notes = append(pl.notes, "this instance is a replication source ("+listKeys(replication)+"): the reset does not rewrite replication state; set replication up again after the switch")
+	}
+	if len(walOther) > 0 {
+		pl.notes = append(pl.notes, "keys under "+layout.Meta(models.WALPrefix)+"{pchannel}/ that heron does not know, kept as they are (Milvus may still read them): "+listKeys(walOther))
+	}
+	if len(laterFields) > 0 {
+		pl.notes = append(pl.notes, "consume checkpoints with fields heron does not know, kept byte for byte: "+listKeys(laterFields))
+	}
+	if planner.WAL == commonpb.WALName_WoodPecker {
+		g, err := woodpeckerGate(ctx, inst, rev, func(pc string) bool { return known[pc] && planner.InScope(pc) }, p.AllowNonEmptyTarget)
 		if err != nil {
 			return nil, err
 		}
-		if ok {
-			pl.configs[layout.Root(rel)] = true
+		if g.Overridden {
+			pl.notes = append(pl.notes, g.Detail)
 		}
-	}
-	if planner.WAL == commonpb.WALName_WoodPecker {
-		if pl.wpKeys, err = inst.Count(ctx, layout.Root("wp/"), rev); err != nil {
-			return nil, err
-		}
+		pl.gates = append(pl.gates, g)
 	}
 	pl.Command = "reset checkpoint"
 	pl.TargetWAL = planner.WALName
@@ -205,6 +226,9 @@ func (pl *Plan) setGates(a *accumulator) {
 			pl.Warnings = append(pl.Warnings, g.Detail)
 		}
 		pl.Gates = append(pl.Gates, g)
+		if !pl.planner.Whole {
+			pl.Gates = append(pl.Gates, pl.oneWALGate(a))
+		}
 	}
 	pl.Refused = false
 	for _, g := range pl.Gates {
@@ -240,24 +264,8 @@ func (pl *Plan) scan(ctx context.Context, sink func(apply.Op) error) error {
 	}
 	for _, st := range steps {
 		if st.prefixes == nil {
-			for _, rel := range models.MQTypeConfigKeys {
-				key := pl.inst.Layout.Root(rel)
-				if !pl.configs[key] {
-					continue
-				}
-				kv, ok, err := pl.inst.Get(ctx, key, pl.Revision)
-				if err != nil {
-					return err
-				}
-				apply.Heartbeat(ctx)
-				if !ok {
-					continue
-				}
-				if d := a.decideConfig(kv); sink != nil && d.Action != Keep {
-					if err := sink(op(kv.Key, kv.ModRevision, kv.Value, d)); err != nil {
-						return err
-					}
-				}
+			if err := pl.scanConfig(ctx, a, sink); err != nil {
+				return err
 			}
 			continue
 		}
@@ -278,14 +286,136 @@ func (pl *Plan) scan(ctx context.Context, sink func(apply.Op) error) error {
 	pl.Warnings = []string{}
 	pl.setGates(a)
 	a.finish(&pl.Summary, pl.inst.Layout)
-	if pl.wpKeys > 0 {
-		pl.Warnings = append(pl.Warnings, fmt.Sprintf("%s holds %d keys: woodpecker's own metadata must be empty for a fresh WAL", pl.inst.Layout.Root("wp/"), pl.wpKeys))
-	}
+	pl.Warnings = append(pl.Warnings, pl.notes...)
+	pl.Warnings = append(pl.Warnings, pl.warnings(a)...)
+	return nil
+}
+
+// warnings are what the scan found that the operator must know: each one a
+// rule of its own, listing its keys.
+func (pl *Plan) warnings(a *accumulator) []string {
+	var w []string
 	if len(pl.SplitPChannels) > 0 {
-		pl.Warnings = append(pl.Warnings, fmt.Sprintf("split state on %s (positions in more than one WAL, as an interrupted reset leaves them): this run completes it",
+		w = append(w, fmt.Sprintf("split state on %s (positions in more than one WAL, as an interrupted reset leaves them): this run completes it",
 			strings.Join(pl.SplitPChannels, ", ")))
 	}
+	var alter []string
+	for _, pc := range sortedKeys(keysOf(a.alter)) {
+		if pl.planner.InScope(pc) {
+			alter = append(alter, fmt.Sprintf("%s (%s)", pc, a.alter[pc].Describe()))
+		}
+	}
+	if len(alter) > 0 {
+		w = append(w, "an online WAL switch of Milvus is recorded in the consume checkpoint (alter_wal_state) of "+strings.Join(alter, ", ")+
+			": Milvus would resume it toward that target on start; the run removes it")
+	}
+	if len(a.empty) > 0 {
+		w = append(w, fmt.Sprintf("empty values rewritten with %s's earliest position: %s", pl.TargetWAL, listKeys(a.empty)))
+	}
+	if len(a.large) > 0 {
+		w = append(w, fmt.Sprintf("values above %d bytes (etcd's default --max-request-bytes, 1.5 MiB): their transactions fail unless etcd allows larger requests: %s", maxValueBytes, listKeys(a.large)))
+	}
+	if on := pl.allOnTarget(a); on {
+		w = append(w, fmt.Sprintf("every position in scope already names %s (--target-wal is the WAL in use): the plan only moves positions to its earliest id, which needs fresh topics", pl.TargetWAL))
+	}
+	return w
+}
+
+// allOnTarget reports whether every position in scope already names the
+// target WAL (and there is at least one).
+func (pl *Plan) allOnTarget(a *accumulator) bool {
+	some := false
+	for _, c := range a.census.Report() {
+		if !pl.planner.InScope(c.PChannel) {
+			continue
+		}
+		if !a.census.OnlyOn(c.PChannel, pl.planner.WAL) {
+			return false
+		}
+		some = some || len(c.Positions) > 0
+	}
+	return some
+}
+
+// oneWALGate is the rule that Milvus 2.6 decodes every position with the one
+// configured WAL (its querynode ignores a position's WAL_name;
+// shared/milvus-metadata.md section 4): after a scoped run every pchannel
+// out of scope must already be on the target, its consume checkpoint and
+// every position, with no online switch recorded.
+func (pl *Plan) oneWALGate(a *accumulator) Gate {
+	var off []string
+	for _, pc := range pl.knownOutOfScope(a) {
+		c := a.census.PChannel(pc)
+		switch {
+		case !a.census.OnlyOn(pc, pl.planner.WAL):
+			off = append(off, fmt.Sprintf("%s (%s)", pc, walCounts(c.Positions)))
+		case a.alter[pc] != nil:
+			off = append(off, fmt.Sprintf("%s (%s)", pc, a.alter[pc].Describe()))
+		}
+	}
+	name := "one WAL for the whole instance"
+	if len(off) == 0 {
+		return Gate{Name: name, OK: true, Detail: fmt.Sprintf("every pchannel out of scope is already on %s", pl.TargetWAL)}
+	}
+	return Gate{Name: name, Count: int64(len(off)), Keys: off[:min(len(off), maxGateKeys)],
+		Detail: fmt.Sprintf("after this run %s would still be on another WAL than %s, and Milvus decodes every position with one WAL: run without --pchannel",
+			strings.Join(off, ", "), pl.TargetWAL)}
+}
+
+// knownOutOfScope lists the pchannels out of scope the census counted.
+func (pl *Plan) knownOutOfScope(a *accumulator) []string {
+	var out []string
+	for _, c := range a.census.Report() {
+		if !pl.planner.InScope(c.PChannel) {
+			out = append(out, c.PChannel)
+		}
+	}
+	for pc := range a.alter {
+		if !pl.planner.InScope(pc) && len(a.census.PChannel(pc).Positions) == 0 {
+			out = append(out, pc)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// scanConfig decides every mq.type override under {root}/config/ (each
+// spelling Milvus reads as mq.type); with none, the run creates
+// {root}/config/mqtype, as Milvus's own online switch does, so that no
+// milvus.yaml left on the old WAL decides (the backup marks it absent:
+// restore deletes it).
+func (pl *Plan) scanConfig(ctx context.Context, a *accumulator, sink func(apply.Op) error) error {
+	layout := pl.inst.Layout
+	found := false
+	_, err := pl.inst.Scan(ctx, layout.Root(models.ConfigPrefix), pl.Revision, func(page []instance.KV) error {
+		for _, kv := range page {
+			apply.Heartbeat(ctx)
+			if !pl.isMQTypeKey(kv.Key) {
+				continue
+			}
+			found = true
+			if d := a.decideConfig(kv, false); sink != nil && d.Action != Keep {
+				if err := sink(op(kv.Key, kv.ModRevision, kv.Value, d)); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil || found {
+		return err
+	}
+	kv := instance.KV{Key: layout.Root(models.MQTypeConfigKey)}
+	if d := a.decideConfig(kv, true); sink != nil {
+		return sink(op(kv.Key, 0, nil, d))
+	}
 	return nil
+}
+
+// isMQTypeKey reports whether an absolute key is an mq.type override.
+func (pl *Plan) isMQTypeKey(abs string) bool {
+	rel, ok := strings.CutPrefix(abs, pl.inst.Layout.Root(""))
+	return ok && models.IsMQTypeConfigKey(rel)
 }
 
 func gate(name string, count int64, keys []string, okDetail, failDetail string) Gate {
@@ -314,11 +444,11 @@ func op(key string, modRev int64, original []byte, d Decision) apply.Op {
 // replay rebuilds an op from its backup entry with the same planner: apply's
 // second pass reads the backup file instead of etcd.
 func (pl *Plan) replay(e apply.Entry) (apply.Op, error) {
-	if e.Absent {
-		return apply.Op{}, errors.New("the reset never creates keys")
+	if e.Absent && e.Key != pl.inst.Layout.Root(models.MQTypeConfigKey) {
+		return apply.Op{}, errors.New("the reset creates no key but " + pl.inst.Layout.Root(models.MQTypeConfigKey))
 	}
 	var d Decision
-	if pl.configs[e.Key] {
+	if pl.isMQTypeKey(e.Key) {
 		d = pl.planner.DecideConfig(e.Value)
 	} else {
 		rel, ok := pl.inst.Layout.Rel(e.Key)
@@ -333,6 +463,9 @@ func (pl *Plan) replay(e apply.Entry) (apply.Op, error) {
 	if d.Action == Keep {
 		return apply.Op{}, errors.New("the plan keeps this key now")
 	}
+	if e.Absent {
+		return op(e.Key, 0, nil, d), nil
+	}
 	return op(e.Key, e.ModRevision, e.Value, d), nil
 }
 
@@ -346,6 +479,9 @@ func (pl *Plan) commandLine() string {
 	}
 	if pl.params.AllowGrowing {
 		b.WriteString(" --allow-growing")
+	}
+	if pl.params.AllowNonEmptyTarget {
+		b.WriteString(" --allow-non-empty-target")
 	}
 	b.WriteString(" --run")
 	return b.String()
@@ -366,7 +502,8 @@ func (pl *Plan) Apply(ctx context.Context, w framework.WriteIO) (framework.Resul
 		Command: "reset checkpoint",
 		Name:    "reset-" + pl.TargetWAL,
 		Header: apply.Header{Command: pl.commandLine(), Endpoints: pl.inst.Endpoints, RootPath: layout.RootPath,
-			MetaRoot: layout.MetaRoot(), Revision: pl.Revision, Target: pl.TargetWAL, Scope: scope},
+			MetaRoot: layout.MetaRoot(), Revision: pl.Revision, Target: pl.TargetWAL, Scope: scope,
+			Prefixes: []string{layout.MetaRoot(), layout.Root("config/")}},
 		Flags:  pl.params.WriteFlags,
 		Ops:    pl.scan,
 		Replay: pl.replay,
@@ -380,11 +517,16 @@ func (pl *Plan) Apply(ctx context.Context, w framework.WriteIO) (framework.Resul
 			}
 			return err
 		},
-		Tune: pl.tune,
+		Tune:      pl.tune,
+		Continues: func() bool { return len(pl.SplitPChannels) > 0 },
 	}, w)
 	res.Applied = ar
-	if errors.Is(err, framework.ErrNotConfirmed) || errors.As(err, new(*framework.RefusedError)) {
-		return nil, err
+	// Diagnostics go to stderr too, so that they reach the operator
+	// whatever the format of stdout.
+	for _, n := range pl.Warnings {
+		if w.Stderr != nil {
+			fmt.Fprintf(w.Stderr, "warning: %s\n", n)
+		}
 	}
 	return res, err
 }
@@ -395,6 +537,82 @@ func sortedKeys(m map[string]bool) []string {
 		out = append(out, k)
 	}
 	sort.Strings(out)
+	return out
+}
+
+// woodpeckerGate refuses a woodpecker target whose logs of pchannels in
+// scope (of this instance: Milvus names its logs after them) have segments, under {root}/wp/logs/ or the legacy woodpecker/logs/:
+// the target is not fresh, and Milvus would read those segments as its WAL.
+func woodpeckerGate(ctx context.Context, inst *instance.Instance, rev int64, inScope func(pchannel string) bool, allow bool) (Gate, error) {
+	type log struct {
+		key      string
+		segments int64
+	}
+	var logs []log
+	for _, prefix := range inst.Layout.WoodpeckerLogsPrefixes() {
+		index := map[string]int{}
+		_, err := inst.Scan(ctx, prefix, rev, func(page []instance.KV) error {
+			for _, kv := range page {
+				apply.Heartbeat(ctx)
+				k, ok := inst.Layout.ParseWoodpeckerKey(kv.Key)
+				if !ok || !k.Segment || !inScope(k.Log) {
+					continue
+				}
+				i, seen := index[k.Log]
+				if !seen {
+					i = len(logs)
+					index[k.Log] = i
+					logs = append(logs, log{key: k.Prefix + k.Log + "/segments/"})
+				}
+				logs[i].segments++
+			}
+			return nil
+		})
+		if err != nil {
+			return Gate{}, err
+		}
+	}
+	g := Gate{Name: "woodpecker target is empty", OK: true,
+		Detail: "no woodpecker log of a pchannel in scope has segments (" + strings.Join(inst.Layout.WoodpeckerLogsPrefixes(), ", ") + ")"}
+	if len(logs) == 0 {
+		return g, nil
+	}
+	var named []string
+	for _, l := range logs {
+		named = append(named, fmt.Sprintf("%s (%d segments)", l.key, l.segments))
+	}
+	g.OK, g.Count, g.Keys = false, int64(len(logs)), named[:min(len(named), maxGateKeys)]
+	g.Detail = "woodpecker logs of pchannels in scope have segments, so the target WAL is not fresh: " + strings.Join(named, ", ") +
+		"; empty them (or pass --allow-non-empty-target to go on)"
+	if allow {
+		g.OK, g.Overridden = true, true
+		g.Detail = "--allow-non-empty-target: woodpecker logs of pchannels in scope have segments: " + strings.Join(named, ", ") +
+			"; Milvus will read them as its WAL from the earliest position"
+	}
+	return g, nil
+}
+
+// listKeys joins at most maxGateKeys keys, saying how many more there are.
+func listKeys(keys []string) string {
+	if len(keys) <= maxGateKeys {
+		return strings.Join(keys, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(keys[:maxGateKeys], ", "), len(keys)-maxGateKeys)
+}
+
+func joinInts(ns []int32) string {
+	parts := make([]string, len(ns))
+	for i, n := range ns {
+		parts[i] = fmt.Sprint(n)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func keysOf[V any](m map[string]V) map[string]bool {
+	out := make(map[string]bool, len(m))
+	for k := range m {
+		out[k] = true
+	}
 	return out
 }
 
@@ -414,7 +632,7 @@ func notTouched(l models.Layout) []string {
 func reminders(p *Planner, l models.Layout) []string {
 	r := []string{
 		fmt.Sprintf("set mq.type to %s in milvus.yaml (or your deployment's config) before starting Milvus", p.WALName),
-		fmt.Sprintf("the target WAL must be fresh: empty topics%s", map[bool]string{true: ", and an empty " + l.Root("wp/") + " for woodpecker", false: ""}[p.WAL == commonpb.WALName_WoodPecker]),
+		fmt.Sprintf("the target WAL must be fresh: empty topics%s", map[bool]string{true: ", and no segments in woodpecker's logs of the pchannels (" + l.Root("wp/logs/") + ")", false: ""}[p.WAL == commonpb.WALName_WoodPecker]),
 		"keep the backup file: restore --file BACKUP --run puts every changed key back as it was",
 	}
 	if p.WAL == commonpb.WALName_RocksMQ {

@@ -24,6 +24,9 @@ const (
 	KindSegmentAssign    = "segment-assign"
 	KindMQType           = "mq.type config"
 	KindConsumeCP        = "consume-checkpoint"
+	// KindAlterWALState is the alter_wal_state (field 6) removed from a
+	// consume checkpoint: the state of an online switch Milvus would resume.
+	KindAlterWALState = "alter-wal-state"
 )
 
 // Write phases: the order kinds are written in. Consume checkpoints go last,
@@ -41,13 +44,13 @@ const (
 
 // kindOrder lists the kinds in write order, for reports.
 var kindOrder = []string{KindSegment, KindChannelCP, KindCollection, KindLegacyCollection, KindSnapshot,
-	KindQueryTarget, KindSegmentAssign, KindMQType, KindConsumeCP}
+	KindQueryTarget, KindSegmentAssign, KindMQType, KindConsumeCP, KindAlterWALState}
 
 var kindPhase = map[string]int{
 	KindSegment: phaseSegment, KindChannelCP: phaseChannelCP,
 	KindCollection: phaseCollection, KindLegacyCollection: phaseCollection, KindSnapshot: phaseCollection,
 	KindQueryTarget: phaseQueryTarget, KindSegmentAssign: phaseSegmentAssign,
-	KindMQType: phaseMQType, KindConsumeCP: phaseConsumeCP,
+	KindMQType: phaseMQType, KindConsumeCP: phaseConsumeCP, KindAlterWALState: phaseConsumeCP,
 }
 
 // Action is what the plan does with one key.
@@ -84,17 +87,26 @@ type Decision struct {
 	Unflushed bool
 	State     string
 	// Tags are every position the value holds (in scope or not), for the
-	// split-state report: the pchannel and the WAL_name (Unknown: untagged).
+	// split-state census (models.WALCensus).
 	Tags []Tag
+	// AlterWAL is the alter_wal_state of a consume checkpoint (nil: none);
+	// in scope, the rewrite removes it.
+	AlterWAL *models.AlterWALState
+	// Empty: the value was empty (a consume checkpoint or channel-cp that
+	// decodes as nothing); the rewrite gives it the target's position.
+	Empty bool
 }
 
-// Tag is one position of a pchannel and the WAL it names.
+// Tag is one position of a pchannel and the WAL it names, as the census
+// counts it.
 type Tag struct {
 	PChannel string
-	WAL      commonpb.WALName
-	// Data is the id of an untagged position (WAL Unknown): the report
-	// checks that it decodes in the WAL it is attributed to.
+	WAL      commonpb.WALName // WAL_name; Unknown when untagged
+	// Data is the id bytes of a position (the census checks that an
+	// untagged one decodes in the WAL it is attributed to).
 	Data []byte
+	// Checkpoint: the consume checkpoint of PChannel, whose id names WAL.
+	Checkpoint bool
 }
 
 // Context is what a reset plan reads before it decides any key, at the
@@ -197,7 +209,8 @@ func (p *Planner) Decide(k models.Key, value []byte) (Decision, error) {
 	return Decision{Reason: KeepNoPosition}, nil
 }
 
-// DecideConfig plans an mq.type override under {rootPath}/config/.
+// DecideConfig plans an mq.type override under {rootPath}/config/ (one of
+// the keys models.IsMQTypeConfigKey names).
 func (p *Planner) DecideConfig(value []byte) Decision {
 	d := Decision{Kind: KindMQType}
 	if string(value) == p.WALName {
@@ -218,12 +231,17 @@ func (p *Planner) queryTarget(k models.Key) Decision {
 	return d
 }
 
+// consumeCheckpoint moves the message id to the target (an id already at
+// the target's earliest, Milvus's kafka -2 and rocksmq -1 included, stays)
+// and removes alter_wal_state: a checkpoint that still has it is not done,
+// since Milvus would resume that online switch toward its own target.
 func (p *Planner) consumeCheckpoint(k models.Key, value []byte) (Decision, error) {
 	d := Decision{Kind: KindConsumeCP}
 	if !p.InScope(k.PChannel) {
-		// Out of scope it need not decode; it is tagged for the report when it does.
+		// Out of scope it need not decode; it is counted when it does.
 		if cp, err := models.DecodeWALCheckpoint(value); err == nil {
-			d.Tags = []Tag{{PChannel: k.PChannel, WAL: cp.WAL}}
+			d.Tags = checkpointTags(k.PChannel, cp)
+			d.AlterWAL = cp.AlterWAL
 		}
 		d.Reason = KeepOutOfScope
 		return d, nil
@@ -232,17 +250,35 @@ func (p *Planner) consumeCheckpoint(k models.Key, value []byte) (Decision, error
 	if err != nil {
 		return d, &DecodeError{Key: k.Rel, Err: err}
 	}
-	d.Tags = []Tag{{PChannel: k.PChannel, WAL: cp.WAL}}
-	if cp.InWAL(p.Target) {
+	d.Tags, d.AlterWAL, d.Empty = checkpointTags(k.PChannel, cp), cp.AlterWAL, len(value) == 0
+	atTarget := cp.InWAL(p.Target) || cp.AtEarliest(p.WAL)
+	if atTarget && cp.AlterWAL == nil {
 		d.Reason = KeepAtTarget
 		return d, nil
 	}
-	nv, err := models.RewriteWALCheckpoint(value, p.Target)
-	if err != nil {
-		return d, &DecodeError{Key: k.Rel, Err: err}
+	nv := value
+	if cp.AlterWAL != nil {
+		if nv, err = models.ClearAlterWALState(nv); err != nil {
+			return d, &DecodeError{Key: k.Rel, Err: err}
+		}
 	}
-	d.Action, d.Value, d.Positions = Rewrite, nv, 1
+	if atTarget {
+		d.Kind = KindAlterWALState
+	} else {
+		if nv, err = models.RewriteWALCheckpoint(nv, p.Target); err != nil {
+			return d, &DecodeError{Key: k.Rel, Err: err}
+		}
+		d.Positions = 1
+	}
+	d.Action, d.Value = Rewrite, nv
 	return d, nil
+}
+
+func checkpointTags(pchannel string, cp *models.WALCheckpoint) []Tag {
+	if !cp.HasMessageID {
+		return nil
+	}
+	return []Tag{{PChannel: pchannel, WAL: cp.WAL, Checkpoint: true}}
 }
 
 func (p *Planner) channelCP(k models.Key, value []byte) (Decision, error) {
@@ -262,8 +298,11 @@ func (p *Planner) channelCP(k models.Key, value []byte) (Decision, error) {
 		d.Reason = KeepDropped
 		return d, nil
 	}
-	d.Tags = []Tag{posTag(k.PChannel, pos)}
-	if models.PositionIn(pos, p.Target) {
+	if d.Empty = len(value) == 0; !d.Empty {
+		// An empty value holds no position: it is rewritten, not counted.
+		d.Tags = []Tag{posTag(k.PChannel, pos)}
+	}
+	if models.PositionIn(pos, p.Target) || models.PositionAtEarliest(pos, p.WAL) {
 		d.Reason = KeepAtTarget
 		return d, nil
 	}
@@ -275,48 +314,48 @@ func (p *Planner) channelCP(k models.Key, value []byte) (Decision, error) {
 	return d, nil
 }
 
+// segment decides a segment from its models.SegmentView (one pass over the
+// value, without allocating per field, for the plain shape Milvus writes);
+// a rewrite splices the positions in without reading the value again.
 func (p *Planner) segment(k models.Key, value []byte) (Decision, error) {
-	if d, ok := p.segmentFast(value); ok {
-		return d, nil
-	}
-	return p.segmentSlow(k, value)
-}
-
-// segmentSlow decides a segment with the models decoders and rewriters: the
-// reference the fast path is tested against, and the path for values the
-// fast path does not handle.
-func (p *Planner) segmentSlow(k models.Key, value []byte) (Decision, error) {
 	d := Decision{Kind: KindSegment}
-	s, err := models.DecodeSegmentInfo(value)
+	v, err := models.ViewSegment(value)
 	if err != nil {
 		return d, &DecodeError{Key: k.Rel, Err: err}
 	}
-	pc := models.PChannelOf(s.InsertChannel)
-	for _, pos := range []*msgpb.MsgPosition{s.StartPosition, s.DMLPosition} {
-		if pos != nil {
-			d.Tags = append(d.Tags, posTag(pc, pos))
+	pc := models.PChannelOf(v.Channel)
+	for _, pos := range [2]models.PositionView{v.Start, v.DML} {
+		if pos.Present {
+			d.Tags = append(d.Tags, Tag{PChannel: pc, WAL: pos.WAL, Data: pos.MsgID})
 		}
 	}
-	if s.InsertChannel == "" || !p.InScope(pc) {
+	if v.Channel == "" || !p.InScope(pc) {
 		d.Reason = KeepOutOfScope
 		return d, nil
 	}
-	d.State = s.State.String()
-	d.Unflushed = s.Unflushed()
-	if s.StartPosition == nil && s.DMLPosition == nil {
+	d.State = v.State.String()
+	d.Unflushed = models.UnflushedState(v.State)
+	if !v.Start.Present && !v.DML.Present {
 		d.Reason = KeepNoPosition
 		return d, nil
 	}
-	nv, n, err := models.RewriteSegmentPositions(value, p.Target)
-	if err != nil {
-		return d, &DecodeError{Key: k.Rel, Err: err}
-	}
-	if n == 0 {
+	if p.positionDone(v.Start) && p.positionDone(v.DML) {
 		d.Reason = KeepAtTarget
 		return d, nil
 	}
+	nv, n, err := models.RewriteViewedSegment(value, v, p.Target)
+	if err != nil {
+		return d, &DecodeError{Key: k.Rel, Err: err}
+	}
 	d.Action, d.Value, d.Positions = Rewrite, nv, n
 	return d, nil
+}
+
+// positionDone reports whether a segment position needs no rewrite: absent,
+// or at the target's earliest (exactly heron's bytes, checked first, or
+// Milvus's own earliest id of that WAL).
+func (p *Planner) positionDone(v models.PositionView) bool {
+	return !v.Present || v.In(p.Target) || v.AtEarliest(p.WAL)
 }
 
 func (p *Planner) collection(k models.Key, value []byte, kind string) (Decision, error) {
@@ -331,7 +370,7 @@ func (p *Planner) collection(k models.Key, value []byte, kind string) (Decision,
 	}
 	if kind != KindSnapshot {
 		for _, sp := range c.StartPositions {
-			d.Tags = append(d.Tags, Tag{PChannel: pchannelKey(sp.Key), Data: sp.Data})
+			d.Tags = append(d.Tags, Tag{PChannel: models.StartPositionPChannel(sp.Key), Data: sp.Data})
 		}
 	}
 	nv, n, err := models.RewriteStartPositions(value, p.inScopeKey, p.Target)
@@ -353,43 +392,8 @@ func (p *Planner) collection(k models.Key, value []byte, kind string) (Decision,
 	return d, nil
 }
 
-// pchannelKey is the pchannel of a start_positions key: itself when it names
-// a pchannel, else the pchannel of the vchannel it names. Heron cannot tell
-// the two apart by syntax alone, so a key with a "_<digits>v<digits>" tail is
-// taken as a vchannel.
-func pchannelKey(key string) string {
-	i := strings.LastIndexByte(key, '_')
-	if i < 0 {
-		return key
-	}
-	tail := key[i+1:]
-	if v := strings.IndexByte(tail, 'v'); v > 0 && isDigits(tail[:v]) && isDigits(tail[v+1:]) {
-		return key[:i]
-	}
-	return key
-}
-
-func isDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
-}
-
 func posTag(pchannel string, pos *msgpb.MsgPosition) Tag {
-	t := Tag{PChannel: pchannel, WAL: pos.GetWALName()}
-	if t.WAL == commonpb.WALName_Unknown {
-		t.Data = pos.GetMsgID()
-		if t.Data == nil {
-			t.Data = []byte{}
-		}
-	}
-	return t
+	return Tag{PChannel: pchannel, WAL: pos.GetWALName(), Data: pos.GetMsgID()}
 }
 
 // OwnsScope reports whether a collection owns a vchannel in scope.
@@ -432,23 +436,27 @@ func (p *Planner) Describe(k models.Key, value []byte, d Decision) (before, afte
 		if cp, err := models.DecodeWALCheckpoint(value); err == nil {
 			before = describeText(cp.WAL, cp.MessageID, cp.HasMessageID)
 		}
+	case KindAlterWALState:
+		if cp, err := models.DecodeWALCheckpoint(value); err == nil && cp.AlterWAL != nil {
+			return cp.AlterWAL.Describe(), "cleared"
+		}
 	case KindChannelCP:
 		if pos, err := models.DecodePosition(value); err == nil {
 			before = p.describePosition(k.PChannel, pos)
 		}
 	case KindSegment:
-		if s, err := models.DecodeSegmentInfo(value); err == nil {
-			first := s.DMLPosition
-			if first == nil || models.PositionIn(first, p.Target) {
-				first = s.StartPosition
+		if v, err := models.ViewSegment(value); err == nil {
+			first := v.DML
+			if p.positionDone(first) {
+				first = v.Start
 			}
-			before = p.describePosition(models.PChannelOf(s.InsertChannel), first)
+			before = p.describePosition(models.PChannelOf(v.Channel), first.Position())
 		}
 	case KindCollection, KindLegacyCollection, KindSnapshot:
 		if c, err := models.DecodeCollectionInfo(value); err == nil {
 			for _, sp := range c.StartPositions {
 				if p.inScopeKey(sp.Key) && !bytes.Equal(sp.Data, p.Target.Bytes()) {
-					before = describeBytes(p.checkpointWAL[pchannelKey(sp.Key)], sp.Data, true)
+					before = describeBytes(p.checkpointWAL[models.StartPositionPChannel(sp.Key)], sp.Data, true)
 					break
 				}
 			}

@@ -138,7 +138,8 @@ func TestDryRunWritesNothing(t *testing.T) {
 	}
 	out, _, _ := e.reset("--target-wal woodpecker --format json")
 	s := planJSON(t, out)
-	if s.TotalKeys != 17 || s.Refused || !s.Scope.WholeInstance || len(s.Scope.PChannels) != 3 {
+	// 17 position keys and the mq.type override the run creates.
+	if s.TotalKeys != 18 || s.Refused || !s.Scope.WholeInstance || len(s.Scope.PChannels) != 3 {
 		t.Fatalf("plan %+v", s)
 	}
 	mustContain(t, strings.Join(s.NotTouched, "\n"), "channel-removal", "schema", "kv/", "replicat", "pchannel", "tombstone")
@@ -173,6 +174,9 @@ func TestBadInput(t *testing.T) {
 func TestScopedRun(t *testing.T) {
 	cli, ep := etcdtest.Start(t)
 	e := seedEnv(t, cli, ep, "by-dev", commonpb.WALName_Pulsar)
+	// dml_1 and dml_2 are on kafka already (an earlier run): the scoped run
+	// of dml_0 completes the instance, which the one-WAL gate lets through.
+	e.moveOutside("kafka", e.pc(1), e.pc(2))
 	before := e.dump()
 	dry, _, _ := e.reset("--target-wal kafka --pchannel " + e.pc(0) + " --format json")
 	s := planJSON(t, dry)
@@ -201,7 +205,8 @@ func TestScopedRun(t *testing.T) {
 		e.meta(models.SegmentKey(100, 101, 1003)),
 		e.meta(models.CollectionInfoKey(1, 100)),
 		snapshot,
-		e.meta(models.QueryTargetKey(100)), // books has a shard on dml_0: its target goes
+		e.meta(models.QueryTargetKey(100)),         // books has a shard on dml_0: its target goes
+		e.inst.Layout.Root(models.MQTypeConfigKey), // no override existed: the run creates it
 	}
 	sort.Strings(want)
 	if got := diffKeys(before, after); fmt.Sprint(got) != fmt.Sprint(want) {
@@ -423,7 +428,7 @@ func TestDryRunAndRunPlanTheSameKeys(t *testing.T) {
 	ctx := context.Background()
 	for _, p := range []Params{
 		{TargetWAL: "kafka"},
-		{TargetWAL: "woodpecker", PChannels: []string{e.pc(0)}},
+		{TargetWAL: "woodpecker", PChannels: []string{e.pc(0), e.pc(1), e.pc(2)}}, // scoped, and it completes the instance
 		{TargetWAL: "pulsar", PChannels: []string{e.pc(1), e.pc(2)}, AllowGrowing: true},
 	} {
 		p.WriteFlags = framework.WriteFlags{MaxTxnOps: 4, BackupDir: e.dir}

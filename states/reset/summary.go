@@ -9,6 +9,7 @@ import (
 
 	"github.com/heron-shell/heron/framework"
 	"github.com/heron-shell/heron/framework/apply"
+	"github.com/heron-shell/heron/models"
 )
 
 // The JSON shapes of the plan and of a run are documented in README.md.
@@ -92,15 +93,12 @@ type Kept struct {
 	Keys   int64  `json:"keys"`
 }
 
-// PChannelWALs is the split-state report of one pchannel: positions tagged
-// with WAL_name count for that WAL, untagged ones for the WAL of the
-// pchannel's consume checkpoint.
+// PChannelWALs is the split-state report of one pchannel: the census of
+// models.WALCensus (the rule show checkpoint uses too) and whether the
+// pchannel is in scope.
 type PChannelWALs struct {
-	PChannel      string           `json:"pchannel"`
-	InScope       bool             `json:"in_scope"`
-	CheckpointWAL string           `json:"consume_checkpoint_wal"`
-	Positions     map[string]int64 `json:"positions"`
-	Split         bool             `json:"split"`
+	models.PChannelWALs
+	InScope bool `json:"in_scope"`
 }
 
 const (

@@ -60,6 +60,10 @@ func (pl *Plan) verify(ctx context.Context) (Verify, error) {
 		}
 		v.Keys++
 		if d.Action != Keep {
+			if d.AlterWAL != nil && e.Kind == models.KindConsumeCheckpoint {
+				fail("%s: still has alter_wal_state (%s)", e.KV.Key, d.AlterWAL.Describe())
+				return nil
+			}
 			fail("%s: the reset still plans to %s it", e.KV.Key, d.Action)
 			return nil
 		}
@@ -73,6 +77,9 @@ func (pl *Plan) verify(ctx context.Context) (Verify, error) {
 			id, err := codec.DecodeText(cp.MessageID)
 			if cp.WAL != p.WAL || err != nil || !id.IsEarliest() {
 				fail("%s: message id %q (WAL %s) is not %s's earliest id", e.KV.Key, cp.MessageID, cp.WAL, p.WALName)
+			}
+			if cp.AlterWAL != nil {
+				fail("%s: still has alter_wal_state (%s)", e.KV.Key, cp.AlterWAL.Describe())
 			}
 		case models.KindChannelCP:
 			pos, _ := models.DecodePosition(e.Value)
@@ -115,18 +122,26 @@ func (pl *Plan) verify(ctx context.Context) (Verify, error) {
 			return v, err
 		}
 	}
-	for _, rel := range models.MQTypeConfigKeys {
-		kv, ok, err := inst.Get(ctx, inst.Layout.Root(rel), rev)
-		if err != nil {
-			return v, err
+	// Every spelling Milvus reads as mq.type must name the target, and one must exist.
+	configs := 0
+	_, err = inst.Scan(ctx, inst.Layout.Root(models.ConfigPrefix), rev, func(page []instance.KV) error {
+		for _, kv := range page {
+			if !pl.isMQTypeKey(kv.Key) {
+				continue
+			}
+			configs++
+			v.Keys++
+			if d := p.DecideConfig(kv.Value); d.Action != Keep {
+				fail("%s is %q, want %q", kv.Key, kv.Value, p.WALName)
+			}
 		}
-		if !ok {
-			continue
-		}
-		v.Keys++
-		if d := p.DecideConfig(kv.Value); d.Action != Keep {
-			fail("%s is %q, want %q", kv.Key, kv.Value, p.WALName)
-		}
+		return nil
+	})
+	if err != nil {
+		return v, err
+	}
+	if configs == 0 {
+		fail("no mq.type override under %s: want %s = %q", inst.Layout.Root(models.ConfigPrefix), inst.Layout.Root(models.MQTypeConfigKey), p.WALName)
 	}
 	v.OK = v.FailuresTotal == 0
 	return v, nil

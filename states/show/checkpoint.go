@@ -210,7 +210,7 @@ func Checkpoints(ctx context.Context, inst *instance.Instance, collection int64,
 	if err != nil {
 		return nil, err
 	}
-	logs, err := woodpeckerLogs(ctx, inst, rev)
+	logs, err := woodpeckerLogs(ctx, inst, rev, s.warnf)
 	if err != nil {
 		return nil, err
 	}
@@ -232,8 +232,10 @@ func Checkpoints(ctx context.Context, inst *instance.Instance, collection int64,
 }
 
 // woodpeckerLogs counts the segments of every log in woodpecker's metadata,
-// under both logs prefixes, at revision rev: one entry per log.
-func woodpeckerLogs(ctx context.Context, inst *instance.Instance, rev int64) ([]WoodpeckerLogRow, error) {
+// under both logs prefixes, at revision rev: one entry per log. A prefix the
+// user may not read (the legacy one lies outside the root path) is skipped
+// with a warning.
+func woodpeckerLogs(ctx context.Context, inst *instance.Instance, rev int64, warnf func(string, ...any)) ([]WoodpeckerLogRow, error) {
 	var out []WoodpeckerLogRow
 	for _, prefix := range inst.Layout.WoodpeckerLogsPrefixes() {
 		index := map[string]int{}
@@ -255,6 +257,10 @@ func woodpeckerLogs(ctx context.Context, inst *instance.Instance, rev int64) ([]
 			}
 			return nil
 		})
+		if instance.IsPermissionDenied(err) {
+			warnf("woodpecker logs under %s not read: %v", prefix, err)
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -84,21 +84,19 @@ const minElided = 12
 // is the last one (read from its start).
 const minNoteElided = 40
 
-// ellipsis marks the elided middle of a cell.
+// ellipsis marks where an elided cell was cut.
 const ellipsis = "..."
 
 // table writes aligned columns, two spaces apart. Every cell is escaped
 // (framework.EscapeText): a key holding ESC[2J, a newline or a TAB cannot
 // reach the terminal, add a row or break the columns.
 type table struct {
-	w       io.Writer
-	header  []string
-	rows    [][]string
-	natural []int // widest cell seen per column, header included
-	// headerWidth: an elided column stays as wide as its header.
-	headerWidth []int
-	header0     []string // the header, kept after it is written
-	limit       int      // total width to fit; 0: none
+	w           io.Writer
+	header      []string
+	wroteHeader bool
+	rows        [][]string
+	natural     []int // widest cell seen per column, header included
+	limit       int   // total width to fit; 0: none
 	elidable    []bool
 	err         error
 }
@@ -106,8 +104,6 @@ type table struct {
 func newTable(w io.Writer, header ...string) *table {
 	t := &table{w: w, header: escapeCells(header), natural: make([]int, len(header)), elidable: make([]bool, len(header))}
 	t.measure(t.header)
-	t.headerWidth = slices.Clone(t.natural)
-	t.header0 = t.header
 	return t
 }
 
@@ -170,14 +166,16 @@ func (t *table) widths() []int {
 	for _, v := range w {
 		total += v
 	}
+	// An elided column stays as wide as its header; a NOTE or ERROR column
+	// at the end keeps minNoteElided.
 	floor := make([]int, len(w))
 	for i := range floor {
 		floor[i] = minElided
-		if i < len(t.headerWidth) {
-			floor[i] = max(minElided, t.headerWidth[i])
+		if i < len(t.header) {
+			floor[i] = max(minElided, utf8.RuneCountInString(t.header[i]))
 		}
 	}
-	if last := len(floor) - 1; last < len(t.header0) && (t.header0[last] == "NOTE" || t.header0[last] == "ERROR") {
+	if last := len(floor) - 1; last < len(t.header) && (t.header[last] == "NOTE" || t.header[last] == "ERROR") {
 		floor[last] = max(floor[last], minNoteElided)
 	}
 	for total > t.limit {
@@ -197,7 +195,7 @@ func (t *table) widths() []int {
 }
 
 func (t *table) writeBlock() {
-	if t.header == nil && len(t.rows) == 0 {
+	if t.wroteHeader && len(t.rows) == 0 {
 		return
 	}
 	widths := t.widths()
@@ -218,9 +216,9 @@ func (t *table) writeBlock() {
 		}
 		sb.WriteByte('\n')
 	}
-	if t.header != nil {
+	if !t.wroteHeader {
 		write(t.header)
-		t.header = nil
+		t.wroteHeader = true
 	}
 	for _, r := range t.rows {
 		write(r)

@@ -177,9 +177,10 @@ func NewSegmentScan(ctx context.Context, inst *instance.Instance, f SegmentFilte
 }
 
 // Each calls fn for the first limit rows (0: all) that pass the filter, in
-// key order, and counts every key. A value that does not decode is a row
-// with Error set (and a warning), never a failed listing.
-func (s *SegmentScan) Each(ctx context.Context, limit int, fn func(SegmentRow) error) (SegmentSummary, error) {
+// key order, and counts every key; atLimit (if not nil) runs once, at the
+// first row past the limit, before the rest is counted. A value that does
+// not decode is a row with Error set (and a warning), never a failed listing.
+func (s *SegmentScan) Each(ctx context.Context, limit int, fn func(SegmentRow) error, atLimit func() error) (SegmentSummary, error) {
 	sum := SegmentSummary{Counts: map[string]int{}}
 	f := s.filter
 	_, err := s.inst.Walk(ctx, s.rev, []string{models.SegmentPrefix}, func(e instance.Entry) error {
@@ -208,6 +209,9 @@ func (s *SegmentScan) Each(ctx context.Context, limit int, fn func(SegmentRow) e
 		}
 		if limit > 0 && sum.Total >= limit {
 			sum.More++
+			if sum.More == 1 && atLimit != nil {
+				return atLimit()
+			}
 			return nil
 		}
 		sum.Total++
@@ -376,7 +380,7 @@ func (l *segmentListing) JSON() any {
 	sum, err := l.scan.Each(l.ctx, l.limit, func(r SegmentRow) error {
 		res.Segments = append(res.Segments, r)
 		return nil
-	})
+	}, nil)
 	if err != nil {
 		return map[string]string{"error": err.Error()}
 	}
@@ -392,7 +396,7 @@ func (l *segmentListing) WriteJSON(w io.Writer) error {
 	sum, err := l.scan.Each(l.ctx, l.limit, func(r SegmentRow) error {
 		d.elem(r)
 		return d.err
-	})
+	}, d.w.Flush)
 	if err != nil {
 		return err
 	}
@@ -476,6 +480,13 @@ func (l *segmentListing) Table(w io.Writer) error {
 		}
 		t.row(cells...)
 		return t.err
+	}, func() error {
+		// The rows are all read: show them now, the counts come at the end.
+		if err := t.flush(); err != nil {
+			return err
+		}
+		fmt.Fprintf(l.scan.warn, "(%d segment(s) shown; counting the others by state...)\n", l.limit)
+		return nil
 	})
 	if err != nil {
 		return err
@@ -508,7 +519,7 @@ func (l *segmentListing) Lines(out io.Writer) error {
 		return line(w, "segment", "id", i64(s.ID), "collection", i64(s.Collection), "partition", i64(s.Partition),
 			"vchannel", s.VChannel, "state", s.State, "rows", i64(s.Rows), "level", s.Level, "importing", boolS(s.Importing),
 			"key", s.Key, "odd", boolS(s.Odd), "start", positionText(s.StartPosition), "dml", positionText(s.DMLPosition), "error", s.Error)
-	})
+	}, w.Flush)
 	if err != nil {
 		_ = w.Flush() // the rows read before the error
 		return err

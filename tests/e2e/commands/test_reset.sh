@@ -89,6 +89,64 @@ restore --file $backup --run --backup-dir $BK"
 expect_rc 0 "restore --run"
 if dump | cmp -s - "$WORK/before.dump"; then pass "restore returns the keyspace byte for byte"; else fail "dump after restore differs"; fi
 
+# One WAL for the whole instance: a scoped run on a mixed instance is refused,
+# naming the other pchannels and their WAL; nothing is written.
+seed --wal pulsar --rootPath mixed
+before=$(rev)
+run_heron "$(connect_line mixed)
+reset checkpoint --target-wal kafka --pchannel mixed-rootcoord-dml_0 --run --backup-dir $BK"
+expect_rc 3 "a scoped run on a mixed instance is refused"
+expect_err "one WAL for the whole instance" "the refusal names the one-WAL gate"
+expect_err "mixed-rootcoord-dml_1 \(pulsar:[0-9]+\).*mixed-rootcoord-dml_2 \(pulsar:[0-9]+\)" "it names the other pchannels and their WAL"
+expect_err "run without --pchannel" "it says to run without --pchannel"
+if [ "$(rev)" = "$before" ]; then pass "refused scoped run: nothing written"; else fail "refused scoped run moved the revision"; fi
+
+# A scoped run that completes the instance (the others already on kafka) goes through.
+seed --wal pulsar --rootPath completes
+"$ETCDTOOL" move --etcd "$ETCD" --rootPath completes --wal kafka --pchannels completes-rootcoord-dml_1,completes-rootcoord-dml_2
+run_heron "$(connect_line completes)
+reset checkpoint --target-wal kafka --pchannel completes-rootcoord-dml_0 --run --backup-dir $BK
+show checkpoint --format json"
+expect_rc 0 "a scoped run that completes the instance"
+expect_out "verify: ok" "the completing run is verified"
+printf '%s' "$OUT" | sed -n '/^{/,$p' >"$WORK/cp-completes.json"
+if python3 - "$WORK/cp-completes.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert all(p["wal"] == "kafka" for p in d["pchannels"]), d["pchannels"]
+assert not d["split_pchannels"], d["split_pchannels"]
+PY
+then pass "after the completing run every pchannel is on kafka"; else fail "show checkpoint after the completing run"; fi
+if dump --prefix completes/config/mqtype | grep -q "$(python3 -c "print(b'kafka'.hex())")"; then pass "config/mqtype created as kafka"; else fail "config/mqtype not created"; fi
+
+# An interrupted online switch (alter_wal_state, stage ADVANCE_CHECKPOINT) is cleared.
+seed --wal pulsar --rootPath alter --alter-stage advance-checkpoint
+run_heron "$(connect_line alter)
+reset checkpoint --target-wal rocksmq --run --format json --backup-dir $BK"
+expect_rc 0 "reset of an instance with an interrupted online switch"
+printf '%s' "$OUT" >"$WORK/alter.json"
+if python3 - "$WORK/alter.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+p = r["plan"]
+k = [x for x in p["rewrites"] if x["kind"] == "alter-wal-state"]
+assert k and k[0]["keys"] == 1, p["rewrites"]
+ex = k[0]["examples"][0]
+assert ex["before"] == "online switch to kafka, stage ADVANCE_CHECKPOINT" and ex["after"] == "cleared", ex
+assert any("alter-rootcoord-dml_0 (online switch to kafka, stage ADVANCE_CHECKPOINT)" in w for w in p["warnings"]), p["warnings"]
+assert r["verify"]["ok"], r["verify"]
+PY
+then pass "the plan lists alter-wal-state and warns; verify ok"; else fail "alter-wal-state plan"; fi
+run_heron "$(connect_line alter)
+show checkpoint --format json"
+printf '%s' "$OUT" | sed -n '/^{/,$p' >"$WORK/cp-alter.json"
+if python3 - "$WORK/cp-alter.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert all(p.get("alter_wal") is None and p["wal"] == "rocksmq" for p in d["pchannels"]), d["pchannels"]
+PY
+then pass "show checkpoint: no alter_wal_state left, every pchannel on rocksmq"; else fail "alter_wal_state left"; fi
+
 # On a terminal (a pty with a size, so that the REPL runs), --run asks before
 # the first write: no writes nothing, yes writes, --yes does not ask (on
 # the by-dev instance the restore above brought back).
@@ -146,6 +204,12 @@ attrs = termios.tcgetattr(master)
 check(bool(attrs[3] & termios.ECHO) and bool(attrs[3] & termios.ICANON), "the question is asked in line mode, with echo")
 send("n\r")
 check(expect(r"nothing was written"), "a no writes nothing")
+time.sleep(0.3)
+send("reset checkpoint --target-wal kafka --run --backup-dir " + bk + "\r")
+check(expect(r"\[y/N\] "), "asked again")
+send("\x03")
+check(expect(r"nothing was written"), "Ctrl-C at the question writes nothing")
+check(expect(r"Milvus\(by-dev\) > "), "and the REPL goes on")
 time.sleep(0.3)
 send("reset checkpoint --target-wal kafka --run --backup-dir " + bk + "\r")
 check(expect(r"\[y/N\] "), "asked again")

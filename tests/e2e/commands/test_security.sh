@@ -112,9 +112,13 @@ expect_rc 1 "a client certificate from another CA is refused"
 show_err
 expect_err "certificate" "client certificate from another CA: the error says so"
 
+start=$(date +%s)
 run_heron "connect --etcd $ETCD --rootPath by-dev"
+elapsed=$(( $(date +%s) - start ))
 expect_rc 1 "plain text against a TLS-only etcd fails"
 show_err
+expect_err "error: $ETCD: the server expects TLS: add --enableTLS" "plain text against TLS: the error says to add --enableTLS"
+if [ "$elapsed" -le 3 ]; then pass "plain text against TLS fails within 3 s (${elapsed}s)"; else fail "plain text against TLS took ${elapsed}s"; fi
 
 run_heron "connect --etcd $ETCD --rootPath by-dev --enableTLS --rootCAPem $WORK/no-such-ca.pem"
 expect_rc 1 "a missing CA file fails"
@@ -136,6 +140,10 @@ ctl() { ETCDCTL_API=3 etcdctl --endpoints "$ETCD" "$@"; }
 		ctl user grant-role milvus milvus-rw &&
 		ctl auth enable
 } >"$WORK/auth.log" 2>&1 || { echo "enabling etcd auth failed:" >&2; cat "$WORK/auth.log" >&2; exit 1; }
+
+run_heron "connect --etcd $ETCD --rootPath by-dev --enableTLS"
+expect_rc 1 "TLS against a plain-text etcd fails"
+expect_err "error: $ETCD: the server does not use TLS: drop --enableTLS" "TLS against plain text: the error says to drop --enableTLS"
 
 run_heron "connect --etcd $ETCD --rootPath by-dev
 show checkpoint"

@@ -29,6 +29,42 @@ expect_rc 1 "unreachable etcd fails"
 expect_err "127.0.0.1:$port" "the error names the address"
 if [ "$elapsed" -le 12 ]; then pass "unreachable etcd fails within the timeout (${elapsed}s)"; else fail "took ${elapsed}s"; fi
 
+# Messages that say what is wrong (issue 10 §2).
+run_heron "show collections"
+expect_rc 2 "a connected command typed offline is a usage error"
+expect_err "error: not connected: run connect --etcd HOST:PORT first" "offline: the error says to connect first"
+
+run_heron "$(connect_line)
+$(connect_line)"
+expect_rc 2 "connect while connected is a usage error"
+expect_err "error: already connected to $ETCD \(root path by-dev\): disconnect first" "connected: the error says to disconnect first"
+
+run_heron "connect --etcd 127.0.0.1 --rootPath by-dev"
+expect_rc 2 "an address without a port is a usage error"
+expect_err "missing :PORT \(etcd's default client port is 2379\)" "no port: the error says so"
+
+OUT=$(printf '%s\n' "connect --etcd $ETCD --etcdUserName root" | env -u ETCD_PASSWORD "$HERON" 2>"$WORK/err")
+RC=$?
+ERR=$(cat "$WORK/err")
+expect_rc 2 "a user without a password is a usage error"
+expect_err "error: connect: no password: give --etcdPassword or \\\$ETCD_PASSWORD" "no password: the error says where to give it"
+
+http_port=$(free_port)
+python3 -m http.server --bind 127.0.0.1 "$http_port" >"$WORK/http.log" 2>&1 &
+HTTP_PID=$!
+for _ in $(seq 1 50); do
+	python3 -c 'import socket,sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1)' "$http_port" 2>/dev/null && break
+	sleep 0.1
+done
+start=$(date +%s)
+run_heron "connect --etcd 127.0.0.1:$http_port --rootPath by-dev"
+elapsed=$(( $(date +%s) - start ))
+kill "$HTTP_PID" 2>/dev/null
+wait "$HTTP_PID" 2>/dev/null
+expect_rc 1 "an HTTP server on the port fails"
+expect_err "error: 127.0.0.1:$http_port answered, but not as etcd \(HTTP/1.x\)" "HTTP server: the error says it is not etcd"
+if [ "$elapsed" -le 3 ]; then pass "HTTP server: fails within 3 s (${elapsed}s)"; else fail "HTTP server: took ${elapsed}s"; fi
+
 run_heron "$(connect_line wrong-root)"
 expect_rc 1 "a root path without Milvus metadata is refused"
 expect_err "by-dev" "the error lists the root paths that exist"
@@ -39,5 +75,26 @@ OUT=$(cat "$WORK/out")
 ERR=$(cat "$WORK/err")
 expect_rc 0 "--olc runs comma-separated commands"
 if python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$WORK/out"; then pass "--format json is one JSON document"; else fail "stdout is not one JSON document"; fi
+
+# heron demo removes its folder when a signal ends it (issue 9 item 1).
+mkfifo "$WORK/demo.in"
+exec 3<>"$WORK/demo.in"
+for sig in INT TERM HUP; do
+	rm -rf "$WORK/demo-tmp" && mkdir -p "$WORK/demo-tmp"
+	TMPDIR=$WORK/demo-tmp "$HERON" demo <"$WORK/demo.in" >"$WORK/out" 2>"$WORK/err" &
+	demo_pid=$!
+	for _ in $(seq 1 300); do
+		grep -q "removed on exit" "$WORK/err" && break
+		sleep 0.1
+	done
+	kill "-$sig" "$demo_pid"
+	wait "$demo_pid"
+	RC=$?
+	OUT=$(cat "$WORK/out")
+	ERR=$(cat "$WORK/err")
+	expect_rc 1 "demo: SIG$sig while waiting for a command exits 1"
+	if [ -z "$(ls -A "$WORK/demo-tmp")" ]; then pass "demo: SIG$sig removes the demo folder"; else fail "demo: SIG$sig left $(ls "$WORK/demo-tmp")"; fi
+done
+exec 3>&-
 
 finish

@@ -1,6 +1,9 @@
 // Command etcdtool seeds and dumps a Milvus meta root for the e2e scripts:
 //
 //	etcdtool seed --etcd HOST:PORT --wal pulsar [--rootPath by-dev] [--gate live-session|growing|sealed|segment-assign|broadcast-pending|broadcast-waitack|broadcast-replicated] [--mqtype]
+//	        [--alter-stage none|flushing|advance-checkpoint]   (dml_0's consume checkpoint records Milvus's online switch to kafka)
+//	etcdtool move --etcd HOST:PORT --wal kafka --pchannels P1,P2 [--rootPath by-dev]
+//	        (the positions of those pchannels to the WAL's earliest, as an earlier run leaves them)
 //	etcdtool dump --etcd HOST:PORT [--prefix by-dev/]   (key, tab, hex value; sorted)
 //	etcdtool corrupt --etcd HOST:PORT --key KEY          (puts bytes that are not protobuf)
 //
@@ -16,6 +19,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
@@ -25,6 +29,7 @@ import (
 	"github.com/heron-shell/heron/models"
 	"github.com/heron-shell/heron/models/msgid"
 	"github.com/heron-shell/heron/models/sample"
+	"github.com/heron-shell/heron/models/wire"
 	"github.com/heron-shell/heron/states/instance"
 )
 
@@ -45,6 +50,8 @@ func run(args []string) error {
 	root := fs.String("rootPath", configs.DefaultRootPath, "root path")
 	gate := fs.String("gate", "", "add a key that makes reset refuse")
 	mqtype := fs.Bool("mqtype", false, "add {rootPath}/config/mqtype naming the seeded WAL")
+	alterStage := fs.String("alter-stage", "", "add alter_wal_state (target kafka) in this stage to dml_0's consume checkpoint")
+	pchannels := fs.String("pchannels", "", "move: comma-separated pchannels")
 	prefix := fs.String("prefix", "", "dump only keys under this prefix")
 	key := fs.String("key", "", "key to corrupt")
 	cacert := fs.String("cacert", "", "CA certificate (PEM): connect with TLS")
@@ -83,10 +90,28 @@ func run(args []string) error {
 		if *mqtype {
 			in.KVs[layout.Root("config/mqtype")] = []byte(msgid.Name(wal))
 		}
+		if *alterStage != "" {
+			stage, ok := map[string]uint64{"none": 0, "flushing": 1, "advance-checkpoint": 2}[*alterStage]
+			if !ok {
+				return fmt.Errorf("unknown --alter-stage %q", *alterStage)
+			}
+			// streamingpb.AlterWALState (pkg/v2@v2.6.23 proto/streaming.proto):
+			// target_wal_name 1, time_tick 2, configs 3, stage 4.
+			entry := (&wire.Builder{}).String(1, "mq.type").String(2, "kafka").Build()
+			st := (&wire.Builder{}).Varint(1, uint64(commonpb.WALName_Kafka)).Varint(2, sample.TSO(sample.Base, 0)).Message(3, entry).Varint(4, stage).Build()
+			key := layout.Meta(models.ConsumeCheckpointKey(in.PChannels[0]))
+			in.KVs[key] = (&wire.Builder{}).Raw(in.KVs[key]).Message(6, st).Build()
+		}
 		if _, err := instance.New(cli, layout, []string{*endpoint}).Load(ctx, in.KeyValues()); err != nil {
 			return err
 		}
 		return addGate(ctx, cli, layout, wal, *gate)
+	case "move":
+		wal, err := msgid.Parse(*walName)
+		if err != nil {
+			return err
+		}
+		return move(ctx, cli, models.NewLayout(*root, configs.DefaultMetaPath), wal, strings.Split(*pchannels, ","))
 	case "dump":
 		resp, err := cli.Get(ctx, *prefix, clientv3.WithPrefix(), clientv3.WithSort(clientv3.SortByKey, clientv3.SortAscend))
 		if *prefix == "" {
@@ -104,6 +129,56 @@ func run(args []string) error {
 		return err
 	}
 	return fmt.Errorf("unknown subcommand %q", args[0])
+}
+
+// move rewrites every position of pchannels to wal's earliest id with the
+// models rewriters, key by key (not through heron's reset).
+func move(ctx context.Context, cli *clientv3.Client, layout models.Layout, wal commonpb.WALName, pchannels []string) error {
+	codec, err := msgid.For(wal)
+	if err != nil {
+		return err
+	}
+	id := codec.Earliest()
+	in := map[string]bool{}
+	for _, p := range pchannels {
+		in[p] = true
+	}
+	resp, err := cli.Get(ctx, layout.MetaRoot(), clientv3.WithPrefix())
+	if err != nil {
+		return err
+	}
+	for _, kv := range resp.Kvs {
+		rel, _ := layout.Rel(string(kv.Key))
+		k := models.Classify(rel)
+		var nv []byte
+		switch k.Kind {
+		case models.KindConsumeCheckpoint:
+			if in[k.PChannel] {
+				nv, err = models.RewriteWALCheckpoint(kv.Value, id)
+			}
+		case models.KindChannelCP:
+			if pos, derr := models.DecodePosition(kv.Value); derr == nil && in[k.PChannel] && !models.IsDroppedChannelCP(pos) {
+				nv, err = models.RewritePosition(kv.Value, id)
+			}
+		case models.KindSegment:
+			if s, derr := models.DecodeSegmentInfo(kv.Value); derr == nil && in[models.PChannelOf(s.InsertChannel)] {
+				nv, _, err = models.RewriteSegmentPositions(kv.Value, id)
+			}
+		case models.KindCollectionInfo, models.KindLegacyCollection, models.KindSnapshotCollection:
+			if !models.IsTombstone(kv.Value) {
+				nv, _, err = models.RewriteStartPositions(kv.Value, func(p string) bool { return in[p] }, id)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", kv.Key, err)
+		}
+		if nv != nil && string(nv) != string(kv.Value) {
+			if _, err := cli.Put(ctx, string(kv.Key), string(nv)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func addGate(ctx context.Context, cli *clientv3.Client, layout models.Layout, wal commonpb.WALName, gate string) error {

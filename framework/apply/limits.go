@@ -1,0 +1,136 @@
+package apply
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// LimitError is a transaction etcd refused for one of its limits
+// (--max-txn-ops, --max-request-bytes). etcd checks them before applying
+// anything, so nothing of the refused transaction was written.
+type LimitError struct {
+	// Msg says what was refused and the limit.
+	Msg string
+	// Fix is what lets the transaction through ("--max-txn-ops is at most 128").
+	Fix string
+}
+
+func (e *LimitError) Error() string { return e.Msg }
+
+// tooManyOps: etcd's --max-txn-ops refused a transaction
+// (etcdserver/api/v3rpc/key.go checkTxnReq: rpctypes.ErrGRPCTooManyOps).
+func tooManyOps(err error) bool {
+	return errors.Is(err, rpctypes.ErrTooManyOps) || strings.Contains(err.Error(), rpctypes.ErrTooManyOps.Error())
+}
+
+// tooLarge: the request was over etcd's --max-request-bytes: refused by
+// etcd (rpctypes.ErrGRPCRequestTooLarge), or by its gRPC server, whose
+// receive limit is --max-request-bytes plus 512 KiB (etcdserver/api/v3rpc/grpc.go).
+func tooLarge(err error) bool {
+	if errors.Is(err, rpctypes.ErrRequestTooLarge) || strings.Contains(err.Error(), rpctypes.ErrRequestTooLarge.Error()) {
+		return true
+	}
+	return status.Code(err) == codes.ResourceExhausted && strings.Contains(err.Error(), "larger than max")
+}
+
+// maxTxnOps finds etcd's --max-txn-ops with read-only transactions of gets
+// of key (which write nothing): the largest count up to n that etcd accepts.
+// ok is false when etcd accepts n.
+func maxTxnOps(ctx context.Context, store Store, opt Options, key string, n int) (limit int, ok bool, err error) {
+	try := func(k int) (bool, error) {
+		gets := make([]clientv3.Op, k)
+		for i := range gets {
+			gets[i] = clientv3.OpGet(key, clientv3.WithKeysOnly())
+		}
+		tctx, cancel := context.WithTimeout(ctx, opt.TxnTimeout)
+		defer cancel()
+		_, err := store.Txn(tctx).Then(gets...).Commit()
+		Heartbeat(ctx)
+		if err != nil && tooManyOps(err) {
+			return false, nil
+		}
+		return err == nil, err
+	}
+	fits, err := try(n)
+	if err != nil || fits {
+		return n, false, err
+	}
+	lo, hi := 0, n // lo is accepted (0: none tried), hi refused
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		fits, err := try(mid)
+		if err != nil {
+			return 0, false, err
+		}
+		if fits {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo, true, nil
+}
+
+func txnOpsError(limit int) *LimitError {
+	if limit <= 0 {
+		return &LimitError{Msg: "etcd refuses even a transaction of one operation (its --max-txn-ops)", Fix: "etcd's --max-txn-ops is raised"}
+	}
+	return &LimitError{
+		Msg: fmt.Sprintf("etcd allows at most %d operations per transaction (its --max-txn-ops): use --max-txn-ops <= %d", limit, limit),
+		Fix: fmt.Sprintf("--max-txn-ops is at most %d", limit),
+	}
+}
+
+// checkTxnOps makes sure etcd accepts a transaction of n ops, before the
+// first write.
+func checkTxnOps(ctx context.Context, store Store, opt Options, key string, n int) error {
+	limit, over, err := maxTxnOps(ctx, store, opt, key, n)
+	if err != nil {
+		return fmt.Errorf("checking etcd's --max-txn-ops with a read of %d keys: %w", n, err)
+	}
+	if over {
+		e := txnOpsError(limit)
+		e.Msg += "; nothing was written"
+		return e
+	}
+	return nil
+}
+
+// limitError turns a transaction etcd refused for a limit into a
+// *LimitError (nil for any other failure).
+func (w *writer) limitError(ctx context.Context, bt *batch, err error) error {
+	switch {
+	case tooManyOps(err):
+		limit, _, perr := maxTxnOps(ctx, w.store, w.opt, bt.ops[0].Key, len(bt.ops))
+		if perr != nil {
+			return &LimitError{Msg: fmt.Sprintf("etcd refused transaction %d of %d operations (from %s) as more than its --max-txn-ops allows; nothing of it was written: use a smaller --max-txn-ops", bt.seq+1, len(bt.ops), bt.ops[0].Key),
+				Fix: "--max-txn-ops is below etcd's"}
+		}
+		e := txnOpsError(limit)
+		e.Msg = fmt.Sprintf("%s (transaction %d of %d operations from %s was refused, nothing of it was written)", e.Msg, bt.seq+1, len(bt.ops), bt.ops[0].Key)
+		return e
+	case tooLarge(err):
+		big := bt.ops[0]
+		for _, op := range bt.ops {
+			if len(op.Value) > len(big.Value) {
+				big = op
+			}
+		}
+		what := fmt.Sprintf("key %s holds a value of %d bytes", big.Key, len(big.Value))
+		if len(bt.ops) > 1 {
+			what = fmt.Sprintf("its %d keys hold %d bytes, the largest value is %s's (%d bytes)", len(bt.ops), bt.bytes, big.Key, len(big.Value))
+		}
+		return &LimitError{
+			Msg: fmt.Sprintf("etcd refused transaction %d as too large: %s, over etcd's request limit (its --max-request-bytes, 1.5 MiB by default); nothing of that transaction was written (%v)", bt.seq+1, what, err),
+			Fix: fmt.Sprintf("etcd runs with --max-request-bytes above %d", bt.bytes),
+		}
+	}
+	return nil
+}

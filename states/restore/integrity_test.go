@@ -1,0 +1,291 @@
+package restore
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/heron-shell/heron/framework"
+	"github.com/heron-shell/heron/framework/apply"
+	"github.com/heron-shell/heron/tests/etcdtest"
+)
+
+// lines splits a backup file into its lines (without newlines).
+func lines(t *testing.T, path string) []string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+}
+
+// writeLines writes lines as a backup file; with resum, the end line's
+// checksum is recomputed (a forger who knows the format).
+func writeLines(t *testing.T, path string, ls []string, resum bool) {
+	t.Helper()
+	if resum {
+		var body strings.Builder
+		for _, l := range ls[:len(ls)-1] {
+			body.WriteString(l + "\n")
+		}
+		sum := sha256.Sum256([]byte(body.String()))
+		ls[len(ls)-1] = fmt.Sprintf(`{"end":true,"ops":%d,"sha256":"%s"}`, len(ls)-2, hex.EncodeToString(sum[:]))
+	}
+	if err := os.WriteFile(path, []byte(strings.Join(ls, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRestoreRefusesATamperedBackup: a flipped bit inside a base64 value,
+// and an injected entry outside the prefixes the reset writes, refuse the
+// restore (exit 1) before anything is planned or written.
+func TestRestoreRefusesATamperedBackup(t *testing.T) {
+	cli, ep := etcdtest.Start(t)
+	e := newEnv(t, cli, ep, "by-dev")
+	backup := e.resetRun()
+	ls := lines(t, backup)
+	var h apply.Header
+	if err := json.Unmarshal([]byte(ls[0]), &h); err != nil || fmt.Sprint(h.Prefixes) != "[by-dev/meta/ by-dev/config/]" {
+		t.Fatalf("reset's header prefixes: %+v %v", h.Prefixes, err)
+	}
+
+	// A flipped bit in the value of line 2 that keeps it valid base64.
+	var l map[string]any
+	_ = json.Unmarshal([]byte(ls[1]), &l)
+	v, _ := base64.StdEncoding.DecodeString(l["value"].(string))
+	v[len(v)/2] ^= 0x04
+	l["value"] = base64.StdEncoding.EncodeToString(v)
+	b, _ := json.Marshal(l)
+	flipped := append([]string{}, ls...)
+	flipped[1] = string(b)
+	bad := filepath.Join(e.dir, "flipped.jsonl")
+	writeLines(t, bad, flipped, false)
+	r0 := e.rev()
+	for _, line := range []string{"restore --file " + bad, "restore --backup-dir " + e.dir + " --file " + bad + " --run"} {
+		out, errs, code := e.run(line)
+		if code != framework.ExitFailed || e.rev() != r0 || !strings.Contains(errs, "checksum mismatch") || !strings.Contains(errs, bad) || out != "" {
+			t.Fatalf("%s: exit %d\n%s\n%s", line, code, out, errs)
+		}
+	}
+
+	// An injected allocator key, with the checksum recomputed: the prefix check refuses it.
+	gid := base64.StdEncoding.EncodeToString([]byte("449000000000000000"))
+	injected := append([]string{}, ls[:len(ls)-1]...)
+	injected = append(injected, `{"key":"by-dev/kv/gid/idTimestamp","value":"`+gid+`","mod_revision":5,"op":"put"}`, "")
+	inj := filepath.Join(e.dir, "injected.jsonl")
+	writeLines(t, inj, injected, true)
+	_, errs, code := e.run("restore --backup-dir " + e.dir + " --file " + inj + " --run")
+	if code != framework.ExitFailed || e.rev() != r0 || !strings.Contains(errs, "by-dev/kv/gid/idTimestamp") ||
+		!strings.Contains(errs, fmt.Sprintf("line %d", len(injected)-1)) || !strings.Contains(errs, "outside the prefixes") {
+		t.Fatalf("injected: exit %d\n%s", code, errs)
+	}
+	// Injected without recomputing the checksum: refused by the checksum.
+	writeLines(t, inj, injected[:len(injected)-1], false)
+	f, _ := os.OpenFile(inj, os.O_APPEND|os.O_WRONLY, 0)
+	fmt.Fprintln(f, ls[len(ls)-1])
+	f.Close()
+	if _, errs, code := e.run("restore --file " + inj + " --run"); code != framework.ExitFailed || e.rev() != r0 {
+		t.Fatalf("injected, old checksum: exit %d\n%s", code, errs)
+	}
+	if m, _ := filepath.Glob(filepath.Join(e.dir, "heron-backup-by-dev-restore-*")); len(m) != 0 {
+		t.Fatalf("a refused restore left a backup: %v", m)
+	}
+}
+
+// TestRestoreWithoutChecksum: a backup of an older heron (no checksum, no
+// prefixes) restores only with --no-checksum, which the plan says; an
+// injected key in it is still refused (the meta root and {root}/config/).
+func TestRestoreWithoutChecksum(t *testing.T) {
+	cli, ep := etcdtest.Start(t)
+	e := newEnv(t, cli, ep, "by-dev")
+	original := e.dump()
+	backup := e.resetRun()
+	ls := lines(t, backup)
+	var h map[string]any
+	_ = json.Unmarshal([]byte(ls[0]), &h)
+	delete(h, "prefixes")
+	b, _ := json.Marshal(h)
+	ls[0] = string(b)
+	ls[len(ls)-1] = fmt.Sprintf(`{"end":true,"ops":%d}`, len(ls)-2)
+	old := filepath.Join(e.dir, "old.jsonl")
+	writeLines(t, old, ls, false)
+
+	r0 := e.rev()
+	_, errs, code := e.run("restore --backup-dir " + e.dir + " --file " + old + " --run")
+	if code != framework.ExitFailed || e.rev() != r0 || !strings.Contains(errs, "no checksum") || !strings.Contains(errs, "--no-checksum") {
+		t.Fatalf("without --no-checksum: exit %d\n%s", code, errs)
+	}
+	out, errs, code := e.run("restore --no-checksum --format json --file " + old)
+	var s Summary
+	if code != 0 || json.Unmarshal([]byte(out), &s) != nil || s.Checksum != "none" || !strings.Contains(strings.Join(s.Warnings, "\n"), "no checksum") {
+		t.Fatalf("dry run: exit %d\n%s\n%s", code, out, errs)
+	}
+	out, _, _ = e.run("restore --no-checksum --file " + old)
+	if !strings.Contains(out, "warning: the backup has no checksum") {
+		t.Fatalf("table plan: %s", out)
+	}
+
+	injected := append(append([]string{}, ls[:len(ls)-1]...), `{"key":"by-dev/kv/gid/idTimestamp","value":"","mod_revision":5,"op":"put"}`)
+	injected = append(injected, fmt.Sprintf(`{"end":true,"ops":%d}`, len(injected)-1))
+	inj := filepath.Join(e.dir, "old-injected.jsonl")
+	writeLines(t, inj, injected, false)
+	if _, errs, code := e.run("restore --no-checksum --backup-dir " + e.dir + " --file " + inj + " --run"); code != framework.ExitFailed || e.rev() != r0 ||
+		!strings.Contains(errs, "by-dev/kv/gid/idTimestamp") {
+		t.Fatalf("old backup with an injected key: exit %d\n%s", code, errs)
+	}
+
+	if _, errs, code := e.run("restore --no-checksum --backup-dir " + e.dir + " --file " + old + " --run"); code != 0 {
+		t.Fatalf("--no-checksum --run: exit %d\n%s", code, errs)
+	}
+	if d := diff(original, e.dump()); len(d) != 0 {
+		t.Fatalf("keys differ: %v", d)
+	}
+}
+
+// TestRestoreChainOrderAndSplit: an interrupted restore leaves a split
+// state; the reset run that completes it records the chain (it continues
+// the first reset's backup, which holds the original values). Restoring the
+// newest backup alone says the split state remains and which backup to
+// restore next (not "verify: ok"); restoring that one then rolls back byte
+// for byte.
+func TestRestoreChainOrderAndSplit(t *testing.T) {
+	cli, ep := etcdtest.Start(t)
+	e := newEnv(t, cli, ep, "by-dev")
+	original := e.dump()
+	first := e.resetRun()
+	e.tune = func(o *apply.Options) {
+		o.Concurrency, o.MaxTxnOps = 1, 2
+		o.AfterTxn = func(n int) error {
+			if n == 3 {
+				return errors.New("simulated crash")
+			}
+			return nil
+		}
+	}
+	if _, errs, code := e.run("restore --backup-dir " + e.dir + " --file " + first + " --run"); code != framework.ExitFailed {
+		t.Fatalf("interrupted restore: exit %d\n%s", code, errs)
+	}
+	e.tune = nil
+
+	out, errs, code := e.run("reset checkpoint --target-wal kafka --max-txn-ops 3 --run --format json --backup-dir " + e.dir)
+	if code != 0 {
+		t.Fatalf("reset of the split state: exit %d\n%s\n%s", code, out, errs)
+	}
+	var rr struct {
+		Applied apply.Result `json:"applied"`
+	}
+	if err := json.Unmarshal([]byte(out), &rr); err != nil {
+		t.Fatal(err)
+	}
+	second := rr.Applied.Backup
+	absFirst, _ := filepath.Abs(first)
+	if rr.Applied.OriginalBackup != absFirst || rr.Applied.Continues != absFirst || !strings.Contains(errs, "the backup of the original values is "+absFirst) {
+		t.Fatalf("reset of the split state: %+v\n%s", rr.Applied, errs)
+	}
+
+	// The plan of the newest backup names the order.
+	out, _, code = e.run("restore --format json --file " + second)
+	var s Summary
+	if code != 0 || json.Unmarshal([]byte(out), &s) != nil {
+		t.Fatalf("plan: exit %d %s", code, out)
+	}
+	if fmt.Sprint(s.Chain) != fmt.Sprint([]string{second, absFirst}) || s.OriginalBackup != absFirst ||
+		!strings.Contains(strings.Join(s.Warnings, "\n"), "restore --file "+second+" --run, then restore --file "+absFirst+" --run") {
+		t.Fatalf("plan: %+v", s)
+	}
+
+	out, errs, code = e.run("restore --backup-dir " + e.dir + " --file " + second + " --run")
+	if code != 0 || strings.Contains(out, "verify: ok") || !strings.Contains(out, "verify: SPLIT STATE") ||
+		!strings.Contains(out, "restore next: restore --file "+absFirst+" --run") {
+		t.Fatalf("restore of the newest: exit %d\n%s\n%s", code, out, errs)
+	}
+	// Without the earlier backup at hand, a restore that leaves a split state fails.
+	moved := absFirst + ".moved"
+	if err := os.Rename(absFirst, moved); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code = e.run("restore --backup-dir " + e.dir + " --file " + second + " --run")
+	if code != framework.ExitFailed || strings.Contains(out, "verify: ok") || !strings.Contains(errs, "split state on") {
+		t.Fatalf("restore of the newest, chain broken: exit %d\n%s\n%s", code, out, errs)
+	}
+	t.Logf("chain broken:\n%s%s", out, errs)
+	if err := os.Rename(moved, absFirst); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code = e.run("restore --backup-dir " + e.dir + " --file " + absFirst + " --run")
+	if code != 0 || !strings.Contains(out, "verify: ok") {
+		t.Fatalf("restore of the first: exit %d\n%s\n%s", code, out, errs)
+	}
+	if d := diff(original, e.dump()); len(d) != 0 {
+		t.Fatalf("keys differ: %v", d)
+	}
+}
+
+// TestRestoreMaxTxnOpsAboveEtcds: --max-txn-ops above etcd's --max-txn-ops
+// (128 by default, the embedded etcd's) plans, then fails before the first
+// write with the limit, not "may or may not be written".
+func TestRestoreMaxTxnOpsAboveEtcds(t *testing.T) {
+	cli, ep := etcdtest.Start(t)
+	e := newEnv(t, cli, ep, "by-dev")
+	path := filepath.Join(e.dir, "many.jsonl")
+	bw, err := apply.CreateBackup(path, apply.Header{Command: "test", RootPath: "by-dev", Revision: 1, Prefixes: []string{"by-dev/meta/test/"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 300; i++ {
+		if err := bw.Add(apply.Entry{Key: fmt.Sprintf("by-dev/meta/test/k%03d", i), Value: []byte("v"), ModRevision: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := bw.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if _, errs, code := e.run("restore --max-txn-ops 200 --file " + path); code != 0 {
+		t.Fatalf("dry run: exit %d\n%s", code, errs)
+	}
+	r0 := e.rev()
+	_, errs, code := e.run("restore --max-txn-ops 200 --backup-dir " + e.dir + " --file " + path + " --run")
+	if code != framework.ExitFailed || e.rev() != r0 || strings.Contains(errs, "may or may not") ||
+		!strings.Contains(errs, "etcd allows at most 128 operations per transaction (its --max-txn-ops): use --max-txn-ops <= 128") {
+		t.Fatalf("exit %d\n%s", code, errs)
+	}
+	if m, _ := filepath.Glob(filepath.Join(e.dir, "heron-backup-*")); len(m) != 0 {
+		t.Fatalf("a run that wrote nothing left a backup: %v", m)
+	}
+	out, errs, code := e.run("restore --max-txn-ops 128 --backup-dir " + e.dir + " --file " + path + " --run")
+	if code != 0 || !strings.Contains(out, "wrote 300 of 300 keys (300 put back, 0 deleted)") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+}
+
+// TestStoppedRunCountsWhatItWrote: the "wrote N of M keys (X put back, Y
+// deleted)" line of a stopped run counts what was committed: the first
+// phase (3 consume checkpoints and the deletion of the config/mqtype the
+// reset created, in 2 transactions) and 2 more keys.
+func TestStoppedRunCountsWhatItWrote(t *testing.T) {
+	cli, ep := etcdtest.Start(t)
+	e := newEnv(t, cli, ep, "by-dev")
+	backup := e.resetRun()
+	e.tune = func(o *apply.Options) {
+		o.Concurrency, o.MaxTxnOps = 1, 2
+		o.AfterTxn = func(n int) error {
+			if n == 3 {
+				return errors.New("simulated crash")
+			}
+			return nil
+		}
+	}
+	out, errs, code := e.run("restore --backup-dir " + e.dir + " --file " + backup + " --run")
+	if code != framework.ExitFailed || !strings.Contains(out, "wrote 6 of 18 keys (5 put back, 1 deleted) in 3 transactions") ||
+		!strings.Contains(errs, "6 of 18 keys written") || !strings.Contains(out, "verify: not run") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+}

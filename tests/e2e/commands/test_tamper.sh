@@ -1,0 +1,67 @@
+# restore of a tampered backup against Debian's etcd: a flipped bit inside a
+# base64 value, an injected by-dev/kv/gid/idTimestamp entry (checksum
+# recomputed, so the prefix check refuses it), a checksum-less backup of an
+# older heron (refused without --no-checksum, restored with it). Every
+# refusal is exit 1 with the dump unchanged.
+. "$(dirname "$0")/../lib.sh"
+start_etcd
+seed --wal pulsar --rootPath by-dev
+RC=0 OUT="" ERR=""
+BK=$WORK/backups
+mkdir -p "$BK"
+dump >"$WORK/original.dump"
+run_heron "$(connect_line)
+reset checkpoint --target-wal kafka --run --backup-dir $BK"
+expect_rc 0 "reset"
+backup=$(printf '%s' "$ERR" | sed -n 's/^backup: \(.*\) ([0-9]* keys, synced)$/\1/p' | head -1)
+dump >"$WORK/reset.dump"
+
+# tamper MODE OUT: writes a changed copy of $backup.
+tamper() {
+	python3 - "$backup" "$1" "$2" <<'PY'
+import base64, hashlib, json, sys
+src, mode, out = sys.argv[1:]
+lines = open(src).read().splitlines()
+if mode == "flip":
+    l = json.loads(lines[3])
+    v = bytearray(base64.b64decode(l["value"]))
+    v[len(v) // 2] ^= 0x10
+    l["value"] = base64.b64encode(bytes(v)).decode()
+    lines[3] = json.dumps(l, separators=(",", ":"))
+elif mode == "inject":
+    gid = base64.b64encode(b"\x08\x01").decode()
+    lines.insert(-1, '{"key":"by-dev/kv/gid/idTimestamp","value":"%s","mod_revision":3,"op":"put"}' % gid)
+    body = "".join(l + "\n" for l in lines[:-1]).encode()
+    lines[-1] = json.dumps({"end": True, "ops": len(lines) - 2, "sha256": hashlib.sha256(body).hexdigest()}, separators=(",", ":"))
+elif mode == "old":
+    h = json.loads(lines[0])
+    del h["prefixes"]
+    lines[0] = json.dumps(h, separators=(",", ":"))
+    lines[-1] = '{"end":true,"ops":%d}' % (len(lines) - 2)
+open(out, "w").write("".join(l + "\n" for l in lines))
+PY
+}
+refused() { # refused FILE NAME PATTERN [FLAGS]
+	run_heron "$(connect_line)
+restore --file $1 --run --backup-dir $BK ${4:-}"
+	expect_rc 1 "$2: refused"
+	expect_err "$3" "$2: the error says what failed"
+	dump >"$WORK/now.dump"
+	if cmp -s "$WORK/reset.dump" "$WORK/now.dump"; then pass "$2: nothing written"; else fail "$2: etcd changed"; fi
+}
+tamper flip "$WORK/flipped.jsonl"
+refused "$WORK/flipped.jsonl" "flipped bit" "flipped.jsonl: checksum mismatch"
+tamper inject "$WORK/injected.jsonl"
+refused "$WORK/injected.jsonl" "injected gid key" "line [0-9]+: key by-dev/kv/gid/idTimestamp is outside the prefixes"
+tamper old "$WORK/old.jsonl"
+refused "$WORK/old.jsonl" "no checksum" "no checksum.*--no-checksum"
+run_heron "$(connect_line)
+restore --file $WORK/old.jsonl --no-checksum"
+expect_rc 0 "no checksum, --no-checksum: plan"
+expect_out "warning: the backup has no checksum" "the plan warns it is unchecked"
+run_heron "$(connect_line)
+restore --file $WORK/old.jsonl --no-checksum --run --backup-dir $BK"
+expect_rc 0 "no checksum, --no-checksum: restored"
+dump >"$WORK/restored.dump"
+if cmp -s "$WORK/original.dump" "$WORK/restored.dump"; then pass "restored byte for byte"; else fail "restore differs"; fi
+finish
