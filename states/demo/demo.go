@@ -106,7 +106,7 @@ func supervise(files [3]*os.File, interactive bool, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "error: demo folder: %v\n", err)
 		return framework.ExitFailed
 	}
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }()
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP, os.Interrupt)
 	defer signal.Stop(sigs)
@@ -231,7 +231,7 @@ func untilDone(ctx context.Context, r io.Reader) io.Reader {
 	}()
 	go func() {
 		<-ctx.Done()
-		pw.Close()
+		_ = pw.Close()
 	}()
 	return pr
 }

@@ -3,6 +3,7 @@ package demo
 import (
 	"bufio"
 	"context"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -77,7 +78,11 @@ func wait(t *testing.T, cmd *exec.Cmd) int {
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
-	case <-done:
+	case err := <-done:
+		var exit *exec.ExitError
+		if err != nil && !errors.As(err, &exit) {
+			t.Fatalf("wait for the demo: %v", err)
+		}
 		return cmd.ProcessState.ExitCode()
 	case <-time.After(stopGrace + 20*time.Second):
 		t.Fatal("the demo did not exit")

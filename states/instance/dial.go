@@ -144,16 +144,6 @@ func Dial(ctx context.Context, cfg DialConfig, layout models.Layout) (*Instance,
 	return New(cli, layout, cfg.Endpoints), nil
 }
 
-// defaultClientPort is etcd's default client port, for the message of an
-// address without one.
-func defaultClientPort() string {
-	_, port, err := net.SplitHostPort(configs.DefaultEtcd)
-	if err != nil {
-		return "2379"
-	}
-	return port
-}
-
 // CheckEndpoint rejects an address etcd's client cannot dial as meant: a
 // host without a port (the client would dial port 80 or 443, not etcd's).
 func CheckEndpoint(ep string) error {
