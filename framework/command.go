@@ -95,7 +95,7 @@ func (w WriteIO) Approve(ctx context.Context, plan Result, keys int64, root stri
 // struct as Output is embedded.
 type WriteFlags struct {
 	MaxTxnOps int    `name:"max-txn-ops" default:"128" desc:"at most this many keys per etcd transaction (etcd's --max-txn-ops)"`
-	BackupDir string `name:"backup-dir" default:"." desc:"folder of the backup file written before the first write"`
+	BackupDir string `name:"backup-dir" default:"." placeholder:"DIR" desc:"folder of the backup file written before the first write"`
 }
 
 func (f *WriteFlags) writeFlags() *WriteFlags { return f }

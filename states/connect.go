@@ -16,17 +16,17 @@ import (
 // repeat configs' (a struct tag cannot name a constant):
 // TestConnectDefaultsMatchConfigs checks that they are equal.
 type ConnectParams struct {
-	framework.ParamBase `use:"connect" desc:"connect to the etcd of a Milvus instance"`
-	Etcd                []string `name:"etcd" default:"127.0.0.1:2379" desc:"etcd address(es) HOST:PORT"`
-	RootPath            string   `name:"rootPath" default:"by-dev" desc:"Milvus etcd.rootPath"`
-	MetaPath            string   `name:"metaPath" default:"meta" desc:"Milvus etcd.metaSubPath"`
+	framework.ParamBase `use:"connect" desc:"connect to the etcd of a Milvus instance" example:"connect --etcd 127.0.0.1:2379 --rootPath by-dev"`
+	Etcd                []string `name:"etcd" default:"127.0.0.1:2379" placeholder:"HOST:PORT" desc:"etcd address(es)"`
+	RootPath            string   `name:"rootPath" default:"by-dev" placeholder:"ROOT" desc:"Milvus etcd.rootPath"`
+	MetaPath            string   `name:"metaPath" default:"meta" placeholder:"META" desc:"Milvus etcd.metaSubPath"`
 	Force               bool     `name:"force" desc:"connect even if the root path holds no Milvus metadata"`
 	EnableTLS           bool     `name:"enableTLS" desc:"connect with TLS"`
-	RootCAPem           string   `name:"rootCAPem" desc:"CA certificate file (PEM) to verify etcd with"`
-	EtcdCert            string   `name:"etcdCert" desc:"client certificate file (PEM)"`
-	EtcdKey             string   `name:"etcdKey" desc:"client key file (PEM)"`
-	UserName            string   `name:"etcdUserName" desc:"etcd user"`
-	Password            string   `name:"etcdPassword" secret:"true" env:"ETCD_PASSWORD" desc:"etcd password"`
+	RootCAPem           string   `name:"rootCAPem" placeholder:"FILE" desc:"CA certificate file (PEM) to verify etcd with"`
+	EtcdCert            string   `name:"etcdCert" placeholder:"FILE" desc:"client certificate file (PEM)"`
+	EtcdKey             string   `name:"etcdKey" placeholder:"FILE" desc:"client key file (PEM)"`
+	UserName            string   `name:"etcdUserName" placeholder:"USER" desc:"etcd user"`
+	Password            string   `name:"etcdPassword" placeholder:"PASSWORD" secret:"true" env:"ETCD_PASSWORD" desc:"etcd password"`
 	framework.Output
 }
 

@@ -57,7 +57,7 @@ func (v *versionResult) Lines(w io.Writer) error {
 
 // VersionParams are the flags of version.
 type VersionParams struct {
-	framework.ParamBase `use:"version" desc:"print the versions of heron, Go and go-api"`
+	framework.ParamBase `use:"version" desc:"print the versions of heron, Go and go-api" example:"version --format json"`
 	framework.Output
 }
 

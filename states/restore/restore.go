@@ -23,8 +23,8 @@ import (
 
 // Params are the flags of `restore`.
 type Params struct {
-	framework.ParamBase `use:"restore" desc:"put back every key of a heron backup file as it was (a plan unless --run)"`
-	File                string `name:"file" required:"true" desc:"the backup file a write command (reset checkpoint, ...) wrote"`
+	framework.ParamBase `use:"restore" desc:"put back every key of a heron backup file as it was (a plan unless --run)" example:"restore --file heron-backup-by-dev-reset-kafka-rev1234-20261203T101500Z.jsonl --run"`
+	File                string `name:"file" required:"true" placeholder:"BACKUP" desc:"the backup file a write command (reset checkpoint, ...) wrote"`
 	NoChecksum          bool   `name:"no-checksum" desc:"restore a backup written before heron checksummed backups (its changes cannot be detected)"`
 	framework.WriteFlags
 	framework.Output
