@@ -133,7 +133,7 @@ func (s *Summary) Table(w io.Writer) error {
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\n", v, g.Name, g.Detail)
 		for _, k := range g.Keys {
-			fmt.Fprintf(tw, "  \t\t%s\n", k)
+			fmt.Fprintf(tw, "  \t\t%s\n", framework.EscapeText(k))
 		}
 	}
 	tw.Flush()
@@ -150,9 +150,9 @@ func (s *Summary) Table(w io.Writer) error {
 				ex = k.Examples[i]
 			}
 			if i == 0 {
-				fmt.Fprintf(tw, "  %s\t%d\t%d\t%s\t%s\t%s\n", k.Kind, k.Keys, k.Positions, ex.Key, ex.Before, ex.After)
+				fmt.Fprintf(tw, "  %s\t%d\t%d\t%s\t%s\t%s\n", k.Kind, k.Keys, k.Positions, exampleKey(ex.Key), ex.Before, ex.After)
 			} else {
-				fmt.Fprintf(tw, "  \t\t\t%s\t%s\t%s\n", ex.Key, ex.Before, ex.After)
+				fmt.Fprintf(tw, "  \t\t\t%s\t%s\t%s\n", exampleKey(ex.Key), ex.Before, ex.After)
 			}
 		}
 	}
@@ -170,7 +170,7 @@ func (s *Summary) Table(w io.Writer) error {
 		}
 		ew.printf("  %s: %d keys\n", d.Kind, d.Count)
 		for _, k := range d.Keys {
-			ew.printf("    %s\n", k)
+			ew.printf("    %s\n", framework.EscapeText(k))
 		}
 		if d.More > 0 {
 			ew.printf("    ... and %d more\n", d.More)
@@ -248,6 +248,15 @@ func (s *Summary) Lines(w io.Writer) error {
 		line("reminder", n)
 	}
 	return ew.err
+}
+
+// exampleKeyWidth keeps a rewrites row within 120 columns (the JSON and
+// line formats give whole keys).
+const exampleKeyWidth = 44
+
+// exampleKey is an example's key in the table: escaped, elided in the middle.
+func exampleKey(key string) string {
+	return framework.ElideMiddle(framework.EscapeText(key), exampleKeyWidth)
 }
 
 func walCounts(m map[string]int64) string {
