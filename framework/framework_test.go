@@ -39,7 +39,7 @@ func TestExitCode(t *testing.T) {
 }
 
 func TestParseSpecTags(t *testing.T) {
-	c := Read(0, func(context.Context, int, *echoParams) (Result, error) { return nil, nil })
+	c := Read(0, func(context.Context, int, *echoParams, IO) (Result, error) { return nil, nil })
 	assert.Equal(t, "echo", c.Path())
 	assert.Equal(t, "print the params", c.Help())
 	assert.Equal(t, []string{"format", "name", "item", "id", "count", "big", "force", "mode", "kind", "password", "apiKey"}, c.Flags())
@@ -56,7 +56,7 @@ func TestParseSpecTags(t *testing.T) {
 	assert.Equal(t, "reset thing", w.Path())
 	assert.Contains(t, w.Flags(), "run")
 
-	v := Read(0, func(context.Context, int, *validParams) (Result, error) { return nil, nil })
+	v := Read(0, func(context.Context, int, *validParams, IO) (Result, error) { return nil, nil })
 	assert.True(t, v.spec.flag("collection").Required)
 	assert.NotNil(t, v.spec.flag("filled"), "untagged exported field gets a lowerCamel name")
 }
@@ -90,11 +90,11 @@ func TestParseSpecErrorsPanic(t *testing.T) {
 		mk   func()
 		want string
 	}{
-		{"no ParamBase", func() { Read(0, func(context.Context, int, *noBase) (Result, error) { return nil, nil }) }, "ParamBase"},
-		{"bad default", func() { Read(0, func(context.Context, int, *badDefault) (Result, error) { return nil, nil }) }, "bad default"},
-		{"enum default", func() { Read(0, func(context.Context, int, *badEnumDefault) (Result, error) { return nil, nil }) }, "not one of"},
-		{"kind", func() { Read(0, func(context.Context, int, *badKind) (Result, error) { return nil, nil }) }, "unsupported flag type"},
-		{"dup", func() { Read(0, func(context.Context, int, *dupFlag) (Result, error) { return nil, nil }) }, "declared twice"},
+		{"no ParamBase", func() { Read(0, func(context.Context, int, *noBase, IO) (Result, error) { return nil, nil }) }, "ParamBase"},
+		{"bad default", func() { Read(0, func(context.Context, int, *badDefault, IO) (Result, error) { return nil, nil }) }, "bad default"},
+		{"enum default", func() { Read(0, func(context.Context, int, *badEnumDefault, IO) (Result, error) { return nil, nil }) }, "not one of"},
+		{"kind", func() { Read(0, func(context.Context, int, *badKind, IO) (Result, error) { return nil, nil }) }, "unsupported flag type"},
+		{"dup", func() { Read(0, func(context.Context, int, *dupFlag, IO) (Result, error) { return nil, nil }) }, "declared twice"},
 		{"run", func() { Write(0, func(context.Context, int, *declaresRun) (*fakePlan, error) { return nil, nil }) }, "--run"},
 	}
 	for _, tt := range tests {

@@ -112,7 +112,7 @@ func (r *connectResult) NextState() framework.State { return r.next }
 // runConnect dials, checks that the root path holds metadata (else lists
 // the root paths that do, unless --force) and moves to the connected state
 // with the offline state's command set.
-func runConnect(ctx context.Context, o *Offline, p *ConnectParams) (framework.Result, error) {
+func runConnect(ctx context.Context, o *Offline, p *ConnectParams, _ framework.IO) (framework.Result, error) {
 	layout := models.NewLayout(p.RootPath, p.MetaPath)
 	inst, err := instance.Dial(ctx, p.dialConfig(), layout)
 	if err != nil {

@@ -90,7 +90,7 @@ func (d disconnected) NextState() framework.State { return d.next }
 
 // runDisconnect moves the shell offline; the shell closes this state, and
 // with it the etcd client.
-func runDisconnect(_ context.Context, c *Connected, _ *DisconnectParams) (framework.Result, error) {
+func runDisconnect(_ context.Context, c *Connected, _ *DisconnectParams, _ framework.IO) (framework.Result, error) {
 	next := c.offline
 	if next == nil {
 		next = NewOffline()

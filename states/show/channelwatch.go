@@ -56,8 +56,8 @@ type ChannelWatchResult struct {
 	Undecoded int               `json:"undecoded"`
 }
 
-func runChannelWatch(ctx context.Context, inst *instance.Instance, _ *ChannelWatchParam) (framework.Result, error) {
-	return result(ChannelWatches(ctx, inst, framework.Stderr(ctx)))
+func runChannelWatch(ctx context.Context, inst *instance.Instance, _ *ChannelWatchParam, out framework.IO) (framework.Result, error) {
+	return result(ChannelWatches(ctx, inst, out.Stderr))
 }
 
 // checkpointWALs reads the WAL each pchannel's consume checkpoint names, at

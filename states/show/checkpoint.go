@@ -108,8 +108,8 @@ type CheckpointResult struct {
 	WoodpeckerLogs []WoodpeckerLogRow `json:"woodpecker_logs"`
 }
 
-func runCheckpoint(ctx context.Context, inst *instance.Instance, p *CheckpointParam) (framework.Result, error) {
-	return result(Checkpoints(ctx, inst, p.Collection, p.PChannel, framework.Stderr(ctx)))
+func runCheckpoint(ctx context.Context, inst *instance.Instance, p *CheckpointParam, out framework.IO) (framework.Result, error) {
+	return result(Checkpoints(ctx, inst, p.Collection, p.PChannel, out.Stderr))
 }
 
 type pchannelState struct {

@@ -43,8 +43,8 @@ type DatabaseResult struct {
 	Undecoded int           `json:"undecoded"`
 }
 
-func runDatabase(ctx context.Context, inst *instance.Instance, _ *DatabaseParam) (framework.Result, error) {
-	return result(Databases(ctx, inst, framework.Stderr(ctx)))
+func runDatabase(ctx context.Context, inst *instance.Instance, _ *DatabaseParam, out framework.IO) (framework.Result, error) {
+	return result(Databases(ctx, inst, out.Stderr))
 }
 
 // Databases lists the databases of the instance, at one revision.

@@ -93,7 +93,7 @@ func (r KVRow) MarshalJSON() ([]byte, error) {
 // errLimit stops a scan once --limit keys are read.
 var errLimit = errors.New("limit reached")
 
-func runEtcdKV(ctx context.Context, inst *instance.Instance, p *EtcdKVParam) (framework.Result, error) {
+func runEtcdKV(ctx context.Context, inst *instance.Instance, p *EtcdKVParam, out framework.IO) (framework.Result, error) {
 	limit := p.Limit
 	if limit == -1 {
 		limit = 0
@@ -101,7 +101,7 @@ func runEtcdKV(ctx context.Context, inst *instance.Instance, p *EtcdKVParam) (fr
 			limit = tableKVLimit
 		}
 	}
-	return result(EtcdKV(ctx, inst, p.Key, p.Prefix, limit, p.Decode, framework.Stderr(ctx)))
+	return result(EtcdKV(ctx, inst, p.Key, p.Prefix, limit, p.Decode, out.Stderr))
 }
 
 // EtcdKV reads one key, or the keys under a prefix (both relative to the root

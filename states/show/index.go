@@ -60,8 +60,8 @@ type IndexResult struct {
 // cover a million segment indexes.
 const maxSegmentIndexWarnings = 10
 
-func runIndex(ctx context.Context, inst *instance.Instance, p *IndexParam) (framework.Result, error) {
-	return result(Indexes(ctx, inst, p.Collection, framework.Stderr(ctx)))
+func runIndex(ctx context.Context, inst *instance.Instance, p *IndexParam, out framework.IO) (framework.Result, error) {
+	return result(Indexes(ctx, inst, p.Collection, out.Stderr))
 }
 
 type indexKey struct{ collection, index int64 }

@@ -37,8 +37,8 @@ type PartitionResult struct {
 	Undecoded  int            `json:"undecoded"`
 }
 
-func runPartition(ctx context.Context, inst *instance.Instance, p *PartitionParam) (framework.Result, error) {
-	return result(Partitions(ctx, inst, p.Collection, framework.Stderr(ctx)))
+func runPartition(ctx context.Context, inst *instance.Instance, p *PartitionParam, out framework.IO) (framework.Result, error) {
+	return result(Partitions(ctx, inst, p.Collection, out.Stderr))
 }
 
 // Partitions lists the partitions of one collection (0: all), at one revision.

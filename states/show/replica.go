@@ -38,8 +38,8 @@ type ReplicaResult struct {
 	Undecoded int          `json:"undecoded"`
 }
 
-func runReplica(ctx context.Context, inst *instance.Instance, _ *ReplicaParam) (framework.Result, error) {
-	return result(Replicas(ctx, inst, framework.Stderr(ctx)))
+func runReplica(ctx context.Context, inst *instance.Instance, _ *ReplicaParam, out framework.IO) (framework.Result, error) {
+	return result(Replicas(ctx, inst, out.Stderr))
 }
 
 // Replicas lists querycoord's replicas, at one revision.

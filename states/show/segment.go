@@ -129,7 +129,7 @@ func levelName(l int32) string {
 	return fmt.Sprintf("Level(%d)", l)
 }
 
-func runSegment(ctx context.Context, inst *instance.Instance, p *SegmentParam) (framework.Result, error) {
+func runSegment(ctx context.Context, inst *instance.Instance, p *SegmentParam, out framework.IO) (framework.Result, error) {
 	f := SegmentFilter{Segment: p.Segment, Collection: p.Collection}
 	if p.State != "" {
 		st, err := models.ParseSegmentState(p.State)
@@ -145,7 +145,7 @@ func runSegment(ctx context.Context, inst *instance.Instance, p *SegmentParam) (
 	if !given && p.OutputFormat() == framework.FormatTable {
 		limit = defaultTableLimit
 	}
-	warn := framework.Stderr(ctx)
+	warn := out.Stderr
 	scan, err := NewSegmentScan(ctx, inst, f, warn)
 	if err != nil {
 		return nil, err

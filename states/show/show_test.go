@@ -474,8 +474,7 @@ func TestShowSegmentJSONStreamsTheSameDocument(t *testing.T) {
 		if strings.Contains(line, "4242") {
 			p.Collection = 4242
 		}
-		ctx := framework.WithStderr(ctxT(t), io.Discard)
-		r, err := runSegment(ctx, e.inst, p)
+		r, err := runSegment(ctxT(t), e.inst, p, framework.IO{Stdout: io.Discard, Stderr: io.Discard})
 		if err != nil {
 			t.Fatal(err)
 		}
