@@ -590,7 +590,8 @@ func (r *CheckpointResult) JSON() any { return r }
 // Table implements framework.Result. By default the tables fit 120 columns:
 // the pchannel table counts positions in one column and notes a replicate
 // checkpoint and an online WAL switch (described below the table); the
-// vchannel table leaves out the collection and the source key; message ids
+// vchannel table leaves out the collection, timestamp and source key (a
+// production vchannel name is some 45 columns wide); message ids
 // and notes are elided with "...". --wide shows every column in full.
 func (r *CheckpointResult) Table(w io.Writer) error {
 	fmt.Fprintln(w, "PCHANNELS (consume checkpoints)")
@@ -601,7 +602,11 @@ func (r *CheckpointResult) Table(w io.Writer) error {
 		r.alterWALBlock(w)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "VCHANNELS (datacoord seek positions)")
+	if r.wide {
+		fmt.Fprintln(w, "VCHANNELS (datacoord seek positions)")
+	} else {
+		fmt.Fprintln(w, "VCHANNELS (datacoord seek positions; --wide adds collection, timestamp and source key)")
+	}
 	if err := r.vchannelTable(w); err != nil {
 		return err
 	}
@@ -697,12 +702,11 @@ func (r *CheckpointResult) alterWALBlock(w io.Writer) {
 }
 
 func (r *CheckpointResult) vchannelTable(w io.Writer) error {
-	header := []string{"VCHANNEL", "LEVEL", "WAL", "MESSAGE ID", "TIMESTAMP", "NOTE"}
-	elided := []int{3, 5}
+	header := []string{"VCHANNEL", "LEVEL", "WAL", "MESSAGE ID", "NOTE"}
 	if r.wide {
 		header = []string{"VCHANNEL", "COLLECTION", "LEVEL", "WAL", "MESSAGE ID", "TIMESTAMP", "SOURCE KEY", "NOTE"}
 	}
-	t := newTable(w, header...).fit(r.wide, elided...)
+	t := newTable(w, header...).fit(r.wide, 3, 4)
 	for _, v := range r.VChannels {
 		wal := v.WAL
 		if v.WALGuessed && wal != "" {
@@ -719,7 +723,7 @@ func (r *CheckpointResult) vchannelTable(w io.Writer) error {
 			notes = append(notes, v.Error)
 		}
 		if !r.wide {
-			t.row(v.Name, v.Level, wal, v.MessageIDHuman, v.Time, strings.Join(notes, "; "))
+			t.row(v.Name, v.Level, wal, v.MessageIDHuman, strings.Join(notes, "; "))
 			continue
 		}
 		coll := i64(v.Collection)
