@@ -13,7 +13,7 @@ import (
 
 // ConfigEtcdParam is `show config-etcd`.
 type ConfigEtcdParam struct {
-	framework.ParamBase `use:"show config-etcd" desc:"Milvus's etcd config source: every key under {root}/config/ and its value, the mq.type override marked" example:"show config-etcd"`
+	framework.ParamBase `use:"show config-etcd" desc:"Milvus's etcd config source: every key under {root}/config/ and its value, the mq.type override marked" example:"show config-etcd --format line"`
 	framework.Output
 }
 

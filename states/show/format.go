@@ -110,7 +110,7 @@ func newTable(w io.Writer, header ...string) *table {
 // Wide is the --wide flag of the listings whose tables fit 120 columns:
 // embed it in a param struct and call fit with it.
 type Wide struct {
-	Wide bool `name:"wide" desc:"show every column in full (tables fit 120 columns otherwise, eliding wide cells with ...)"`
+	Wide bool `name:"wide" desc:"show every column, each in full (tables fit 120 columns otherwise, eliding wide cells with ...)"`
 }
 
 // fit makes the table fit tableWidth columns, unless wide, by eliding the
