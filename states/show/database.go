@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/heron-shell/heron/framework"
@@ -87,6 +88,8 @@ func Databases(ctx context.Context, inst *instance.Instance, warn io.Writer) (*D
 		return nil, err
 	}
 	res.Revision = rev
+	// Ids in natural order: database 2 before database 10.
+	slices.SortStableFunc(res.Databases, func(a, b DatabaseRow) int { return naturalCompare(a.Key, b.Key) })
 	for i := range res.Databases {
 		res.Databases[i].Collections = counts[res.Databases[i].ID]
 	}

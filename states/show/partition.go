@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/heron-shell/heron/framework"
 	"github.com/heron-shell/heron/models"
@@ -80,6 +81,8 @@ func Partitions(ctx context.Context, inst *instance.Instance, collection int64, 
 		return nil, err
 	}
 	res.Revision = rev
+	// Ids in natural order: collection 2 before collection 10.
+	slices.SortStableFunc(res.Partitions, func(a, b PartitionRow) int { return naturalCompare(a.Key, b.Key) })
 	return res, nil
 }
 

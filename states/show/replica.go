@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/heron-shell/heron/framework"
@@ -72,6 +73,8 @@ func Replicas(ctx context.Context, inst *instance.Instance, warn io.Writer) (*Re
 		return nil, err
 	}
 	res.Revision = rev
+	// Ids in natural order: collection 2 before collection 10.
+	slices.SortStableFunc(res.Replicas, func(a, b ReplicaRow) int { return naturalCompare(a.Key, b.Key) })
 	return res, nil
 }
 
