@@ -566,3 +566,30 @@ func TestWriteTakesConcretePlanTypes(t *testing.T) {
 		t.Fatalf("exit %d, want %d", ExitCode(err), ExitFailed)
 	}
 }
+
+// A read command gets the shell's writers in its IO; the deprecated
+// Stderr(ctx), still read by connect and backup, is the same stderr.
+func TestReadGetsIO(t *testing.T) {
+	type ioParams struct {
+		ParamBase `use:"io" desc:"writes to its IO"`
+	}
+	st := &fakeState{name: "Test"}
+	st.cmds = []*Command{Read(st, func(ctx context.Context, _ *fakeState, _ *ioParams, out IO) (Result, error) {
+		fmt.Fprintln(out.Stderr, "via IO")
+		fmt.Fprintln(Stderr(ctx), "via ctx")
+		return Message("done"), nil
+	})}
+	var out, errOut bytes.Buffer
+	sh := NewShell(st, &out, &errOut)
+	require.NoError(t, sh.Run(context.Background(), "io"))
+	assert.Equal(t, "done\n", out.String())
+	assert.Equal(t, "via IO\nvia ctx\n", errOut.String())
+
+	// Without writers (a command run outside a shell) output is discarded, never a nil writer.
+	var got IO
+	c := Read(0, func(_ context.Context, _ int, _ *ioParams, out IO) (Result, error) { got = out; return nil, nil })
+	_, err := c.exec(context.Background(), &ioParams{}, mode{}, WriteIO{})
+	require.NoError(t, err)
+	assert.Equal(t, io.Discard, got.Stdout)
+	assert.Equal(t, io.Discard, got.Stderr)
+}
