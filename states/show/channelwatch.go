@@ -183,7 +183,7 @@ func (r *ChannelWatchResult) Table(w io.Writer) error {
 	if err := t.flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "%d channel watch(es)%s\n(WAL? = position without WAL_name, decoded with its pchannel's consume-checkpoint WAL; U/F/D = unflushed/flushed/dropped segment ids)\n",
+	_, err := fmt.Fprintf(w, "%d channel watch(es)%s\n(WAL? = position without WAL_name, decoded with its pchannel's consume-checkpoint WAL;\n U/F/D = unflushed/flushed/dropped segment ids)\n",
 		len(r.Watches), undecodedText(r.Undecoded))
 	return err
 }

@@ -255,7 +255,7 @@ func (r *EtcdKVResult) Table(w io.Writer) error {
 	if r.Key != "" {
 		what = "at " + escape(r.Key)
 	}
-	if _, err := fmt.Fprintf(w, "%d key(s) %s, revision %d (keys relative to %s; values past %d characters elided: --format json or line for all)\n",
+	if _, err := fmt.Fprintf(w, "%d key(s) %s, revision %d (keys relative to %s)\n(values past %d characters elided: --format json or line for all)\n",
 		len(r.Keys), what, r.Revision, r.Root, tableValueWidth); err != nil {
 		return err
 	}
