@@ -650,9 +650,13 @@ func (r *CheckpointResult) pchannelTable(w io.Writer) error {
 	if r.wide {
 		header = []string{"PCHANNEL", "WAL", "MESSAGE ID", "TIME TICK", "REPLICATE CP", "ALTER WAL", "WAL-TAGGED POSITIONS", "UNTAGGED", "NOTE"}
 	}
-	t := newTable(w, header...).fit(r.wide, 2, 4, 5)
+	// The counts are short and tell a split apart: only the id and the note elide.
+	t := newTable(w, header...).fit(r.wide, 2, len(header)-1)
 	for _, p := range r.PChannels {
 		var notes []string
+		if p.Split {
+			notes = append(notes, "SPLIT")
+		}
 		if p.Error != "" {
 			notes = append(notes, p.Error)
 		}
@@ -661,9 +665,6 @@ func (r *CheckpointResult) pchannelTable(w io.Writer) error {
 		}
 		if len(p.UnknownFields) > 0 {
 			notes = append(notes, "unknown fields "+joinInt32(p.UnknownFields)+" kept")
-		}
-		if p.Split {
-			notes = append(notes, "SPLIT")
 		}
 		if r.wide {
 			alter := "-"
@@ -677,7 +678,7 @@ func (r *CheckpointResult) pchannelTable(w io.Writer) error {
 			notes = append(notes, strings.TrimSpace("replicate checkpoint "+p.ReplicateCluster))
 		}
 		if p.AlterWAL != nil {
-			notes = append(notes, "online WAL switch (ALTER WAL below)")
+			notes = append(notes, "online WAL switch (see ALTER WAL)")
 		}
 		t.row(p.Name, p.WAL, p.MessageIDHuman, p.Time, positionsText(p.Positions), strings.Join(notes, "; "))
 	}
