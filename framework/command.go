@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"reflect"
 	"strings"
 
@@ -109,20 +108,36 @@ const (
 // mode is what the framework flags of a command line asked for.
 type mode struct{ run, yes bool }
 
+// IO is where a read command's output goes: the shell renders the command's
+// Result to Stdout; the command writes progress, warnings and notices to
+// Stderr itself. Read never passes a nil writer.
+type IO struct {
+	Stdout, Stderr io.Writer
+}
+
 // Read binds a read command to the state value s. The command's path, help
-// and flags come from the tags of P (see ParamBase).
-func Read[S any, P any](s S, run func(ctx context.Context, s S, p *P) (Result, error)) *Command {
+// and flags come from the tags of P (see ParamBase); run gets its output
+// writers in out, not from the context.
+func Read[S any, P any](s S, run func(ctx context.Context, s S, p *P, out IO) (Result, error)) *Command {
 	c := newCommand[P](false)
 	c.exec = func(ctx context.Context, p any, _ mode, w WriteIO) (Result, error) {
-		res, err := run(WithStderr(ctx, w.Stderr), s, p.(*P))
+		out := IO{Stdout: orDiscard(w.Stdout), Stderr: orDiscard(w.Stderr)}
+		res, err := run(ctx, s, p.(*P), out)
 		if res != nil {
-			if rerr := Render(w.Stdout, res, w.Format); rerr != nil && err == nil {
+			if rerr := Render(out.Stdout, res, w.Format); rerr != nil && err == nil {
 				err = rerr
 			}
 		}
 		return res, err
 	}
 	return c
+}
+
+func orDiscard(w io.Writer) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	return w
 }
 
 // Write binds a write command to the state value s; it gets the flags --run
@@ -279,20 +294,4 @@ func formatOf(p any) string {
 		return f.OutputFormat()
 	}
 	return FormatTable
-}
-
-type stderrKey struct{}
-
-// WithStderr returns a context whose Stderr is w.
-func WithStderr(ctx context.Context, w io.Writer) context.Context {
-	return context.WithValue(ctx, stderrKey{}, w)
-}
-
-// Stderr is where a command writes progress, warnings and notices: the
-// shell's stderr, or os.Stderr outside a shell.
-func Stderr(ctx context.Context) io.Writer {
-	if w, ok := ctx.Value(stderrKey{}).(io.Writer); ok && w != nil {
-		return w
-	}
-	return os.Stderr
 }

@@ -45,7 +45,7 @@ func (s *completingState) CompleteValues(_ context.Context, kind string) []Compl
 func TestSuggestValuesFromTheState(t *testing.T) {
 	fs := newFake("Fake")
 	st := &completingState{fakeState: fs}
-	fs.cmds = append(fs.cmds, Read(fs, func(context.Context, *fakeState, *chanParams) (Result, error) { return nil, nil }))
+	fs.cmds = append(fs.cmds, Read(fs, func(context.Context, *fakeState, *chanParams, IO) (Result, error) { return nil, nil }))
 	sh := NewShell(st, &discard{}, &discard{})
 	tests := []struct {
 		before string

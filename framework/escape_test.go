@@ -55,7 +55,7 @@ func TestTerminalText(t *testing.T) {
 
 	sh, _, _, errOut := newTestShell(t)
 	st := sh.State().(*fakeState)
-	st.cmds = append(st.cmds, Read(st, func(context.Context, *fakeState, *pingParams) (Result, error) {
+	st.cmds = append(st.cmds, Read(st, func(context.Context, *fakeState, *pingParams, IO) (Result, error) {
 		return nil, errors.New("no key \x1b[2Jx")
 	}))
 	sh.idx = nil

@@ -120,26 +120,26 @@ func (t transition) NextState() State { return t.next }
 func newFake(name string) *fakeState {
 	st := &fakeState{name: name}
 	st.cmds = []*Command{
-		Read(st, func(ctx context.Context, s *fakeState, p *echoParams) (Result, error) {
+		Read(st, func(_ context.Context, s *fakeState, p *echoParams, out IO) (Result, error) {
 			s.got = p
-			fmt.Fprintln(Stderr(ctx), "notice: echo ran")
+			fmt.Fprintln(out.Stderr, "notice: echo ran")
 			return echoResult{p}, nil
 		}),
-		Read(st, func(ctx context.Context, s *fakeState, p *failParams) (Result, error) {
+		Read(st, func(ctx context.Context, s *fakeState, p *failParams, _ IO) (Result, error) {
 			return nil, errors.New("it failed")
 		}),
-		Read(st, func(ctx context.Context, s *fakeState, p *boomParams) (Result, error) {
+		Read(st, func(ctx context.Context, s *fakeState, p *boomParams, _ IO) (Result, error) {
 			var m map[string]int
 			m["x"] = 1 //nolint:staticcheck // a runtime panic (not a panic call) is what the test needs
 			return nil, nil
 		}),
-		Read(st, func(ctx context.Context, s *fakeState, p *validParams) (Result, error) {
+		Read(st, func(ctx context.Context, s *fakeState, p *validParams, _ IO) (Result, error) {
 			return Message("collection %d %s", p.Collection, p.Filled), nil
 		}),
-		Read(st, func(ctx context.Context, s *fakeState, p *groupParams) (Result, error) {
+		Read(st, func(ctx context.Context, s *fakeState, p *groupParams, _ IO) (Result, error) {
 			return Message("one"), nil
 		}),
-		Read(st, func(ctx context.Context, s *fakeState, p *group2Params) (Result, error) {
+		Read(st, func(ctx context.Context, s *fakeState, p *group2Params, _ IO) (Result, error) {
 			return Message("two"), nil
 		}),
 		Write(st, func(ctx context.Context, s *fakeState, p *planParams) (*fakePlan, error) {
@@ -152,7 +152,7 @@ func newFake(name string) *fakeState {
 			}
 			return plan, nil
 		}),
-		Read(st, func(ctx context.Context, s *fakeState, p *goParams) (Result, error) {
+		Read(st, func(ctx context.Context, s *fakeState, p *goParams, _ IO) (Result, error) {
 			return transition{Message("moving"), newFake("other")}, nil
 		}),
 	}

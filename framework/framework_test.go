@@ -39,7 +39,7 @@ func TestExitCode(t *testing.T) {
 }
 
 func TestParseSpecTags(t *testing.T) {
-	c := Read(0, func(context.Context, int, *echoParams) (Result, error) { return nil, nil })
+	c := Read(0, func(context.Context, int, *echoParams, IO) (Result, error) { return nil, nil })
 	assert.Equal(t, "echo", c.Path())
 	assert.Equal(t, "print the params", c.Help())
 	assert.Equal(t, []string{"format", "name", "item", "id", "count", "big", "force", "mode", "kind", "password", "apiKey"}, c.Flags())
@@ -56,7 +56,7 @@ func TestParseSpecTags(t *testing.T) {
 	assert.Equal(t, "reset thing", w.Path())
 	assert.Contains(t, w.Flags(), "run")
 
-	v := Read(0, func(context.Context, int, *validParams) (Result, error) { return nil, nil })
+	v := Read(0, func(context.Context, int, *validParams, IO) (Result, error) { return nil, nil })
 	assert.True(t, v.spec.flag("collection").Required)
 	assert.NotNil(t, v.spec.flag("filled"), "untagged exported field gets a lowerCamel name")
 }
@@ -90,11 +90,11 @@ func TestParseSpecErrorsPanic(t *testing.T) {
 		mk   func()
 		want string
 	}{
-		{"no ParamBase", func() { Read(0, func(context.Context, int, *noBase) (Result, error) { return nil, nil }) }, "ParamBase"},
-		{"bad default", func() { Read(0, func(context.Context, int, *badDefault) (Result, error) { return nil, nil }) }, "bad default"},
-		{"enum default", func() { Read(0, func(context.Context, int, *badEnumDefault) (Result, error) { return nil, nil }) }, "not one of"},
-		{"kind", func() { Read(0, func(context.Context, int, *badKind) (Result, error) { return nil, nil }) }, "unsupported flag type"},
-		{"dup", func() { Read(0, func(context.Context, int, *dupFlag) (Result, error) { return nil, nil }) }, "declared twice"},
+		{"no ParamBase", func() { Read(0, func(context.Context, int, *noBase, IO) (Result, error) { return nil, nil }) }, "ParamBase"},
+		{"bad default", func() { Read(0, func(context.Context, int, *badDefault, IO) (Result, error) { return nil, nil }) }, "bad default"},
+		{"enum default", func() { Read(0, func(context.Context, int, *badEnumDefault, IO) (Result, error) { return nil, nil }) }, "not one of"},
+		{"kind", func() { Read(0, func(context.Context, int, *badKind, IO) (Result, error) { return nil, nil }) }, "unsupported flag type"},
+		{"dup", func() { Read(0, func(context.Context, int, *dupFlag, IO) (Result, error) { return nil, nil }) }, "declared twice"},
 		{"run", func() { Write(0, func(context.Context, int, *declaresRun) (*fakePlan, error) { return nil, nil }) }, "--run"},
 	}
 	for _, tt := range tests {
@@ -558,4 +558,29 @@ func TestWriteTakesConcretePlanTypes(t *testing.T) {
 	if ExitCode(err) != ExitFailed {
 		t.Fatalf("exit %d, want %d", ExitCode(err), ExitFailed)
 	}
+}
+
+// A read command gets the shell's writers in its IO (not from its context).
+func TestReadGetsIO(t *testing.T) {
+	type ioParams struct {
+		ParamBase `use:"io" desc:"writes to its IO"`
+	}
+	st := &fakeState{name: "Test"}
+	st.cmds = []*Command{Read(st, func(_ context.Context, _ *fakeState, _ *ioParams, out IO) (Result, error) {
+		fmt.Fprintln(out.Stderr, "via IO")
+		return Message("done"), nil
+	})}
+	var out, errOut bytes.Buffer
+	sh := NewShell(st, &out, &errOut)
+	require.NoError(t, sh.Run(context.Background(), "io"))
+	assert.Equal(t, "done\n", out.String())
+	assert.Equal(t, "via IO\n", errOut.String())
+
+	// Without writers (a command run outside a shell) output is discarded, never a nil writer.
+	var got IO
+	c := Read(0, func(_ context.Context, _ int, _ *ioParams, out IO) (Result, error) { got = out; return nil, nil })
+	_, err := c.exec(context.Background(), &ioParams{}, mode{}, WriteIO{})
+	require.NoError(t, err)
+	assert.Equal(t, io.Discard, got.Stdout)
+	assert.Equal(t, io.Discard, got.Stderr)
 }

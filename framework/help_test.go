@@ -25,7 +25,7 @@ type docParams struct {
 func newDocShell(t *testing.T) (*Shell, *bytes.Buffer) {
 	t.Helper()
 	st := newFake("Fake")
-	st.cmds = append(st.cmds, Read(st, func(context.Context, *fakeState, *docParams) (Result, error) { return Message("ok"), nil }))
+	st.cmds = append(st.cmds, Read(st, func(context.Context, *fakeState, *docParams, IO) (Result, error) { return Message("ok"), nil }))
 	var out bytes.Buffer
 	sh := NewShell(st, &out, &discard{})
 	sh.SetHistoryFile("")

@@ -67,7 +67,7 @@ func TestHistoryConnectWithoutItsFlags(t *testing.T) {
 // The first line a shell records already knows the flags of its state.
 func TestHistoryFirstLineKnowsTheFlags(t *testing.T) {
 	st := &fakeState{name: "Offline"}
-	st.cmds = []*Command{Read(st, func(context.Context, *fakeState, *credParams) (Result, error) { return nil, nil })}
+	st.cmds = []*Command{Read(st, func(context.Context, *fakeState, *credParams, IO) (Result, error) { return nil, nil })}
 	sh := NewShell(st, &discard{}, &discard{})
 	path := filepath.Join(t.TempDir(), "history")
 	_, err := sh.recordHistory(path, nil, "connect --force S3cr3t")

@@ -22,7 +22,7 @@ func newCredShell(t *testing.T) (*Shell, **credParams) {
 	t.Helper()
 	got := new(*credParams)
 	st := &fakeState{name: "Offline"}
-	st.cmds = []*Command{Read(st, func(_ context.Context, _ *fakeState, p *credParams) (Result, error) {
+	st.cmds = []*Command{Read(st, func(_ context.Context, _ *fakeState, p *credParams, _ IO) (Result, error) {
 		*got = p
 		return Message("ok"), nil
 	})}

@@ -44,8 +44,8 @@ type pingParams struct {
 func runREPLChild() int {
 	st := &fakeState{name: "Test"}
 	st.cmds = []*Command{
-		Read(st, func(ctx context.Context, _ *fakeState, p *blockParams) (Result, error) {
-			fmt.Fprintln(Stderr(ctx), "block: waiting for an interrupt")
+		Read(st, func(ctx context.Context, _ *fakeState, p *blockParams, out IO) (Result, error) {
+			fmt.Fprintln(out.Stderr, "block: waiting for an interrupt")
 			select {
 			case <-ctx.Done():
 			case <-time.After(30 * time.Second):
@@ -54,13 +54,13 @@ func runREPLChild() int {
 			time.Sleep(time.Duration(p.HoldMS) * time.Millisecond)
 			return nil, fmt.Errorf("block: stopped between transactions: wrote 2 of 5; run it again to complete")
 		}),
-		Read(st, func(context.Context, *fakeState, *pingParams) (Result, error) {
+		Read(st, func(context.Context, *fakeState, *pingParams, IO) (Result, error) {
 			return Message("pong-%s", "ok"), nil
 		}),
-		Read(st, func(context.Context, *fakeState, *credParams) (Result, error) {
+		Read(st, func(context.Context, *fakeState, *credParams, IO) (Result, error) {
 			return Message("connected-ok"), nil
 		}),
-		Read(st, func(ctx context.Context, _ *fakeState, _ *askParams) (Result, error) {
+		Read(st, func(ctx context.Context, _ *fakeState, _ *askParams, _ IO) (Result, error) {
 			yes, asked := Ask(ctx, "apply these 3 key changes to by-dev? [y/N]")
 			return Message("answer: yes=%v asked=%v", yes, asked), nil
 		}),
@@ -301,7 +301,7 @@ func TestREPLAsk(t *testing.T) {
 func TestAskOutsideTheREPL(t *testing.T) {
 	st := &fakeState{name: "t"}
 	var yes, asked bool
-	st.cmds = []*Command{Read(st, func(ctx context.Context, _ *fakeState, _ *askParams) (Result, error) {
+	st.cmds = []*Command{Read(st, func(ctx context.Context, _ *fakeState, _ *askParams, _ IO) (Result, error) {
 		yes, asked = Ask(ctx, "sure?")
 		return nil, nil
 	})}
@@ -315,7 +315,7 @@ func TestAskOutsideTheREPL(t *testing.T) {
 func TestAskIsTheWriteQuestion(t *testing.T) {
 	st := &fakeState{name: "t"}
 	var yes, asked bool
-	st.cmds = []*Command{Read(st, func(ctx context.Context, _ *fakeState, _ *askParams) (Result, error) {
+	st.cmds = []*Command{Read(st, func(ctx context.Context, _ *fakeState, _ *askParams, _ IO) (Result, error) {
 		yes, asked = Ask(ctx, "sure? [y/N]")
 		return nil, nil
 	})}

@@ -13,6 +13,7 @@ import (
 	"github.com/heron-shell/heron/framework"
 	"github.com/heron-shell/heron/models"
 	"github.com/heron-shell/heron/states/instance"
+	"github.com/heron-shell/heron/states/show"
 )
 
 // Completion kinds the connected state lists (a flag's complete tag, by
@@ -124,40 +125,6 @@ func segmentStates() []framework.Completion {
 	}
 }
 
-// lessNatural orders names with numbers by value: dml_2 before dml_10, 9 before 10.
-func lessNatural(a, b string) bool {
-	for a != "" && b != "" {
-		da, db := digits(a), digits(b)
-		if da > 0 && db > 0 {
-			na, nb := trimZeros(a[:da]), trimZeros(b[:db])
-			if len(na) != len(nb) {
-				return len(na) < len(nb)
-			}
-			if na != nb {
-				return na < nb
-			}
-			a, b = a[da:], b[db:]
-			continue
-		}
-		if a[0] != b[0] {
-			return a[0] < b[0]
-		}
-		a, b = a[1:], b[1:]
-	}
-	return len(a) < len(b)
-}
-
-func digits(s string) int {
-	n := 0
-	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
-		n++
-	}
-	return n
-}
-
-func trimZeros(s string) string {
-	for len(s) > 1 && s[0] == '0' {
-		s = s[1:]
-	}
-	return s
-}
+// lessNatural orders completed values as the show listings order them: dml_2
+// before dml_10, 9 before 10.
+var lessNatural = show.NaturalLess

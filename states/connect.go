@@ -112,7 +112,7 @@ func (r *connectResult) NextState() framework.State { return r.next }
 // runConnect dials, checks that the root path holds metadata (else lists
 // the root paths that do, unless --force) and moves to the connected state
 // with the offline state's command set.
-func runConnect(ctx context.Context, o *Offline, p *ConnectParams) (framework.Result, error) {
+func runConnect(ctx context.Context, o *Offline, p *ConnectParams, out framework.IO) (framework.Result, error) {
 	layout := models.NewLayout(p.RootPath, p.MetaPath)
 	inst, err := instance.Dial(ctx, p.dialConfig(), layout)
 	if err != nil {
@@ -130,12 +130,12 @@ func runConnect(ctx context.Context, o *Offline, p *ConnectParams) (framework.Re
 		return nil, inst.NoMetaError(cctx)
 	}
 	if !ok {
-		fmt.Fprintf(framework.Stderr(ctx), "warning: root path %s holds no Milvus metadata (nothing under %s); connected anyway (--force)\n", layout.RootPath, layout.MetaRoot())
+		fmt.Fprintf(out.Stderr, "warning: root path %s holds no Milvus metadata (nothing under %s); connected anyway (--force)\n", layout.RootPath, layout.MetaRoot())
 	}
 	r := &connectResult{
 		Endpoints: p.Etcd, RootPath: layout.RootPath, MetaPath: layout.MetaPath, MetaRoot: layout.MetaRoot(),
 		Forced: !ok, next: o.connected(inst),
 	}
-	fmt.Fprintln(framework.Stderr(ctx), r.message())
+	fmt.Fprintln(out.Stderr, r.message())
 	return r, nil
 }

@@ -15,7 +15,7 @@ import (
 )
 
 // ConnectedCommands are the namespaces of the connected state over inst:
-// show, reset and restore. It is their one list: connect and the demo build
+// show, reset, restore and backup. It is their one list: connect and the demo build
 // the connected state with it; a new namespace is one line here.
 func ConnectedCommands(inst *instance.Instance) []*framework.Command {
 	var cmds []*framework.Command
@@ -92,7 +92,7 @@ func (d disconnected) NextState() framework.State { return d.next }
 
 // runDisconnect moves the shell offline; the shell closes this state, and
 // with it the etcd client.
-func runDisconnect(_ context.Context, c *Connected, _ *DisconnectParams) (framework.Result, error) {
+func runDisconnect(_ context.Context, c *Connected, _ *DisconnectParams, _ framework.IO) (framework.Result, error) {
 	next := c.offline
 	if next == nil {
 		next = NewOffline()

@@ -336,7 +336,7 @@ func TestConnectedStateHoldsGivenCommands(t *testing.T) {
 		framework.ParamBase `use:"ping" desc:"test namespace"`
 	}
 	ping := func(inst *instance.Instance) []*framework.Command {
-		return []*framework.Command{framework.Read(inst, func(_ context.Context, inst *instance.Instance, _ *pingParams) (framework.Result, error) {
+		return []*framework.Command{framework.Read(inst, func(_ context.Context, inst *instance.Instance, _ *pingParams, _ framework.IO) (framework.Result, error) {
 			return framework.Message("pong from %s", inst.Layout.RootPath), nil
 		})}
 	}

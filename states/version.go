@@ -62,7 +62,7 @@ type VersionParams struct {
 }
 
 func versionCommand() *framework.Command {
-	return framework.Read(struct{}{}, func(context.Context, struct{}, *VersionParams) (framework.Result, error) {
+	return framework.Read(struct{}{}, func(context.Context, struct{}, *VersionParams, framework.IO) (framework.Result, error) {
 		return VersionInfo(), nil
 	})
 }

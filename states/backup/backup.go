@@ -44,8 +44,8 @@ func Commands(inst *instance.Instance) []*framework.Command { return commands(in
 // written (the tests write to etcd there).
 func commands(inst *instance.Instance, afterPage func()) []*framework.Command {
 	return []*framework.Command{
-		framework.Read(inst, func(ctx context.Context, inst *instance.Instance, p *Params) (framework.Result, error) {
-			res, err := Write(ctx, inst, Options{Prefix: p.Prefix, File: p.File, Progress: framework.Stderr(ctx), afterPage: afterPage})
+		framework.Read(inst, func(ctx context.Context, inst *instance.Instance, p *Params, out framework.IO) (framework.Result, error) {
+			res, err := Write(ctx, inst, Options{Prefix: p.Prefix, File: p.File, Progress: out.Stderr, afterPage: afterPage})
 			if err != nil {
 				return nil, err
 			}

@@ -13,7 +13,7 @@ import (
 
 // BroadcastParam is `show broadcast-task`.
 type BroadcastParam struct {
-	framework.ParamBase `use:"show broadcast-task" desc:"streamingcoord broadcast tasks; Pending, WaitAck and Replicated ones are in flight" example:"show broadcast-task"`
+	framework.ParamBase `use:"show broadcast-task" desc:"streamingcoord broadcast tasks; Pending, WaitAck and Replicated ones are in flight" example:"show broadcast-task --format json"`
 	Wide
 	framework.Output
 }
@@ -38,8 +38,8 @@ type BroadcastResult struct {
 	wide     bool
 }
 
-func runBroadcast(ctx context.Context, inst *instance.Instance, p *BroadcastParam) (framework.Result, error) {
-	warn := framework.Stderr(ctx)
+func runBroadcast(ctx context.Context, inst *instance.Instance, p *BroadcastParam, out framework.IO) (framework.Result, error) {
+	warn := out.Stderr
 	res, err := BroadcastTasks(ctx, inst, warn)
 	if err != nil {
 		return nil, err

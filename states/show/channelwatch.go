@@ -2,8 +2,11 @@ package show
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/hex"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
 	"github.com/milvus-io/milvus-proto/go-api/v3/msgpb"
@@ -20,16 +23,19 @@ type ChannelWatchParam struct {
 }
 
 // WatchPositionRow is a position of a channel watch info, decoded with its
-// WAL_name, else with the WAL of its pchannel's consume checkpoint.
+// WAL_name, else with the WAL of its pchannel's consume checkpoint. As in
+// every show listing, its message id is given as hex and base64 of its bytes
+// and decoded (message_id_human).
 type WatchPositionRow struct {
-	Channel        string `json:"channel"`
-	WAL            string `json:"wal"`
-	WALGuessed     bool   `json:"wal_guessed"`
-	MessageIDHex   string `json:"message_id_hex"`
-	MessageIDHuman string `json:"message_id_human"`
-	Timestamp      uint64 `json:"timestamp"`
-	Time           string `json:"time"`
-	Error          string `json:"error,omitempty"`
+	Channel         string `json:"channel"`
+	WAL             string `json:"wal"`
+	WALGuessed      bool   `json:"wal_guessed"`
+	MessageIDHex    string `json:"message_id_hex"`
+	MessageIDBase64 string `json:"message_id_base64"`
+	MessageIDHuman  string `json:"message_id_human"`
+	Timestamp       uint64 `json:"timestamp"`
+	Time            string `json:"time"`
+	Error           string `json:"error,omitempty"`
 }
 
 // ChannelWatchRow is one channelwatch key.
@@ -56,8 +62,8 @@ type ChannelWatchResult struct {
 	Undecoded int               `json:"undecoded"`
 }
 
-func runChannelWatch(ctx context.Context, inst *instance.Instance, _ *ChannelWatchParam) (framework.Result, error) {
-	return result(ChannelWatches(ctx, inst, framework.Stderr(ctx)))
+func runChannelWatch(ctx context.Context, inst *instance.Instance, _ *ChannelWatchParam, out framework.IO) (framework.Result, error) {
+	return result(ChannelWatches(ctx, inst, out.Stderr))
 }
 
 // checkpointWALs reads the WAL each pchannel's consume checkpoint names, at
@@ -125,6 +131,8 @@ func ChannelWatches(ctx context.Context, inst *instance.Instance, warn io.Writer
 	if err != nil {
 		return nil, err
 	}
+	// Node ids and vchannels in natural order: node 2 before node 10.
+	slices.SortStableFunc(res.Watches, func(a, b ChannelWatchRow) int { return naturalCompare(a.Key, b.Key) })
 	return res, nil
 }
 
@@ -134,7 +142,7 @@ func watchPosition(p *msgpb.MsgPosition, fallback commonpb.WALName) *WatchPositi
 	}
 	wal, guessed := models.PositionWAL(p, fallback)
 	row := &WatchPositionRow{Channel: p.GetChannelName(), WAL: walName(wal), WALGuessed: guessed,
-		MessageIDHex: fmt.Sprintf("%x", p.GetMsgID()), Timestamp: p.GetTimestamp(), Time: tsoTime(p.GetTimestamp())}
+		MessageIDHex: hex.EncodeToString(p.GetMsgID()), MessageIDBase64: base64.StdEncoding.EncodeToString(p.GetMsgID()), Timestamp: p.GetTimestamp(), Time: tsoTime(p.GetTimestamp())}
 	if wal == commonpb.WALName_Unknown {
 		row.Error = "position names no WAL and no consume checkpoint of its pchannel names one"
 		return row
@@ -175,7 +183,7 @@ func (r *ChannelWatchResult) Table(w io.Writer) error {
 	if err := t.flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "%d channel watch(es)%s\n(WAL? = position without WAL_name, decoded with its pchannel's consume-checkpoint WAL; U/F/D = unflushed/flushed/dropped segment ids)\n",
+	_, err := fmt.Fprintf(w, "%d channel watch(es)%s\n(WAL? = position without WAL_name, decoded with its pchannel's consume-checkpoint WAL;\n U/F/D = unflushed/flushed/dropped segment ids)\n",
 		len(r.Watches), undecodedText(r.Undecoded))
 	return err
 }

@@ -2,8 +2,11 @@ package show
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/hex"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -12,18 +15,24 @@ import (
 
 	"github.com/heron-shell/heron/framework"
 	"github.com/heron-shell/heron/models"
+	"github.com/heron-shell/heron/models/msgid"
 	"github.com/heron-shell/heron/states/instance"
 )
 
 // CheckpointParam is `show checkpoint`.
 type CheckpointParam struct {
-	framework.ParamBase `use:"show checkpoint" desc:"consume checkpoint of every pchannel and the position datacoord would seek each vchannel to"`
-	Collection          int64  `name:"collection" default:"0" desc:"only the vchannels (and their pchannels) of this collection ID"`
-	PChannel            string `name:"pchannel" default:"" desc:"only this pchannel and its vchannels"`
+	framework.ParamBase `use:"show checkpoint" desc:"consume checkpoint of every pchannel and the position datacoord would seek each vchannel to" example:"show checkpoint --pchannel by-dev-rootcoord-dml_0 --wide"`
+	Collection          int64  `name:"collection" default:"0" placeholder:"ID" desc:"only the vchannels (and their pchannels) of this collection ID (all when omitted)"`
+	PChannel            string `name:"pchannel" default:"" placeholder:"PCHANNEL" desc:"only this pchannel and its vchannels (all when omitted)"`
+	Wide
 	framework.Output
 }
 
-// PChannelRow is one pchannel and its consume checkpoint.
+// PChannelRow is one pchannel and its consume checkpoint. As in every show
+// listing, a message id is given as the bytes a MsgPosition holds
+// (message_id_hex, message_id_base64) and decoded (message_id_human);
+// message_id is the text form the consume checkpoint stores
+// (commonpb.MessageID.id). The bytes are empty when the text does not decode.
 type PChannelRow struct {
 	Name string `json:"name"`
 	// InMeta: listed under streamingcoord-meta/pchannel/.
@@ -32,6 +41,8 @@ type PChannelRow struct {
 	CheckpointKey       string `json:"checkpoint_key,omitempty"`
 	WAL                 string `json:"wal"`
 	MessageID           string `json:"message_id"`
+	MessageIDHex        string `json:"message_id_hex"`
+	MessageIDBase64     string `json:"message_id_base64"`
 	MessageIDHuman      string `json:"message_id_human"`
 	TimeTick            uint64 `json:"time_tick"`
 	Time                string `json:"time"`
@@ -80,7 +91,8 @@ type WoodpeckerLogRow struct {
 	PChannel bool `json:"pchannel"`
 }
 
-// VChannelRow is one vchannel and the position datacoord would seek it to.
+// VChannelRow is one vchannel and the position datacoord would seek it to;
+// its message id is given as in PChannelRow (hex, base64 and decoded).
 type VChannelRow struct {
 	Name            string `json:"name"`
 	PChannel        string `json:"pchannel"`
@@ -92,6 +104,7 @@ type VChannelRow struct {
 	WAL             string `json:"wal"`
 	WALGuessed      bool   `json:"wal_guessed"`
 	MessageIDHex    string `json:"message_id_hex"`
+	MessageIDBase64 string `json:"message_id_base64"`
 	MessageIDHuman  string `json:"message_id_human"`
 	Timestamp       uint64 `json:"timestamp"`
 	Time            string `json:"time"`
@@ -106,10 +119,17 @@ type CheckpointResult struct {
 	VChannels      []VChannelRow      `json:"vchannels"`
 	SplitPChannels []string           `json:"split_pchannels"`
 	WoodpeckerLogs []WoodpeckerLogRow `json:"woodpecker_logs"`
+	// wide: the table shows every column in full (--wide).
+	wide bool
 }
 
-func runCheckpoint(ctx context.Context, inst *instance.Instance, p *CheckpointParam) (framework.Result, error) {
-	return result(Checkpoints(ctx, inst, p.Collection, p.PChannel, framework.Stderr(ctx)))
+func runCheckpoint(ctx context.Context, inst *instance.Instance, p *CheckpointParam, out framework.IO) (framework.Result, error) {
+	res, err := Checkpoints(ctx, inst, p.Collection, p.PChannel, out.Stderr)
+	if err != nil {
+		return nil, err
+	}
+	res.wide = p.Wide.Wide
+	return res, nil
 }
 
 type pchannelState struct {
@@ -222,6 +242,7 @@ func Checkpoints(ctx context.Context, inst *instance.Instance, collection int64,
 	for _, p := range res.PChannels {
 		reported[p.Name] = true
 	}
+	slices.SortStableFunc(logs, func(a, b WoodpeckerLogRow) int { return naturalCompare(a.Log, b.Log) })
 	for _, l := range logs {
 		l.PChannel = s.pchannels[l.Log] != nil
 		if (s.pchannel == "" && s.collection == 0) || reported[l.Log] {
@@ -398,12 +419,11 @@ func (s *checkpointScan) result(rev int64) (*CheckpointResult, error) {
 			res.VChannels = append(res.VChannels, s.vchannelRow(models.Seek{VChannel: v, PChannel: models.PChannelOf(v), Level: models.SeekNone}))
 		}
 	}
-	sort.Slice(res.VChannels, func(i, j int) bool {
-		a, b := res.VChannels[i], res.VChannels[j]
-		if a.PChannel != b.PChannel {
-			return a.PChannel < b.PChannel
+	slices.SortFunc(res.VChannels, func(a, b VChannelRow) int {
+		if c := naturalCompare(a.PChannel, b.PChannel); c != 0 {
+			return c
 		}
-		return a.Name < b.Name
+		return naturalCompare(a.Name, b.Name)
 	})
 
 	// The pchannels reported: all of them, the one named, or those of the collection.
@@ -433,7 +453,7 @@ func (s *checkpointScan) result(rev int64) (*CheckpointResult, error) {
 	for n := range names {
 		sorted = append(sorted, n)
 	}
-	sort.Strings(sorted)
+	slices.SortFunc(sorted, naturalCompare)
 	for _, n := range sorted {
 		row := s.pchannelRow(n)
 		if row.Split {
@@ -470,6 +490,9 @@ func (s *checkpointScan) pchannelRow(name string) PChannelRow {
 				s.warnf("consume checkpoint %s: %s", ps.cpKey, row.Error)
 			}
 			row.MessageIDHuman = h
+			if b := textIDBytes(cp.WAL, cp.MessageID); b != nil {
+				row.MessageIDHex, row.MessageIDBase64 = hex.EncodeToString(b), base64.StdEncoding.EncodeToString(b)
+			}
 		} else {
 			row.Error = "consume checkpoint has no message_id"
 		}
@@ -497,7 +520,7 @@ func (s *checkpointScan) vchannelRow(sk models.Seek) VChannelRow {
 	pos := sk.Position
 	wal, guessed := models.PositionWAL(pos, s.cpWAL(sk.PChannel))
 	row.WAL, row.WALGuessed = walName(wal), guessed
-	row.MessageIDHex = fmt.Sprintf("%x", pos.GetMsgID())
+	row.MessageIDHex, row.MessageIDBase64 = hex.EncodeToString(pos.GetMsgID()), base64.StdEncoding.EncodeToString(pos.GetMsgID())
 	row.Timestamp, row.Time = pos.GetTimestamp(), tsoTime(pos.GetTimestamp())
 	if wal == commonpb.WALName_Unknown {
 		row.Error = "position names no WAL and its pchannel has no consume checkpoint naming one"
@@ -511,6 +534,20 @@ func (s *checkpointScan) vchannelRow(sk models.Seek) VChannelRow {
 		s.warnf("vchannel %s: position %s: %s", sk.VChannel, sk.Source, row.Error)
 	}
 	return row
+}
+
+// textIDBytes is a message id's text form (commonpb.MessageID.id) as the
+// bytes a MsgPosition holds, nil when it does not decode in wal.
+func textIDBytes(wal commonpb.WALName, text string) []byte {
+	c, err := msgid.For(wal)
+	if err != nil {
+		return nil
+	}
+	id, err := c.DecodeText(text)
+	if err != nil {
+		return nil
+	}
+	return id.Bytes()
 }
 
 func countsText(counts map[string]int) string { return joinCounts(counts, " ", ", ") }
@@ -550,64 +587,34 @@ func joinCounts(counts map[string]int, kv, sep string) string {
 // JSON implements framework.Result.
 func (r *CheckpointResult) JSON() any { return r }
 
-// Table implements framework.Result.
+// Table implements framework.Result. By default the tables fit 120 columns:
+// the pchannel table counts positions in one column and notes a replicate
+// checkpoint and an online WAL switch (described below the table); the
+// vchannel table leaves out the collection, timestamp and source key (a
+// production vchannel name is some 45 columns wide); message ids
+// and notes are elided with "...". --wide shows every column in full.
 func (r *CheckpointResult) Table(w io.Writer) error {
 	fmt.Fprintln(w, "PCHANNELS (consume checkpoints)")
-	t := newTable(w, "PCHANNEL", "WAL", "MESSAGE ID", "TIME TICK", "REPLICATE CP", "ALTER WAL", "WAL-TAGGED POSITIONS", "UNTAGGED", "NOTE")
-	for _, p := range r.PChannels {
-		var notes []string
-		if p.Error != "" {
-			notes = append(notes, p.Error)
-		}
-		if !p.HasCheckpoint && p.Error == "" {
-			notes = append(notes, "no consume checkpoint")
-		}
-		if len(p.UnknownFields) > 0 {
-			notes = append(notes, "unknown fields "+joinInt32(p.UnknownFields)+" kept")
-		}
-		if p.Split {
-			notes = append(notes, "SPLIT")
-		}
-		alter := "-"
-		if p.AlterWAL != nil {
-			alter = p.AlterWAL.Description
-		}
-		t.row(p.Name, p.WAL, p.MessageIDHuman, p.Time, yesNo(p.ReplicateCheckpoint), alter, countsText(p.WALCounts), itoa(p.Untagged), strings.Join(notes, "; "))
-	}
-	if err := t.flush(); err != nil {
+	if err := r.pchannelTable(w); err != nil {
 		return err
+	}
+	if !r.wide {
+		r.alterWALBlock(w)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "VCHANNELS (datacoord seek positions)")
-	t = newTable(w, "VCHANNEL", "COLLECTION", "LEVEL", "WAL", "MESSAGE ID", "TIMESTAMP", "SOURCE KEY", "NOTE")
-	for _, v := range r.VChannels {
-		coll := i64(v.Collection)
-		if v.CollectionName != "" {
-			coll += " (" + v.CollectionName + ")"
-		}
-		wal := v.WAL
-		if v.WALGuessed && wal != "" {
-			wal += " (guessed)"
-		}
-		var notes []string
-		if v.Dropped {
-			notes = append(notes, "dropped vchannel")
-		}
-		if v.CollectionState != "" && v.CollectionState != "Created" {
-			notes = append(notes, "collection "+v.CollectionState)
-		}
-		if v.Error != "" {
-			notes = append(notes, v.Error)
-		}
-		t.row(v.Name, coll, v.Level, wal, v.MessageIDHuman, v.Time, v.SourceKey, strings.Join(notes, "; "))
+	if r.wide {
+		fmt.Fprintln(w, "VCHANNELS (datacoord seek positions)")
+	} else {
+		fmt.Fprintln(w, "VCHANNELS (datacoord seek positions; --wide adds collection, timestamp and source key)")
 	}
-	if err := t.flush(); err != nil {
+	if err := r.vchannelTable(w); err != nil {
 		return err
 	}
+	fmt.Fprintf(w, "%d pchannel(s), %d vchannel(s)\n", len(r.PChannels), len(r.VChannels))
 	if len(r.WoodpeckerLogs) > 0 {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "WOODPECKER LOGS (woodpecker's own metadata; a log with segments holds data)")
-		t = newTable(w, "LOG", "PREFIX", "SEGMENTS", "NOTE")
+		t := newTable(w, "LOG", "PREFIX", "SEGMENTS", "NOTE")
 		for _, l := range r.WoodpeckerLogs {
 			var notes []string
 			if l.Legacy {
@@ -636,6 +643,97 @@ func (r *CheckpointResult) Table(w io.Writer) error {
 		fmt.Fprintln(w, "Run the reset again to complete it, or `restore --file` to roll it back.")
 	}
 	return nil
+}
+
+func (r *CheckpointResult) pchannelTable(w io.Writer) error {
+	header := []string{"PCHANNEL", "WAL", "MESSAGE ID", "TIME TICK", "POSITIONS", "NOTE"}
+	if r.wide {
+		header = []string{"PCHANNEL", "WAL", "MESSAGE ID", "TIME TICK", "REPLICATE CP", "ALTER WAL", "WAL-TAGGED POSITIONS", "UNTAGGED", "NOTE"}
+	}
+	// The counts are short and tell a split apart: only the id and the note elide.
+	t := newTable(w, header...).fit(r.wide, 2, len(header)-1)
+	for _, p := range r.PChannels {
+		var notes []string
+		if p.Split {
+			notes = append(notes, "SPLIT")
+		}
+		if p.Error != "" {
+			notes = append(notes, p.Error)
+		}
+		if !p.HasCheckpoint && p.Error == "" {
+			notes = append(notes, "no consume checkpoint")
+		}
+		if len(p.UnknownFields) > 0 {
+			notes = append(notes, "unknown fields "+joinInt32(p.UnknownFields)+" kept")
+		}
+		if r.wide {
+			alter := "-"
+			if p.AlterWAL != nil {
+				alter = p.AlterWAL.Description
+			}
+			t.row(p.Name, p.WAL, p.MessageIDHuman, p.Time, yesNo(p.ReplicateCheckpoint), alter, countsText(p.WALCounts), itoa(p.Untagged), strings.Join(notes, "; "))
+			continue
+		}
+		if p.ReplicateCheckpoint {
+			notes = append(notes, strings.TrimSpace("replicate checkpoint "+p.ReplicateCluster))
+		}
+		if p.AlterWAL != nil {
+			notes = append(notes, "online WAL switch (see ALTER WAL)")
+		}
+		t.row(p.Name, p.WAL, p.MessageIDHuman, p.Time, positionsText(p.Positions), strings.Join(notes, "; "))
+	}
+	return t.flush()
+}
+
+// alterWALBlock describes, below the narrow pchannel table, the online WAL
+// switches the consume checkpoints record (--wide has them in a column).
+func (r *CheckpointResult) alterWALBlock(w io.Writer) {
+	header := false
+	for _, p := range r.PChannels {
+		if p.AlterWAL == nil {
+			continue
+		}
+		if !header {
+			fmt.Fprintln(w)
+			fmt.Fprintln(w, "ALTER WAL (online WAL switches recorded in the consume checkpoints)")
+			header = true
+		}
+		fmt.Fprintf(w, "  %s: %s\n", framework.EscapeText(p.Name), p.AlterWAL.Description)
+	}
+}
+
+func (r *CheckpointResult) vchannelTable(w io.Writer) error {
+	header := []string{"VCHANNEL", "LEVEL", "WAL", "MESSAGE ID", "NOTE"}
+	if r.wide {
+		header = []string{"VCHANNEL", "COLLECTION", "LEVEL", "WAL", "MESSAGE ID", "TIMESTAMP", "SOURCE KEY", "NOTE"}
+	}
+	t := newTable(w, header...).fit(r.wide, 3, 4)
+	for _, v := range r.VChannels {
+		wal := v.WAL
+		if v.WALGuessed && wal != "" {
+			wal += " (guessed)"
+		}
+		var notes []string
+		if v.Dropped {
+			notes = append(notes, "dropped vchannel")
+		}
+		if v.CollectionState != "" && v.CollectionState != "Created" {
+			notes = append(notes, "collection "+v.CollectionState)
+		}
+		if v.Error != "" {
+			notes = append(notes, v.Error)
+		}
+		if !r.wide {
+			t.row(v.Name, v.Level, wal, v.MessageIDHuman, strings.Join(notes, "; "))
+			continue
+		}
+		coll := i64(v.Collection)
+		if v.CollectionName != "" {
+			coll += " (" + v.CollectionName + ")"
+		}
+		t.row(v.Name, coll, v.Level, wal, v.MessageIDHuman, v.Time, v.SourceKey, strings.Join(notes, "; "))
+	}
+	return t.flush()
 }
 
 // Lines implements framework.Result.
@@ -667,7 +765,9 @@ func (r *CheckpointResult) Lines(w io.Writer) error {
 			return err
 		}
 	}
-	return nil
+	// The summary comes even for an empty result: a script reads one line.
+	return line(w, "summary", "pchannels", itoa(len(r.PChannels)), "vchannels", itoa(len(r.VChannels)),
+		"split", itoa(len(r.SplitPChannels)), "woodpecker_logs", itoa(len(r.WoodpeckerLogs)))
 }
 
 // alterWord renders alter_wal_state as one word for the line format: kafka/ADVANCE_CHECKPOINT.

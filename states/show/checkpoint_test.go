@@ -1,9 +1,13 @@
 package show
 
 import (
+	"encoding/base64"
+	"encoding/hex"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
 
@@ -11,6 +15,8 @@ import (
 	"github.com/heron-shell/heron/models/msgid"
 	"github.com/heron-shell/heron/models/sample"
 	"github.com/heron-shell/heron/models/wire"
+	"github.com/heron-shell/heron/states/instance"
+	"github.com/heron-shell/heron/tests/etcdtest"
 )
 
 func vchannelsByName(r CheckpointResult) map[string]VChannelRow {
@@ -450,5 +456,155 @@ func TestShowCheckpointWoodpeckerLogs(t *testing.T) {
 	lines, _ := e.mustRun("show checkpoint --format line")
 	if !strings.Contains(lines, "kind=woodpecker_log log="+e.pch(0)+" prefix="+wp+" segments=2") {
 		t.Errorf("line format:\n%s", lines)
+	}
+}
+
+// widestLine is the width, in runes, of the widest line of out.
+func widestLine(out string) int {
+	w := 0
+	for _, l := range strings.Split(out, "\n") {
+		w = max(w, utf8.RuneCountInString(l))
+	}
+	return w
+}
+
+// seedDML10 adds pchannel dml_10 with a consume checkpoint and a channel-cp
+// whose pulsar ids are as long as production ones (ledger ids of 18 digits).
+func seedDML10(e *env) (pchannel, vchannel string, cpID, seekID msgid.PulsarID) {
+	pchannel = "by-dev-rootcoord-dml_10"
+	vchannel = pchannel + "_449012345678901234v0"
+	cpID = msgid.PulsarID{Ledger: 449012345678901234, Entry: 123456789012, Partition: 0, Batch: -1}
+	seekID = msgid.PulsarID{Ledger: 449012345678900001, Entry: 987654321098, Partition: 0, Batch: -1}
+	e.put(models.PChannelPrefix+pchannel, sample.PChannel(pchannel, 1))
+	e.put(models.ConsumeCheckpointKey(pchannel), sample.Checkpoint{ID: cpID, TimeTick: ts(90), RecoveryMagic: 1}.Encode())
+	e.put(models.ChannelCPKey(vchannel), sample.Position(vchannel, seekID, ts(80), commonpb.WALName_Unknown))
+	return pchannel, vchannel, cpID, seekID
+}
+
+// Issue 10 §4: pchannels and vchannels in natural order, dml_2 before dml_10
+// (byte order puts dml_10 between dml_1 and dml_2).
+func TestShowCheckpointNaturalOrder(t *testing.T) {
+	e := seeded(t, commonpb.WALName_Pulsar)
+	p10, v10, _, _ := seedDML10(e)
+	res, _ := runJSON[CheckpointResult](e, "show checkpoint")
+	var names []string
+	for _, p := range res.PChannels {
+		names = append(names, p.Name)
+	}
+	if want := []string{e.pch(0), e.pch(1), e.pch(2), p10}; !slices.Equal(names, want) {
+		t.Errorf("pchannels in order %q, want %q", names, want)
+	}
+	var pchs []string
+	for _, v := range res.VChannels {
+		if len(pchs) == 0 || pchs[len(pchs)-1] != v.PChannel {
+			pchs = append(pchs, v.PChannel)
+		}
+	}
+	if want := []string{e.pch(0), e.pch(1), e.pch(2), p10}; !slices.Equal(pchs, want) {
+		t.Errorf("vchannels grouped by pchannel in order %q, want %q", pchs, want)
+	}
+	if last := res.VChannels[len(res.VChannels)-1]; last.Name != v10 {
+		t.Errorf("last vchannel %s, want %s", last.Name, v10)
+	}
+	table, _ := e.mustRun("show checkpoint")
+	if i2, i10 := strings.Index(table, e.pch(2)+" "), strings.Index(table, p10+" "); i2 < 0 || i10 < 0 || i2 > i10 {
+		t.Errorf("table: dml_2 at %d, dml_10 at %d:\n%s", i2, i10, table)
+	}
+}
+
+// Issue 10 §4: the tables of show checkpoint fit 120 columns, eliding long
+// message ids with "..."; --wide shows every column and every id in full.
+func TestShowCheckpointFits120Columns(t *testing.T) {
+	for _, wal := range allWALs {
+		e := seeded(t, wal)
+		if out, _ := e.mustRun("show checkpoint"); widestLine(out) > 120 {
+			t.Errorf("%s sample: %d columns wide:\n%s", walN(wal), widestLine(out), out)
+		}
+	}
+	e := seeded(t, commonpb.WALName_Pulsar)
+	_, v10, cpID, seekID := seedDML10(e)
+	out, _ := e.mustRun("show checkpoint")
+	if w := widestLine(out); w > 120 {
+		t.Errorf("%d columns wide:\n%s", w, out)
+	}
+	if !strings.Contains(out, "...") || strings.Contains(out, seekID.Human()) {
+		t.Errorf("the long seek id is not elided:\n%s", out)
+	}
+	if !strings.Contains(out, v10+" ") || strings.Contains(out, "SOURCE KEY") {
+		t.Errorf("narrow table: the vchannel name is cut or the source key column is shown:\n%s", out)
+	}
+	wide, _ := e.mustRun("show checkpoint --wide")
+	if widestLine(wide) <= 120 {
+		t.Errorf("--wide is no wider than 120 columns:\n%s", wide)
+	}
+	for _, s := range []string{cpID.Human(), seekID.Human(), models.ChannelCPKey(v10), "SOURCE KEY", "REPLICATE CP", "ALTER WAL", "100 (books)"} {
+		if !strings.Contains(wide, s) {
+			t.Errorf("--wide lacks %q:\n%s", s, wide)
+		}
+	}
+	if strings.Contains(wide, "...") {
+		t.Errorf("--wide elides:\n%s", wide)
+	}
+}
+
+// Issue 10 §4: one naming rule for message ids across rows: every pchannel
+// and vchannel row gives its id's bytes as message_id_hex and
+// message_id_base64; a consume checkpoint keeps its text form in message_id.
+func TestShowCheckpointMessageIDEncodings(t *testing.T) {
+	e := seeded(t, commonpb.WALName_Pulsar)
+	p10, v10, cpID, seekID := seedDML10(e)
+	raw, _ := e.mustRun("show checkpoint --format json")
+	for _, field := range []string{`"message_id"`, `"message_id_hex"`, `"message_id_base64"`, `"message_id_human"`} {
+		if n := strings.Count(raw, field+":"); n < 4 {
+			t.Errorf("%s appears %d times in the JSON", field, n)
+		}
+	}
+	res, _ := runJSON[CheckpointResult](e, "show checkpoint")
+	p := pchannelsByName(res)[p10]
+	if p.MessageID != cpID.Text() || p.MessageIDHex != hex.EncodeToString(cpID.Bytes()) ||
+		p.MessageIDBase64 != base64.StdEncoding.EncodeToString(cpID.Bytes()) || p.MessageIDHuman != cpID.Human() {
+		t.Errorf("pchannel %s: %+v", p10, p)
+	}
+	v := vchannelsByName(res)[v10]
+	if v.MessageIDHex != hex.EncodeToString(seekID.Bytes()) || v.MessageIDBase64 != base64.StdEncoding.EncodeToString(seekID.Bytes()) || v.MessageIDHuman != seekID.Human() {
+		t.Errorf("vchannel %s: %+v", v10, v)
+	}
+	// A checkpoint id that does not decode keeps its text, and no bytes.
+	e.put(models.ConsumeCheckpointKey(p10), sample.Checkpoint{ID: badText{}, TimeTick: ts(90)}.Encode())
+	res, _ = runJSON[CheckpointResult](e, "show checkpoint --pchannel "+p10)
+	if p := res.PChannels[0]; p.MessageID != "not base64!" || p.MessageIDHex != "" || p.MessageIDBase64 != "" || p.Error == "" {
+		t.Errorf("undecodable checkpoint id: %+v", p)
+	}
+}
+
+// Issue 10 §4: --format line prints a line even for an empty result.
+func TestShowCheckpointEmptyLineFormat(t *testing.T) {
+	cli, endpoint := etcdtest.Start(t)
+	e := &env{t: t, cli: cli, inst: instance.New(cli, models.NewLayout("empty", "meta"), []string{endpoint})}
+	if out, _ := e.mustRun("show checkpoint --format line"); out != "kind=summary pchannels=0 vchannels=0 split=0 woodpecker_logs=0\n" {
+		t.Errorf("empty --format line: %q", out)
+	}
+	if out, _ := e.mustRun("show checkpoint"); !strings.Contains(out, "0 pchannel(s), 0 vchannel(s)") {
+		t.Errorf("empty table: %q", out)
+	}
+	seeded := seeded(t, commonpb.WALName_Kafka)
+	lines, _ := seeded.mustRun("show checkpoint --format line")
+	if !strings.HasSuffix(lines, "kind=summary pchannels=3 vchannels=5 split=0 woodpecker_logs=0\n") {
+		t.Errorf("line format ends without its summary:\n%s", lines)
+	}
+}
+
+// Issue 10 §3: help show checkpoint names the values, says what omitting a
+// flag means and gives an example.
+func TestShowCheckpointHelp(t *testing.T) {
+	e := seeded(t, commonpb.WALName_Kafka)
+	out, _ := e.mustRun("help show checkpoint")
+	for _, s := range []string{"--collection ID", "--pchannel PCHANNEL", "all when omitted", "--wide", "--format table|json|line", "Example:\n  show checkpoint --"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("help lacks %q:\n%s", s, out)
+		}
+	}
+	if strings.Contains(out, "(default 0)") || strings.Contains(out, "STRING") {
+		t.Errorf("help shows a zero default or an unnamed value:\n%s", out)
 	}
 }

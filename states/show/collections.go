@@ -71,8 +71,8 @@ const (
 	stateTombstone = "dropped-tombstone"
 )
 
-func runCollections(ctx context.Context, inst *instance.Instance, p *CollectionsParam) (framework.Result, error) {
-	res, err := Collections(ctx, inst, framework.Stderr(ctx))
+func runCollections(ctx context.Context, inst *instance.Instance, p *CollectionsParam, out framework.IO) (framework.Result, error) {
+	res, err := Collections(ctx, inst, out.Stderr)
 	if err != nil {
 		return nil, err
 	}

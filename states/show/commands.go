@@ -2,7 +2,8 @@
 // checkpoint, session, collections, segment, broadcast-task, etcd-kv,
 // database, partition, channel-watch, replica, index and config-etcd. Each reads
 // etcd through instance.Instance at one revision, a page at a time, and
-// returns a result that renders as a table, JSON or one line per record.
+// returns a result that renders as a table, JSON or one line per record;
+// warnings go to the Stderr of the framework.IO the shell passes.
 package show
 
 import (

@@ -13,7 +13,7 @@ import (
 
 // ConfigEtcdParam is `show config-etcd`.
 type ConfigEtcdParam struct {
-	framework.ParamBase `use:"show config-etcd" desc:"Milvus's etcd config source: every key under {root}/config/ and its value, the mq.type override marked" example:"show config-etcd"`
+	framework.ParamBase `use:"show config-etcd" desc:"Milvus's etcd config source: every key under {root}/config/ and its value, the mq.type override marked" example:"show config-etcd --format line"`
 	framework.Output
 }
 
@@ -43,8 +43,8 @@ type ConfigEtcdResult struct {
 	MQType   *MQTypeOverride `json:"mq_type_override"`
 }
 
-func runConfigEtcd(ctx context.Context, inst *instance.Instance, _ *ConfigEtcdParam) (framework.Result, error) {
-	return result(ConfigEtcd(ctx, inst, framework.Stderr(ctx)))
+func runConfigEtcd(ctx context.Context, inst *instance.Instance, _ *ConfigEtcdParam, out framework.IO) (framework.Result, error) {
+	return result(ConfigEtcd(ctx, inst, out.Stderr))
 }
 
 // ConfigEtcd lists the keys of Milvus's etcd config source, at one revision.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/heron-shell/heron/framework"
@@ -43,8 +44,8 @@ type DatabaseResult struct {
 	Undecoded int           `json:"undecoded"`
 }
 
-func runDatabase(ctx context.Context, inst *instance.Instance, _ *DatabaseParam) (framework.Result, error) {
-	return result(Databases(ctx, inst, framework.Stderr(ctx)))
+func runDatabase(ctx context.Context, inst *instance.Instance, _ *DatabaseParam, out framework.IO) (framework.Result, error) {
+	return result(Databases(ctx, inst, out.Stderr))
 }
 
 // Databases lists the databases of the instance, at one revision.
@@ -87,6 +88,8 @@ func Databases(ctx context.Context, inst *instance.Instance, warn io.Writer) (*D
 		return nil, err
 	}
 	res.Revision = rev
+	// Ids in natural order: database 2 before database 10.
+	slices.SortStableFunc(res.Databases, func(a, b DatabaseRow) int { return naturalCompare(a.Key, b.Key) })
 	for i := range res.Databases {
 		res.Databases[i].Collections = counts[res.Databases[i].ID]
 	}

@@ -19,9 +19,9 @@ import (
 // EtcdKVParam is `show etcd-kv`.
 type EtcdKVParam struct {
 	framework.ParamBase `use:"show etcd-kv" desc:"raw keys and values under the root path (keys relative to it, e.g. meta/session/ or config/); --decode decodes values of known kinds" example:"show etcd-kv --prefix meta/datacoord-meta/channel-cp/ --decode"`
-	Key                 string `name:"key" default:"" desc:"one key, relative to the root path (meta/... for Milvus meta)"`
-	Prefix              string `name:"prefix" default:"" desc:"every key under this prefix, relative to the root path (/ for the whole root)"`
-	Limit               int    `name:"limit" default:"-1" desc:"most keys to print, 0 for all; -1: 100 in table format, all in json and line"`
+	Key                 string `name:"key" default:"" placeholder:"KEY" desc:"one key, relative to the root path (meta/... for Milvus meta)"`
+	Prefix              string `name:"prefix" default:"" placeholder:"PREFIX" desc:"every key under this prefix, relative to the root path (/ for the whole root)"`
+	Limit               string `name:"limit" default:"" placeholder:"N" desc:"print at most N keys, 0 for all (when omitted: 100 in a table, all in json and line)"`
 	Decode              bool   `name:"decode" desc:"decode each value with heron's model of its key kind (\"unknown kind\" otherwise)"`
 	framework.Output
 }
@@ -36,10 +36,9 @@ func (p *EtcdKVParam) Validate() error {
 		return framework.Usagef("show etcd-kv: give --key KEY or --prefix PREFIX (relative to the root path; --prefix / for all of it)")
 	case p.Key != "" && p.Prefix != "":
 		return framework.Usagef("show etcd-kv: give --key or --prefix, not both")
-	case p.Limit < -1:
-		return framework.Usagef("show etcd-kv: bad --limit %d: 0 for all, or a positive number", p.Limit)
 	}
-	return nil
+	_, _, err := parseLimit(p.Limit)
+	return err
 }
 
 // KVRow is one key and its value.
@@ -93,15 +92,15 @@ func (r KVRow) MarshalJSON() ([]byte, error) {
 // errLimit stops a scan once --limit keys are read.
 var errLimit = errors.New("limit reached")
 
-func runEtcdKV(ctx context.Context, inst *instance.Instance, p *EtcdKVParam) (framework.Result, error) {
-	limit := p.Limit
-	if limit == -1 {
-		limit = 0
-		if p.Format == framework.FormatTable || p.Format == "" {
-			limit = tableKVLimit
-		}
+func runEtcdKV(ctx context.Context, inst *instance.Instance, p *EtcdKVParam, out framework.IO) (framework.Result, error) {
+	limit, given, err := parseLimit(p.Limit)
+	if err != nil {
+		return nil, err
 	}
-	return result(EtcdKV(ctx, inst, p.Key, p.Prefix, limit, p.Decode, framework.Stderr(ctx)))
+	if !given && (p.Format == framework.FormatTable || p.Format == "") {
+		limit = tableKVLimit
+	}
+	return result(EtcdKV(ctx, inst, p.Key, p.Prefix, limit, p.Decode, out.Stderr))
 }
 
 // EtcdKV reads one key, or the keys under a prefix (both relative to the root
@@ -256,7 +255,7 @@ func (r *EtcdKVResult) Table(w io.Writer) error {
 	if r.Key != "" {
 		what = "at " + escape(r.Key)
 	}
-	if _, err := fmt.Fprintf(w, "%d key(s) %s, revision %d (keys relative to %s; values past %d characters elided: --format json or line for all)\n",
+	if _, err := fmt.Fprintf(w, "%d key(s) %s, revision %d (keys relative to %s)\n(values past %d characters elided: --format json or line for all)\n",
 		len(r.Keys), what, r.Revision, r.Root, tableValueWidth); err != nil {
 		return err
 	}

@@ -110,7 +110,7 @@ func newTable(w io.Writer, header ...string) *table {
 // Wide is the --wide flag of the listings whose tables fit 120 columns:
 // embed it in a param struct and call fit with it.
 type Wide struct {
-	Wide bool `name:"wide" desc:"show every column in full (tables fit 120 columns otherwise, eliding wide cells with ...)"`
+	Wide bool `name:"wide" desc:"show every column, each in full (tables fit 120 columns otherwise, eliding wide cells with ...)"`
 }
 
 // fit makes the table fit tableWidth columns, unless wide, by eliding the
@@ -254,10 +254,11 @@ func (t *table) flush() error {
 	return t.err
 }
 
-// naturalLess orders names with their digit runs compared as numbers, so that
+// NaturalLess orders names with their digit runs compared as numbers, so that
 // by-dev-rootcoord-dml_2 comes before by-dev-rootcoord-dml_10 (pchannels,
 // vchannels); equal numbers with different leading zeros order by length.
-func naturalLess(a, b string) bool {
+// The listings and the completion of their values (states) share it.
+func NaturalLess(a, b string) bool {
 	for a != "" && b != "" {
 		da, db := digitRun(a), digitRun(b)
 		if da > 0 && db > 0 {
@@ -284,12 +285,12 @@ func naturalLess(a, b string) bool {
 	return len(a) < len(b)
 }
 
-// naturalCompare is naturalLess as a three-way comparison, for slices.SortFunc.
+// naturalCompare is NaturalLess as a three-way comparison, for slices.SortFunc.
 func naturalCompare(a, b string) int {
 	switch {
-	case naturalLess(a, b):
+	case NaturalLess(a, b):
 		return -1
-	case naturalLess(b, a):
+	case NaturalLess(b, a):
 		return 1
 	}
 	return 0

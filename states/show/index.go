@@ -15,7 +15,7 @@ import (
 // IndexParam is `show index`.
 type IndexParam struct {
 	framework.ParamBase `use:"show index" desc:"datacoord field indexes (field-index/) with their segment index builds (segment-index/) counted by state" example:"show index --collection 449123456789012345"`
-	Collection          int64 `name:"collection" default:"0" desc:"only the indexes of this collection ID (all when omitted)"`
+	Collection          int64 `name:"collection" default:"0" placeholder:"ID" desc:"only the indexes of this collection ID (all when omitted)"`
 	framework.Output
 }
 
@@ -60,8 +60,8 @@ type IndexResult struct {
 // cover a million segment indexes.
 const maxSegmentIndexWarnings = 10
 
-func runIndex(ctx context.Context, inst *instance.Instance, p *IndexParam) (framework.Result, error) {
-	return result(Indexes(ctx, inst, p.Collection, framework.Stderr(ctx)))
+func runIndex(ctx context.Context, inst *instance.Instance, p *IndexParam, out framework.IO) (framework.Result, error) {
+	return result(Indexes(ctx, inst, p.Collection, out.Stderr))
 }
 
 type indexKey struct{ collection, index int64 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/heron-shell/heron/framework"
 	"github.com/heron-shell/heron/models"
@@ -13,7 +14,7 @@ import (
 // PartitionParam is `show partition`.
 type PartitionParam struct {
 	framework.ParamBase `use:"show partition" desc:"rootcoord partitions (root-coord/partitions/)" example:"show partition --collection 449123456789012345"`
-	Collection          int64 `name:"collection" default:"0" desc:"only the partitions of this collection ID (all when omitted)"`
+	Collection          int64 `name:"collection" default:"0" placeholder:"ID" desc:"only the partitions of this collection ID (all when omitted)"`
 	framework.Output
 }
 
@@ -37,8 +38,8 @@ type PartitionResult struct {
 	Undecoded  int            `json:"undecoded"`
 }
 
-func runPartition(ctx context.Context, inst *instance.Instance, p *PartitionParam) (framework.Result, error) {
-	return result(Partitions(ctx, inst, p.Collection, framework.Stderr(ctx)))
+func runPartition(ctx context.Context, inst *instance.Instance, p *PartitionParam, out framework.IO) (framework.Result, error) {
+	return result(Partitions(ctx, inst, p.Collection, out.Stderr))
 }
 
 // Partitions lists the partitions of one collection (0: all), at one revision.
@@ -80,6 +81,8 @@ func Partitions(ctx context.Context, inst *instance.Instance, collection int64, 
 		return nil, err
 	}
 	res.Revision = rev
+	// Ids in natural order: collection 2 before collection 10.
+	slices.SortStableFunc(res.Partitions, func(a, b PartitionRow) int { return naturalCompare(a.Key, b.Key) })
 	return res, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/heron-shell/heron/framework"
@@ -38,8 +39,8 @@ type ReplicaResult struct {
 	Undecoded int          `json:"undecoded"`
 }
 
-func runReplica(ctx context.Context, inst *instance.Instance, _ *ReplicaParam) (framework.Result, error) {
-	return result(Replicas(ctx, inst, framework.Stderr(ctx)))
+func runReplica(ctx context.Context, inst *instance.Instance, _ *ReplicaParam, out framework.IO) (framework.Result, error) {
+	return result(Replicas(ctx, inst, out.Stderr))
 }
 
 // Replicas lists querycoord's replicas, at one revision.
@@ -72,6 +73,8 @@ func Replicas(ctx context.Context, inst *instance.Instance, warn io.Writer) (*Re
 		return nil, err
 	}
 	res.Revision = rev
+	// Ids in natural order: collection 2 before collection 10.
+	slices.SortStableFunc(res.Replicas, func(a, b ReplicaRow) int { return naturalCompare(a.Key, b.Key) })
 	return res, nil
 }
 

@@ -27,7 +27,7 @@ type SegmentParam struct {
 	framework.ParamBase `use:"show segment" desc:"datacoord segments (every key under datacoord-meta/s/) with counts by state; the table shows 1000 unless --limit" example:"show segment --collection 449012345678 --state Growing --detail"`
 	Segment             int64  `name:"segment" default:"0" placeholder:"ID" desc:"only the segment with this ID (all when omitted)"`
 	Collection          int64  `name:"collection" default:"0" placeholder:"ID" complete:"collection" desc:"only the segments of this collection ID (all when omitted)"`
-	State               string `name:"state" default:"" placeholder:"STATE" desc:"only segments in this state (Growing, Sealed, Flushing, Flushed, Dropped, Importing)"`
+	State               string `name:"state" default:"" placeholder:"STATE" desc:"only segments in this state: Growing, Sealed, Flushing, Flushed, Dropped or Importing (all when omitted)"`
 	Limit               string `name:"limit" default:"" placeholder:"N" desc:"print at most N segments, 0 for all (when omitted: 1000 in a table, all in json and line)"`
 	Detail              bool   `name:"detail" desc:"table: add the start and dml positions"`
 	Wide
@@ -129,7 +129,7 @@ func levelName(l int32) string {
 	return fmt.Sprintf("Level(%d)", l)
 }
 
-func runSegment(ctx context.Context, inst *instance.Instance, p *SegmentParam) (framework.Result, error) {
+func runSegment(ctx context.Context, inst *instance.Instance, p *SegmentParam, out framework.IO) (framework.Result, error) {
 	f := SegmentFilter{Segment: p.Segment, Collection: p.Collection}
 	if p.State != "" {
 		st, err := models.ParseSegmentState(p.State)
@@ -145,7 +145,7 @@ func runSegment(ctx context.Context, inst *instance.Instance, p *SegmentParam) (
 	if !given && p.OutputFormat() == framework.FormatTable {
 		limit = defaultTableLimit
 	}
-	warn := framework.Stderr(ctx)
+	warn := out.Stderr
 	scan, err := NewSegmentScan(ctx, inst, f, warn)
 	if err != nil {
 		return nil, err

@@ -35,8 +35,8 @@ type SessionResult struct {
 	wide     bool
 }
 
-func runSession(ctx context.Context, inst *instance.Instance, p *SessionParam) (framework.Result, error) {
-	res, err := Sessions(ctx, inst, framework.Stderr(ctx))
+func runSession(ctx context.Context, inst *instance.Instance, p *SessionParam, out framework.IO) (framework.Result, error) {
+	res, err := Sessions(ctx, inst, out.Stderr)
 	if err != nil {
 		return nil, err
 	}

@@ -474,8 +474,7 @@ func TestShowSegmentJSONStreamsTheSameDocument(t *testing.T) {
 		if strings.Contains(line, "4242") {
 			p.Collection = 4242
 		}
-		ctx := framework.WithStderr(ctxT(t), io.Discard)
-		r, err := runSegment(ctx, e.inst, p)
+		r, err := runSegment(ctxT(t), e.inst, p, framework.IO{Stdout: io.Discard, Stderr: io.Discard})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -591,7 +590,7 @@ func TestNaturalOrder(t *testing.T) {
 	if !slices.Equal(names, want) {
 		t.Errorf("natural order:\n%q\nwant\n%q", names, want)
 	}
-	if naturalLess("x99999999999999999999999", "x100000000000000000000000") != true {
+	if NaturalLess("x99999999999999999999999", "x100000000000000000000000") != true {
 		t.Error("digit runs longer than an int64 compare as numbers")
 	}
 
