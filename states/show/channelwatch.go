@@ -2,8 +2,6 @@ package show
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"slices"
@@ -22,20 +20,10 @@ type ChannelWatchParam struct {
 	framework.Output
 }
 
-// WatchPositionRow is a position of a channel watch info, decoded with its
-// WAL_name, else with the WAL of its pchannel's consume checkpoint. As in
-// every show listing, its message id is given as hex and base64 of its bytes
-// and decoded (message_id_human).
+// WatchPositionRow is a position of a channel watch info and its channel.
 type WatchPositionRow struct {
-	Channel         string `json:"channel"`
-	WAL             string `json:"wal"`
-	WALGuessed      bool   `json:"wal_guessed"`
-	MessageIDHex    string `json:"message_id_hex"`
-	MessageIDBase64 string `json:"message_id_base64"`
-	MessageIDHuman  string `json:"message_id_human"`
-	Timestamp       uint64 `json:"timestamp"`
-	Time            string `json:"time"`
-	Error           string `json:"error,omitempty"`
+	Channel string `json:"channel"`
+	PositionRow
 }
 
 // ChannelWatchRow is one channelwatch key.
@@ -140,34 +128,14 @@ func watchPosition(p *msgpb.MsgPosition, fallback commonpb.WALName) *WatchPositi
 	if p == nil {
 		return nil
 	}
-	wal, guessed := models.PositionWAL(p, fallback)
-	row := &WatchPositionRow{Channel: p.GetChannelName(), WAL: walName(wal), WALGuessed: guessed,
-		MessageIDHex: hex.EncodeToString(p.GetMsgID()), MessageIDBase64: base64.StdEncoding.EncodeToString(p.GetMsgID()), Timestamp: p.GetTimestamp(), Time: tsoTime(p.GetTimestamp())}
-	if wal == commonpb.WALName_Unknown {
-		row.Error = "position names no WAL and no consume checkpoint of its pchannel names one"
-		return row
-	}
-	h, errText := describe(wal, p.GetMsgID())
-	row.MessageIDHuman = h
-	if errText != "" {
-		row.Error = fmt.Sprintf("message id does not decode as %s: %s", walName(wal), errText)
-	}
-	return row
+	return &WatchPositionRow{Channel: p.GetChannelName(), PositionRow: *positionRow(p, fallback)}
 }
 
 func watchPositionText(p *WatchPositionRow) string {
 	if p == nil {
 		return ""
 	}
-	id := p.MessageIDHuman
-	if p.Error != "" {
-		id = "error: " + p.Error
-	}
-	wal := p.WAL
-	if p.WALGuessed {
-		wal += "?"
-	}
-	return fmt.Sprintf("%s (%s) @ %s", id, wal, p.Time)
+	return positionText(&p.PositionRow)
 }
 
 // JSON implements framework.Result.

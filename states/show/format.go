@@ -233,19 +233,14 @@ func (t *table) writeBlock() {
 // (ids and keys differ at both ends), or at the end for the last column (a
 // note, read from its start).
 func elide(s string, width int, tail bool) string {
+	if !tail {
+		return framework.ElideMiddle(s, width)
+	}
 	r := []rune(s)
-	if len(r) <= width {
+	if len(r) <= width || width <= len(ellipsis) {
 		return s
 	}
-	if width <= len(ellipsis) {
-		return string(r[:width])
-	}
-	keep := width - len(ellipsis)
-	head := (keep + 1) / 2
-	if tail {
-		head = keep
-	}
-	return string(r[:head]) + ellipsis + string(r[len(r)-(keep-head):])
+	return string(r[:width-len(ellipsis)]) + ellipsis
 }
 
 // flush writes the rows held and reports the first write error.

@@ -59,9 +59,11 @@ func parseLimit(s string) (n int, given bool, err error) {
 	return n, true, nil
 }
 
-// SegmentPositionRow is a segment's start or dml position. Message ids are
-// given as hex and base64 of their bytes, and decoded (message_id_human).
-type SegmentPositionRow struct {
+// PositionRow is a position of a listing (a segment's start or dml
+// position, a channel watch's seek position), decoded with its WAL_name, else
+// with the WAL of its pchannel's consume checkpoint (wal_guessed). Message ids
+// are given as hex and base64 of their bytes, and decoded (message_id_human).
+type PositionRow struct {
 	WAL             string `json:"wal"`
 	WALGuessed      bool   `json:"wal_guessed"`
 	MessageIDHex    string `json:"message_id_hex"`
@@ -76,19 +78,19 @@ type SegmentPositionRow struct {
 // {collection}/{partition}/{segment} (Milvus reads it as a segment all the
 // same). Error: the value does not decode; the ids are then the key's.
 type SegmentRow struct {
-	ID            int64               `json:"id"`
-	Collection    int64               `json:"collection"`
-	Partition     int64               `json:"partition"`
-	VChannel      string              `json:"vchannel"`
-	State         string              `json:"state"`
-	Rows          int64               `json:"rows"`
-	Level         string              `json:"level"`
-	Importing     bool                `json:"importing"`
-	Key           string              `json:"key"`
-	Odd           bool                `json:"odd"`
-	StartPosition *SegmentPositionRow `json:"start_position"`
-	DMLPosition   *SegmentPositionRow `json:"dml_position"`
-	Error         string              `json:"error,omitempty"`
+	ID            int64        `json:"id"`
+	Collection    int64        `json:"collection"`
+	Partition     int64        `json:"partition"`
+	VChannel      string       `json:"vchannel"`
+	State         string       `json:"state"`
+	Rows          int64        `json:"rows"`
+	Level         string       `json:"level"`
+	Importing     bool         `json:"importing"`
+	Key           string       `json:"key"`
+	Odd           bool         `json:"odd"`
+	StartPosition *PositionRow `json:"start_position"`
+	DMLPosition   *PositionRow `json:"dml_position"`
+	Error         string       `json:"error,omitempty"`
 	decodeErr     string
 }
 
@@ -248,8 +250,8 @@ func (s *SegmentScan) row(e instance.Entry) (SegmentRow, bool) {
 	fallback := s.wals[models.PChannelOf(seg.InsertChannel)]
 	row := SegmentRow{ID: seg.ID, Collection: seg.CollectionID, Partition: seg.PartitionID, VChannel: seg.InsertChannel,
 		State: models.SegmentStateName(seg.State), Rows: seg.NumRows, Level: levelName(seg.Level), Importing: seg.IsImporting,
-		Key: e.Rel, Odd: e.Odd, StartPosition: segmentPosition(seg.StartPosition, fallback), DMLPosition: segmentPosition(seg.DMLPosition, fallback)}
-	for _, p := range []*SegmentPositionRow{row.StartPosition, row.DMLPosition} {
+		Key: e.Rel, Odd: e.Odd, StartPosition: positionRow(seg.StartPosition, fallback), DMLPosition: positionRow(seg.DMLPosition, fallback)}
+	for _, p := range []*PositionRow{row.StartPosition, row.DMLPosition} {
 		if p != nil && p.Error != "" {
 			fmt.Fprintf(s.warn, "warning: segment %s: %s\n", framework.EscapeText(e.Rel), p.Error)
 		}
@@ -257,12 +259,12 @@ func (s *SegmentScan) row(e instance.Entry) (SegmentRow, bool) {
 	return row, true
 }
 
-func segmentPosition(p *msgpb.MsgPosition, fallback commonpb.WALName) *SegmentPositionRow {
+func positionRow(p *msgpb.MsgPosition, fallback commonpb.WALName) *PositionRow {
 	if p == nil {
 		return nil
 	}
 	wal, guessed := models.PositionWAL(p, fallback)
-	row := &SegmentPositionRow{WAL: walName(wal), WALGuessed: guessed, MessageIDHex: fmt.Sprintf("%x", p.GetMsgID()),
+	row := &PositionRow{WAL: walName(wal), WALGuessed: guessed, MessageIDHex: fmt.Sprintf("%x", p.GetMsgID()),
 		MessageIDBase64: base64.StdEncoding.EncodeToString(p.GetMsgID()), Timestamp: p.GetTimestamp(), Time: tsoTime(p.GetTimestamp())}
 	if wal == commonpb.WALName_Unknown {
 		row.Error = "position names no WAL and no consume checkpoint of its pchannel names one"
@@ -276,7 +278,7 @@ func segmentPosition(p *msgpb.MsgPosition, fallback commonpb.WALName) *SegmentPo
 	return row
 }
 
-func positionText(p *SegmentPositionRow) string {
+func positionText(p *PositionRow) string {
 	if p == nil {
 		return ""
 	}
@@ -292,7 +294,7 @@ func positionText(p *SegmentPositionRow) string {
 }
 
 // positionID is a position's decoded id for a table cell.
-func positionID(p *SegmentPositionRow) string {
+func positionID(p *PositionRow) string {
 	switch {
 	case p == nil:
 		return ""
@@ -306,7 +308,7 @@ func positionID(p *SegmentPositionRow) string {
 
 // positionsWAL is the WAL cell of a segment's positions: "?" marks a WAL
 // taken from the consume checkpoint (the position names none).
-func positionsWAL(ps ...*SegmentPositionRow) string {
+func positionsWAL(ps ...*PositionRow) string {
 	var wals []string
 	for _, p := range ps {
 		if p == nil {
@@ -344,7 +346,7 @@ func segmentNote(r SegmentRow) string {
 	}
 	for _, p := range []struct {
 		name string
-		pos  *SegmentPositionRow
+		pos  *PositionRow
 	}{{"start", r.StartPosition}, {"dml", r.DMLPosition}} {
 		if p.pos != nil && p.pos.Error != "" {
 			notes = append(notes, p.name+" position: "+p.pos.Error)

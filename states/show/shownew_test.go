@@ -196,10 +196,10 @@ func TestShowChannelWatch(t *testing.T) {
 	assert.Equal(t, int64(42), w.OpID)
 	assert.Equal(t, 2, w.Unflushed)
 	require.NotNil(t, w.SeekPosition)
-	assert.Equal(t, WatchPositionRow{Channel: v0, WAL: "pulsar", WALGuessed: true,
+	assert.Equal(t, WatchPositionRow{Channel: v0, PositionRow: PositionRow{WAL: "pulsar", WALGuessed: true,
 		MessageIDHex: hex.EncodeToString(sample.ID(commonpb.WALName_Pulsar, 7).Bytes()), MessageIDBase64: base64.StdEncoding.EncodeToString(sample.ID(commonpb.WALName_Pulsar, 7).Bytes()),
 		MessageIDHuman: human(commonpb.WALName_Pulsar, 7),
-		Timestamp:      ts(30), Time: tsoTime(ts(30))}, *w.SeekPosition)
+		Timestamp:      ts(30), Time: tsoTime(ts(30))}}, *w.SeekPosition)
 	require.NotNil(t, w.DeleteCheckpoint)
 	assert.Equal(t, human(commonpb.WALName_Pulsar, 6), w.DeleteCheckpoint.MessageIDHuman)
 	assert.Equal(t, ts(29), w.DeleteCheckpoint.Timestamp)
