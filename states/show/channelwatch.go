@@ -17,6 +17,7 @@ import (
 // ChannelWatchParam is `show channel-watch`.
 type ChannelWatchParam struct {
 	framework.ParamBase `use:"show channel-watch" desc:"datacoord channel watch info (channelwatch/{node}/{vchannel}): state and the seek and delete positions a datanode was given" example:"show channel-watch --format line"`
+	Wide
 	framework.Output
 }
 
@@ -45,13 +46,19 @@ type ChannelWatchRow struct {
 
 // ChannelWatchResult is the output of `show channel-watch`.
 type ChannelWatchResult struct {
+	wide      bool
 	Revision  int64             `json:"revision"`
 	Watches   []ChannelWatchRow `json:"watches"`
 	Undecoded int               `json:"undecoded"`
 }
 
-func runChannelWatch(ctx context.Context, inst *instance.Instance, _ *ChannelWatchParam, out framework.IO) (framework.Result, error) {
-	return result(ChannelWatches(ctx, inst, out.Stderr))
+func runChannelWatch(ctx context.Context, inst *instance.Instance, p *ChannelWatchParam, out framework.IO) (framework.Result, error) {
+	res, err := ChannelWatches(ctx, inst, out.Stderr)
+	if err != nil {
+		return nil, err
+	}
+	res.wide = p.Wide.Wide
+	return res, nil
 }
 
 // checkpointWALs reads the WAL each pchannel's consume checkpoint names, at
@@ -143,7 +150,7 @@ func (r *ChannelWatchResult) JSON() any { return r }
 
 // Table implements framework.Result.
 func (r *ChannelWatchResult) Table(w io.Writer) error {
-	t := newTable(w, "NODE", "VCHANNEL", "COLLECTION", "STATE", "SEEK POSITION", "DELETE CHECKPOINT", "SEGMENTS U/F/D", "ERROR")
+	t := newTable(w, "NODE", "VCHANNEL", "COLLECTION", "STATE", "SEEK POSITION", "DELETE CHECKPOINT", "SEGMENTS U/F/D", "ERROR").fit(r.wide, 1, 2, 4, 5, 7)
 	for _, c := range r.Watches {
 		t.row(i64(c.Node), c.VChannel, i64(c.Collection), c.State, watchPositionText(c.SeekPosition), watchPositionText(c.DeleteCheckpoint),
 			fmt.Sprintf("%d/%d/%d", c.Unflushed, c.Flushed, c.Dropped), errCell(c.Error))

@@ -14,6 +14,7 @@ import (
 // ConfigEtcdParam is `show config-etcd`.
 type ConfigEtcdParam struct {
 	framework.ParamBase `use:"show config-etcd" desc:"Milvus's etcd config source: every key under {root}/config/ and its value, the mq.type override marked" example:"show config-etcd --format line"`
+	Wide
 	framework.Output
 }
 
@@ -37,14 +38,20 @@ type MQTypeOverride struct {
 
 // ConfigEtcdResult is the output of `show config-etcd`.
 type ConfigEtcdResult struct {
+	wide     bool
 	Revision int64           `json:"revision"`
 	Prefix   string          `json:"prefix"`
 	Keys     []ConfigRow     `json:"keys"`
 	MQType   *MQTypeOverride `json:"mq_type_override"`
 }
 
-func runConfigEtcd(ctx context.Context, inst *instance.Instance, _ *ConfigEtcdParam, out framework.IO) (framework.Result, error) {
-	return result(ConfigEtcd(ctx, inst, out.Stderr))
+func runConfigEtcd(ctx context.Context, inst *instance.Instance, p *ConfigEtcdParam, out framework.IO) (framework.Result, error) {
+	res, err := ConfigEtcd(ctx, inst, out.Stderr)
+	if err != nil {
+		return nil, err
+	}
+	res.wide = p.Wide.Wide
+	return res, nil
 }
 
 // ConfigEtcd lists the keys of Milvus's etcd config source, at one revision.
@@ -110,7 +117,7 @@ func (r *ConfigEtcdResult) JSON() any { return r }
 
 // Table implements framework.Result.
 func (r *ConfigEtcdResult) Table(w io.Writer) error {
-	t := newTable(w, "KEY", "VALUE", "FORMATTED KEY", "OVERRIDE")
+	t := newTable(w, "KEY", "VALUE", "FORMATTED KEY", "OVERRIDE").fit(r.wide, 0, 1, 2)
 	for _, k := range r.Keys {
 		t.row(k.Key, k.Value, k.FormattedKey, mqMark(k))
 	}

@@ -23,6 +23,7 @@ type EtcdKVParam struct {
 	Prefix              string `name:"prefix" default:"" placeholder:"PREFIX" desc:"every key under this prefix, relative to the root path (/ for the whole root)"`
 	Limit               string `name:"limit" default:"" placeholder:"N" desc:"print at most N keys, 0 for all (when omitted: 100 in a table, all in json and line)"`
 	Decode              bool   `name:"decode" desc:"decode each value with heron's model of its key kind (\"unknown kind\" otherwise)"`
+	Wide
 	framework.Output
 }
 
@@ -63,6 +64,7 @@ type KVRow struct {
 
 // EtcdKVResult is the output of `show etcd-kv`.
 type EtcdKVResult struct {
+	wide     bool
 	Revision int64 `json:"revision"`
 	// Root is what keys are relative to; Prefix (or Key) what was read, absolute.
 	Root   string  `json:"root"`
@@ -100,7 +102,12 @@ func runEtcdKV(ctx context.Context, inst *instance.Instance, p *EtcdKVParam, out
 	if !given && (p.Format == framework.FormatTable || p.Format == "") {
 		limit = tableKVLimit
 	}
-	return result(EtcdKV(ctx, inst, p.Key, p.Prefix, limit, p.Decode, out.Stderr))
+	res, err := EtcdKV(ctx, inst, p.Key, p.Prefix, limit, p.Decode, out.Stderr)
+	if err != nil {
+		return nil, err
+	}
+	res.wide = p.Wide.Wide
+	return res, nil
 }
 
 // EtcdKV reads one key, or the keys under a prefix (both relative to the root
@@ -189,7 +196,7 @@ func printable(b []byte) bool {
 func escape(s string) string { return framework.EscapeText(s) }
 
 // tableValueWidth is where the table format elides a value.
-const tableValueWidth = 96
+const tableValueWidth = 80
 
 // tableValue is a value in a table cell (the table escapes it), elided past
 // tableValueWidth escaped characters, at a whole character or escape.
@@ -240,7 +247,7 @@ func (r *EtcdKVResult) Table(w io.Writer) error {
 	if r.decode {
 		header = append(header, "KIND", "DECODED")
 	}
-	t := newTable(w, header...)
+	t := newTable(w, header...).fit(r.wide, 0, 4)
 	for _, row := range r.Keys {
 		cells := []string{row.Key, itoa(row.Size), tableValue(row)}
 		if r.decode {

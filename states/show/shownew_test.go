@@ -223,6 +223,8 @@ func TestShowChannelWatch(t *testing.T) {
 	assert.Contains(t, stderr, "not-a-node-key is not a channelwatch/{node}/{vchannel} key")
 
 	table, _ := e.mustRun("show channel-watch")
+	assert.Contains(t, table, "...", "the default table elides wide cells")
+	table, _ = e.mustRun("show channel-watch --wide")
 	assert.Contains(t, table, human(commonpb.WALName_Pulsar, 7)+" (pulsar?) @ "+tsoTime(ts(30)))
 	assert.Contains(t, table, "3:12 (woodpecker) @")
 	assert.Contains(t, table, "3 channel watch(es), 1 not decoded")
@@ -470,7 +472,7 @@ func TestShowEtcdKV(t *testing.T) {
 	decoded, _ = json.Marshal(byKey["meta/"+models.PartitionPrefix+"100/101"].Decoded)
 	assert.JSONEq(t, `{"id":101,"name":"_default","collection_id":100,"state":"PartitionCreated","created_time":456789012345671680}`, string(decoded))
 
-	table, _, code, _ := e.run("show etcd-kv --prefix meta/root-coord/partitions/ --decode")
+	table, _, code, _ := e.run("show etcd-kv --prefix meta/root-coord/partitions/ --decode --wide")
 	assert.Equal(t, 0, code)
 	assert.Contains(t, table, `{"id":101,"name":"_default"`)
 	assert.Contains(t, table, "error: does not decode as partition")
