@@ -239,6 +239,14 @@ interrupted_case() {
 		fail "$mode: the interrupted run on the terminal"
 	fi
 	grep '^ok' "$WORK/pty.out" | sed 's/^/  /'
+	if [ "$mode" != sigterm ]; then
+		local hist=$WORK/home-$mode/.heron/history
+		if grep -qx 'show session' "$hist" 2>/dev/null && ! LC_ALL=C grep -q '[[:cntrl:]]' "$hist"; then
+			pass "$mode: the history holds the line typed after the interrupt as typed, no control byte"
+		else
+			RC=1 OUT=$(cat -v "$hist" 2>&1 | tail -5) ERR="" fail "$mode: the history file ($hist)"
+		fi
+	fi
 	backup=$(backup_of "$WORK/bk-$mode")
 	if [ -n "$backup" ]; then pass "$mode: the backup was written"; else RC=1 OUT="" ERR="" fail "$mode: no backup in $WORK/bk-$mode"; fi
 	dump_to "$WORK/stopped-$mode"
