@@ -61,33 +61,12 @@ func runChannelWatch(ctx context.Context, inst *instance.Instance, p *ChannelWat
 	return res, nil
 }
 
-// checkpointWALs reads the WAL each pchannel's consume checkpoint names, at
-// rev; undecodable checkpoints are warned about and left out.
-func checkpointWALs(ctx context.Context, inst *instance.Instance, rev int64, warn io.Writer) (map[string]commonpb.WALName, int64, error) {
-	wals := map[string]commonpb.WALName{}
-	rev, err := inst.Walk(ctx, rev, []string{models.WALPrefix}, func(e instance.Entry) error {
-		if e.Kind != models.KindConsumeCheckpoint {
-			return nil
-		}
-		cp, err := models.DecodeWALCheckpoint(e.Value)
-		if err != nil {
-			fmt.Fprintf(warn, "warning: consume checkpoint %s does not decode (positions of %s are not decoded): %v\n", e.Rel, e.PChannel, err)
-			return nil
-		}
-		if cp.HasMessageID {
-			wals[e.PChannel] = cp.WAL
-		}
-		return nil
-	})
-	return wals, rev, err
-}
-
 // ChannelWatches lists the channel watch infos, at one revision.
 func ChannelWatches(ctx context.Context, inst *instance.Instance, warn io.Writer) (*ChannelWatchResult, error) {
 	if warn == nil {
 		warn = io.Discard
 	}
-	wals, rev, err := checkpointWALs(ctx, inst, 0, warn)
+	wals, rev, err := consumeWALs(ctx, inst, 0, warn)
 	if err != nil {
 		return nil, err
 	}
