@@ -25,7 +25,13 @@ type goldenProto struct {
 
 func goldenProtos(t *testing.T, typ string) map[string][]byte {
 	t.Helper()
-	raw, err := os.ReadFile("../tests/golden/testdata/protos.json")
+	return goldenFile(t, "protos.json", typ)
+}
+
+// goldenFile reads the values of one type from a file of tests/golden/testdata.
+func goldenFile(t *testing.T, file, typ string) map[string][]byte {
+	t.Helper()
+	raw, err := os.ReadFile("../tests/golden/testdata/" + file)
 	require.NoError(t, err)
 	var all []goldenProto
 	require.NoError(t, json.Unmarshal(raw, &all))

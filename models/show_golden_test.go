@@ -1,9 +1,6 @@
 package models_test
 
 import (
-	"encoding/hex"
-	"encoding/json"
-	"os"
 	"testing"
 
 	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
@@ -17,20 +14,7 @@ import (
 // Milvus's own generated types (tests/golden/protos_show.go).
 func showGolden(t *testing.T, typ string) map[string][]byte {
 	t.Helper()
-	raw, err := os.ReadFile("../tests/golden/testdata/show_protos.json")
-	require.NoError(t, err)
-	var all []goldenProto
-	require.NoError(t, json.Unmarshal(raw, &all))
-	out := map[string][]byte{}
-	for _, g := range all {
-		if g.Type == typ {
-			b, err := hex.DecodeString(g.Hex)
-			require.NoError(t, err)
-			out[g.Name] = b
-		}
-	}
-	require.NotEmpty(t, out, "no golden %s", typ)
-	return out
+	return goldenFile(t, "show_protos.json", typ)
 }
 
 const (
