@@ -95,7 +95,9 @@ func TestParseSpecErrorsPanic(t *testing.T) {
 		{"enum default", func() { Read(0, func(context.Context, int, *badEnumDefault, IO) (Result, error) { return nil, nil }) }, "not one of"},
 		{"kind", func() { Read(0, func(context.Context, int, *badKind, IO) (Result, error) { return nil, nil }) }, "unsupported flag type"},
 		{"dup", func() { Read(0, func(context.Context, int, *dupFlag, IO) (Result, error) { return nil, nil }) }, "declared twice"},
-		{"run", func() { WriteCommand(func(context.Context, *declaresRun, Mode, WriteIO) (Result, error) { return nil, nil }) }, "--run"},
+		{"run", func() {
+			WriteCommand(func(context.Context, *declaresRun, Mode, WriteIO) (Result, error) { return nil, nil })
+		}, "--run"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
