@@ -95,6 +95,18 @@ func TestGatesRefuseAndWriteNothing(t *testing.T) {
 				}
 				mustContain(t, out+errs, c.gate, "refused")
 			}
+			// A refused --run prints the whole plan of the dry run: the
+			// same keys, the same gates, in every format.
+			for _, f := range []string{"table", "json", "line"} {
+				dry, _, _ := e.reset("--target-wal kafka --format " + f)
+				run, _, _ := e.reset("--target-wal kafka --run --format " + f)
+				if run != dry || !strings.Contains(dry, "REFUSED") && !strings.Contains(dry, "\"ok\": false") && !strings.Contains(dry, "ok=false") {
+					t.Fatalf("%s: the refused --run printed\n%s\nthe dry run\n%s", f, run, dry)
+				}
+			}
+			if s := planJSON(t, first(e.reset("--target-wal kafka --run --format json"))); s.TotalKeys == 0 || len(s.Gates) < 3 {
+				t.Fatalf("a refused --run printed a partial plan: %+v", s)
+			}
 			files, _ := os.ReadDir(e.dir)
 			if len(files) != 0 {
 				t.Fatalf("refused run left %v", files)
@@ -122,6 +134,29 @@ func TestGatesRefuseAndWriteNothing(t *testing.T) {
 				t.Fatal("segment-assign record left")
 			}
 		})
+	}
+}
+
+func first(out, _ string, _ int) string { return out }
+
+// Each warning reaches the terminal once per run: in the plan shown before
+// the first write, not again on stderr or after the verify.
+func TestEachWarningOnce(t *testing.T) {
+	e := newEnv(t, commonpb.WALName_Pulsar)
+	e.put(e.meta(models.ChannelCPKey(e.pc(1)+"_100v1")), nil) // an empty value: a warning
+	for _, f := range []string{"table", "json"} {
+		out, errs, code := e.reset("--target-wal kafka --run --format " + f)
+		if code != 0 {
+			t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+		}
+		terminal := errs
+		if f == "table" {
+			terminal = out + errs
+		}
+		if n := strings.Count(terminal, "empty values rewritten"); n != 1 {
+			t.Fatalf("%s: the warning reached the terminal %d times:\n%s\n%s", f, n, out, errs)
+		}
+		e.put(e.meta(models.ChannelCPKey(e.pc(1)+"_100v1")), nil)
 	}
 }
 
