@@ -74,7 +74,6 @@ type Scan func(ctx context.Context, yield func(Op) error) error
 // derived again by the header's Rule), which the kit publishes on commit.
 type Stage struct {
 	opt     Options
-	label   string
 	staging bool
 	staged  *Staged
 	path    string // the plan file a Load staged from
@@ -103,9 +102,6 @@ func (s *Stage) Scan(ctx context.Context, h Header, name string, scan Scan) erro
 	}
 	return st.close()
 }
-
-// Staging reports whether the ops are staged (--run, --plan-out).
-func (s *Stage) Staging() bool { return s.staging }
 
 // Load stages the entries of a saved plan file (--plan-out), checksum
 // first, under a backup header that is the file's with command; yield sees
@@ -242,7 +238,10 @@ func (k *kit[S, P]) options(command string) (Options, framework.WriteFlags, erro
 
 // plan runs build with a stage; dry: nothing staged.
 func (k *kit[S, P]) plan(ctx context.Context, opt Options, staging bool) (*Plan, *Stage, error) {
-	st := &Stage{opt: opt, label: opt.Label, staging: staging}
+	st := DryStage()
+	if staging {
+		st = &Stage{opt: opt, staging: true}
+	}
 	pl, err := k.build(ctx, k.store, k.p, st)
 	if err == nil && pl == nil {
 		err = errors.New("built no plan")
