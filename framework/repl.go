@@ -102,23 +102,6 @@ func (sh *Shell) RunREPL(ctx context.Context) (code int) {
 	return ExitOK
 }
 
-type shellKey struct{}
-
-// Ask puts a yes/no question to the operator the way a write is approved:
-// through the shell's Confirm (set by the REPL), so that it is the same
-// question on stderr, in line mode, where y or yes, in any case, is a yes
-// and Ctrl-C a no. asked is false when there is nobody to ask: script mode,
-// --olc, a command run outside the REPL; the caller decides what that means
-// (a write command applies without a question there).
-func Ask(ctx context.Context, question string) (yes, asked bool) {
-	sh, _ := ctx.Value(shellKey{}).(*Shell)
-	if sh == nil || sh.confirm == nil {
-		return false, false
-	}
-	yes, err := sh.confirm(ctx, question+" ")
-	return yes && err == nil, true
-}
-
 // replSignals routes SIGINT, SIGTERM and SIGHUP while the REPL runs.
 type replSignals struct {
 	sh     *Shell

@@ -60,9 +60,10 @@ func runREPLChild() int {
 		Read(st, func(context.Context, *fakeState, *credParams, IO) (Result, error) {
 			return Message("connected-ok"), nil
 		}),
-		Read(st, func(ctx context.Context, _ *fakeState, _ *askParams, _ IO) (Result, error) {
-			yes, asked := Ask(ctx, "apply these 3 key changes to by-dev? [y/N]")
-			return Message("answer: yes=%v asked=%v", yes, asked), nil
+		WriteCommand(func(ctx context.Context, _ *askParams, _ Mode, w WriteIO) (Result, error) {
+			yes, asked := ask(ctx, w)
+			res := Message("answer: yes=%v asked=%v", yes, asked)
+			return res, Render(w.Stdout, res, w.Format)
 		}),
 	}
 	sh := NewShell(st, os.Stdout, os.Stderr)
@@ -298,25 +299,32 @@ func TestREPLAsk(t *testing.T) {
 	assert.Equal(t, ExitOK, tm.Wait(wait))
 }
 
+// ask is a write command's question, as the kit asks it: WriteIO.Approve.
+func ask(ctx context.Context, w WriteIO) (yes, asked bool) {
+	yes, err := w.Approve(ctx, Message("the plan"), 3, "by-dev")
+	return yes && err == nil, w.Confirm != nil
+}
+
 func TestAskOutsideTheREPL(t *testing.T) {
 	st := &fakeState{name: "t"}
 	var yes, asked bool
-	st.cmds = []*Command{Read(st, func(ctx context.Context, _ *fakeState, _ *askParams, _ IO) (Result, error) {
-		yes, asked = Ask(ctx, "sure?")
+	st.cmds = []*Command{WriteCommand(func(ctx context.Context, _ *askParams, _ Mode, w WriteIO) (Result, error) {
+		yes, asked = ask(ctx, w)
 		return nil, nil
 	})}
 	sh := NewShell(st, &discard{}, &discard{})
 	assert.Equal(t, ExitOK, sh.RunScript(context.Background(), strings.NewReader("ask\n")))
 	assert.False(t, asked, "script mode: nobody to ask")
-	assert.False(t, yes)
+	assert.True(t, yes, "script mode: the write goes ahead unasked")
 }
 
-// Ask and the question before a write are one mechanism: the shell's Confirm.
+// The REPL's question and the question before a write are one mechanism:
+// the shell's Confirm.
 func TestAskIsTheWriteQuestion(t *testing.T) {
 	st := &fakeState{name: "t"}
 	var yes, asked bool
-	st.cmds = []*Command{Read(st, func(ctx context.Context, _ *fakeState, _ *askParams, _ IO) (Result, error) {
-		yes, asked = Ask(ctx, "sure? [y/N]")
+	st.cmds = []*Command{WriteCommand(func(ctx context.Context, _ *askParams, _ Mode, w WriteIO) (Result, error) {
+		yes, asked = ask(ctx, w)
 		return nil, nil
 	})}
 	var errOut strings.Builder
@@ -325,5 +333,5 @@ func TestAskIsTheWriteQuestion(t *testing.T) {
 	require.NoError(t, sh.Run(context.Background(), "ask"))
 	assert.True(t, asked)
 	assert.True(t, yes)
-	assert.Equal(t, "sure? [y/N] ", errOut.String())
+	assert.Equal(t, "apply these 3 key changes to by-dev? [y/N] ", errOut.String())
 }

@@ -128,7 +128,6 @@ func (sh *Shell) Run(ctx context.Context, line string) (err error) {
 		return err
 	}
 	name = cmd.Path()
-	ctx = context.WithValue(ctx, shellKey{}, sh)
 	p, run, err := cmd.parse(rest)
 	if errors.Is(err, errHelp) {
 		return Render(sh.stdout, &helpResult{detail: cmd}, FormatTable)
