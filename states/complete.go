@@ -31,12 +31,11 @@ const maxCompletions = 1000
 // errEnough ends a walk that found maxCompletions values.
 var errEnough = errors.New("enough values")
 
-// completionCache holds the values of the last connected state that
-// completed, read at one etcd revision: typing a word asks again at every
-// key, and a revision check is one small request where a listing is a scan.
-var completionCache struct {
+// completionCache holds a connected state's completion values, read at one
+// etcd revision: typing a word asks again at every key, and a revision check
+// is one small request where a listing is a scan. Each state has its own.
+type completionCache struct {
 	sync.Mutex
-	owner    *Connected
 	rev      int64
 	values   map[string][]framework.Completion
 	failedAt time.Time // a read that failed: no new try for a while, so typing stays fluent
@@ -61,19 +60,19 @@ func (c *Connected) CompleteValues(ctx context.Context, kind string) []framework
 	default:
 		return nil
 	}
-	cache := &completionCache
+	cache := &c.completions
 	cache.Lock()
 	defer cache.Unlock()
-	if cache.owner == c && time.Since(cache.failedAt) < completionRetry {
+	if time.Since(cache.failedAt) < completionRetry {
 		return nil
 	}
 	rev, err := c.inst.Revision(ctx)
 	if err != nil {
-		cache.owner, cache.values, cache.failedAt = c, nil, time.Now()
+		cache.values, cache.failedAt = nil, time.Now()
 		return nil
 	}
-	if cache.owner != c || cache.rev != rev || cache.values == nil {
-		cache.owner, cache.rev, cache.values, cache.failedAt = c, rev, map[string][]framework.Completion{}, time.Time{}
+	if cache.rev != rev || cache.values == nil {
+		cache.rev, cache.values, cache.failedAt = rev, map[string][]framework.Completion{}, time.Time{}
 	}
 	if v, ok := cache.values[kind]; ok {
 		return v

@@ -41,6 +41,8 @@ type Connected struct {
 	offline   framework.State
 	closeOnce sync.Once
 	closeErr  error
+	// completions are this state's completion values (see CompleteValues).
+	completions completionCache
 }
 
 // NewConnected returns the connected state over inst holding cmds (usually
