@@ -41,7 +41,6 @@ func pulsarAdmin(t *testing.T, token string, topics map[string]int64) *httptest.
 	return s
 }
 
-
 func TestPulsarStates(t *testing.T) {
 	s := pulsarAdmin(t, "", map[string]int64{"public/default/" + dml0: 0, "public/default/" + dml1: 3, "tn/ns/" + dml0: 5})
 	got, err := targetcheck.CheckPulsar(context.Background(), targetcheck.PulsarConfig{Admin: s.URL, Tenant: "public", Namespace: "default"}, []string{dml0, dml1, dml2})
