@@ -3,6 +3,8 @@ package targetcheck_test
 import (
 	"context"
 	"net"
+	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,6 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 
+	"github.com/heron-shell/heron/framework"
 	"github.com/heron-shell/heron/states/targetcheck"
 )
 
@@ -173,4 +176,24 @@ func TestFlagsValidate(t *testing.T) {
 	bad := targetcheck.Flags{KafkaBrokers: "a:1", KafkaSSLEnabled: true, KafkaSSLCACert: "/nonexistent/ca.pem"}
 	_, err = bad.KafkaConfig()
 	assert.ErrorContains(t, err, "--kafka-ssl-ca-cert")
+}
+
+// Every secret flag is tagged secret (help and errors hide it) and has a
+// name that framework/history.go redacts whatever the state ("pas").
+func TestSecretFlagsRedacted(t *testing.T) {
+	typ := reflect.TypeOf(targetcheck.Flags{})
+	secrets := 0
+	for i := 0; i < typ.NumField(); i++ {
+		f := typ.Field(i)
+		name := f.Tag.Get("name")
+		if strings.Contains(name, "password") {
+			secrets++
+			assert.Equal(t, "true", f.Tag.Get("secret"), name)
+			assert.NotEmpty(t, f.Tag.Get("env"), name)
+			red, ok := framework.RedactLine("reset checkpoint --"+name+" hunter2", func(n string) bool { return n == name })
+			assert.True(t, ok)
+			assert.NotContains(t, red, "hunter2")
+		}
+	}
+	assert.Equal(t, 2, secrets)
 }
