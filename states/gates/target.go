@@ -140,16 +140,19 @@ func TargetGate(ctx context.Context, inst *instance.Instance, rev int64, wal str
 // topicNames are the full topic names of pchannels on wal without asking the
 // target (for the reminder of an unchecked target).
 func topicNames(ctx context.Context, inst *instance.Instance, rev int64, wal string, f *targetcheck.Flags, pchannels []string) []string {
+	out := make([]string, len(pchannels))
 	if wal != "pulsar" {
-		return pchannels
+		for i, pc := range pchannels {
+			out[i] = models.KafkaTopic(pc)
+		}
+		return out
 	}
 	tenant, namespace, err := PulsarNames(ctx, inst, rev, f)
 	if err != nil {
 		tenant, namespace = "{pulsar.tenant}", "{pulsar.namespace}"
 	}
-	out := make([]string, len(pchannels))
 	for i, pc := range pchannels {
-		out[i] = fmt.Sprintf("persistent://%s/%s/%s", tenant, namespace, pc)
+		out[i] = models.PulsarTopic(tenant, namespace, pc)
 	}
 	return out
 }

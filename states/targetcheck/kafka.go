@@ -15,6 +15,8 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 	"github.com/twmb/franz-go/pkg/sasl/scram"
+
+	"github.com/heron-shell/heron/models"
 )
 
 // KafkaConfig is how to reach the Kafka target.
@@ -26,10 +28,6 @@ type KafkaConfig struct {
 	// Timeout bounds the whole check (0: DefaultTimeout).
 	Timeout time.Duration
 }
-
-// milvusPartition is the one partition Milvus writes and reads
-// (impls/kafka/wal.go @v2.6.23).
-const milvusPartition = 0
 
 // CheckKafka reports, for each pchannel, its topic (named after it) on the
 // Kafka target: absent, empty (low == high watermark on partition 0) or not
@@ -64,7 +62,11 @@ func CheckKafka(ctx context.Context, c KafkaConfig, pchannels []string) ([]Topic
 	if len(pchannels) == 0 {
 		return []Topic{}, nil
 	}
-	details, err := adm.ListTopics(ctx, pchannels...)
+	topics := make([]string, len(pchannels))
+	for i, pc := range pchannels {
+		topics[i] = models.KafkaTopic(pc)
+	}
+	details, err := adm.ListTopics(ctx, topics...)
 	if err != nil {
 		return nil, kafkaError(ctx, brokers, timeout, err)
 	}
@@ -72,16 +74,17 @@ func CheckKafka(ctx context.Context, c KafkaConfig, pchannels []string) ([]Topic
 	isPresent := map[string]bool{}
 	out := make([]Topic, len(pchannels))
 	for i, pc := range pchannels {
-		out[i] = Topic{PChannel: pc, Topic: pc, State: Absent}
-		d, ok := details[pc]
+		topic := models.KafkaTopic(pc)
+		out[i] = Topic{PChannel: pc, Topic: topic, State: Absent}
+		d, ok := details[topic]
 		switch {
 		case !ok || errors.Is(d.Err, kerr.UnknownTopicOrPartition):
 		case d.Err != nil:
-			return nil, fmt.Errorf("kafka brokers %s: topic %s: %w", brokers, pc, d.Err)
+			return nil, fmt.Errorf("kafka brokers %s: topic %s: %w", brokers, topic, d.Err)
 		default:
 			out[i].Partitions = int32(len(d.Partitions))
-			present = append(present, pc)
-			isPresent[pc] = true
+			present = append(present, topic)
+			isPresent[topic] = true
 		}
 	}
 	if len(present) == 0 {
@@ -100,14 +103,14 @@ func CheckKafka(ctx context.Context, c KafkaConfig, pchannels []string) ([]Topic
 			continue
 		}
 		pc := out[i].Topic
-		lo, okLo := starts.Lookup(pc, milvusPartition)
-		hi, okHi := ends.Lookup(pc, milvusPartition)
+		lo, okLo := starts.Lookup(pc, models.KafkaPartition)
+		hi, okHi := ends.Lookup(pc, models.KafkaPartition)
 		if !okLo || !okHi {
-			return nil, fmt.Errorf("kafka brokers %s: topic %s has no partition %d (Milvus writes partition %d only)", brokers, pc, milvusPartition, milvusPartition)
+			return nil, fmt.Errorf("kafka brokers %s: topic %s has no partition %d (Milvus writes partition %d only)", brokers, pc, models.KafkaPartition, models.KafkaPartition)
 		}
 		for _, o := range []kadm.ListedOffset{lo, hi} {
 			if o.Err != nil {
-				return nil, fmt.Errorf("kafka brokers %s: topic %s partition %d: %w", brokers, pc, milvusPartition, o.Err)
+				return nil, fmt.Errorf("kafka brokers %s: topic %s partition %d: %w", brokers, pc, models.KafkaPartition, o.Err)
 			}
 		}
 		out[i].LowWatermark, out[i].HighWatermark = ptr(lo.Offset), ptr(hi.Offset)

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/heron-shell/heron/models"
 )
 
 // PulsarConfig is how to reach the Pulsar target's admin API.
@@ -57,7 +59,7 @@ func CheckPulsar(ctx context.Context, c PulsarConfig, pchannels []string) ([]Top
 }
 
 func pulsarTopic(ctx context.Context, client *http.Client, c PulsarConfig, pc string, timeout time.Duration) (Topic, error) {
-	t := Topic{PChannel: pc, Topic: fmt.Sprintf("persistent://%s/%s/%s", c.Tenant, c.Namespace, pc)}
+	t := Topic{PChannel: pc, Topic: models.PulsarTopic(c.Tenant, c.Namespace, pc)}
 	u := c.Admin + "/admin/v2/persistent/" + url.PathEscape(c.Tenant) + "/" + url.PathEscape(c.Namespace) + "/" + url.PathEscape(pc) + "/internalStats"
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
