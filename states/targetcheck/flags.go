@@ -21,7 +21,7 @@ import (
 type Flags struct {
 	KafkaBrokers          string `name:"kafka-brokers" placeholder:"HOST:PORT[,...]" complete:"-" desc:"check the Kafka target: each pchannel's topic (partition 0) must be absent or empty (Milvus's kafka.brokerList)"`
 	KafkaSASLUsername     string `name:"kafka-sasl-username" placeholder:"USER" complete:"-" env:"KAFKA_SASL_USERNAME" desc:"SASL user for --kafka-brokers (kafka.saslUsername)"`
-	KafkaSASLPassword     string `name:"kafka-sasl-password" placeholder:"PASSWORD" complete:"-" secret:"true" env:"KAFKA_SASL_PASSWORD" desc:"SASL password for --kafka-brokers (kafka.saslPassword; better from $KAFKA_SASL_PASSWORD)"`
+	KafkaSASLPassword     string `name:"kafka-sasl-password" placeholder:"PASSWORD" complete:"-" secret:"true" env:"KAFKA_SASL_PASSWORD" desc:"SASL password for --kafka-brokers (kafka.saslPassword; better from the environment)"`
 	KafkaSASLMechanisms   string `name:"kafka-sasl-mechanisms" enum:"PLAIN,SCRAM-SHA-256,SCRAM-SHA-512" complete:"-" desc:"SASL mechanism (kafka.saslMechanisms): PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512"`
 	KafkaSecurityProtocol string `name:"kafka-security-protocol" enum:"PLAINTEXT,SSL,SASL_PLAINTEXT,SASL_SSL" complete:"-" desc:"kafka.securityProtocol: PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL (SSL and SASL_SSL use TLS)"`
 	KafkaSSLEnabled       bool   `name:"kafka-ssl-enabled" desc:"connect to --kafka-brokers over TLS (kafka.ssl.enabled)"`
