@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"sync"
 	"time"
 
 	"github.com/heron-shell/heron/models"
@@ -20,7 +21,7 @@ type PulsarConfig struct {
 	Tenant, Namespace string
 	// Token is sent as a bearer token when not empty.
 	Token string
-	// Timeout bounds the whole check (0: DefaultTimeout).
+	// Timeout bounds each request (0: DefaultTimeout).
 	Timeout time.Duration
 }
 
@@ -44,18 +45,41 @@ func CheckPulsar(ctx context.Context, c PulsarConfig, pchannels []string) ([]Top
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	client := &http.Client{Timeout: timeout}
-	out := make([]Topic, 0, len(pchannels))
-	for _, pc := range pchannels {
-		t, err := pulsarTopic(ctx, client, c, pc, timeout)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, t)
+	out := make([]Topic, len(pchannels))
+	errs := make([]error, len(pchannels))
+	// A few requests at a time: an instance has up to a few hundred
+	// pchannels, each one GET; the first error in pchannel order is reported.
+	sem := make(chan struct{}, pulsarParallel)
+	var wg sync.WaitGroup
+	for i, pc := range pchannels {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			rctx, cancel := context.WithTimeout(ctx, timeout)
+			defer cancel()
+			out[i], errs[i] = pulsarTopic(rctx, client, c, pc, timeout)
+		}()
+	}
+	wg.Wait()
+	if err := firstError(errs); err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// pulsarParallel is how many internalStats requests run at once.
+const pulsarParallel = 8
+
+func firstError(errs []error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func pulsarTopic(ctx context.Context, client *http.Client, c PulsarConfig, pc string, timeout time.Duration) (Topic, error) {

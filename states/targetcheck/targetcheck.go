@@ -10,7 +10,8 @@ import (
 	"time"
 )
 
-// DefaultTimeout bounds a whole check (dial, authentication, every request):
+// DefaultTimeout bounds a whole Kafka check (dial, authentication, every
+// request) and each Pulsar request:
 // an unreachable broker or admin endpoint fails within it.
 const DefaultTimeout = 5 * time.Second
 
