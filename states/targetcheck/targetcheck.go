@@ -11,8 +11,8 @@ import (
 )
 
 // DefaultTimeout bounds a whole Kafka check (dial, authentication, every
-// request) and each Pulsar request:
-// an unreachable broker or admin endpoint fails within it.
+// request) and each Pulsar request: an unreachable broker or admin endpoint
+// fails within it.
 const DefaultTimeout = 5 * time.Second
 
 // dialTimeout bounds one TCP (and TLS) connection attempt.
