@@ -206,6 +206,12 @@ func TestPulsarTargetGate(t *testing.T) {
 	if code != framework.ExitFailed || !strings.Contains(errs, "401") {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
+	// Unchecked, the reminder names the topics under the instance's tenant and namespace.
+	out, _, code = e.reset("--target-wal pulsar --format json")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	mustContain(t, strings.Join(planJSON(t, out).Reminders, "\n"), "persistent://milvus-t/ns1/"+e.pc(2), "--pulsar-admin URL")
 }
 
 // Issue 14 item 4: a Milvus 2.5 root is refused by every write command.
