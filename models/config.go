@@ -16,8 +16,20 @@ const MQTypeConfigKey = "config/mqtype"
 // (pkg/v2 v2.6.23 config/config.go NotFormatPrefix).
 const notFormatPrefix = "knowhere."
 
-// mqTypeFormatted is formatKey("mq.type").
-const mqTypeFormatted = "mqtype"
+// Formatted names (formatKey) of the settings heron reads from the etcd
+// config source.
+const (
+	mqTypeFormatted          = "mqtype"
+	PulsarTenantFormatted    = "pulsartenant"    // pulsar.tenant
+	PulsarNamespaceFormatted = "pulsarnamespace" // pulsar.namespace
+)
+
+// Pulsar's defaults for pulsar.tenant and pulsar.namespace
+// (pkg/v2@v2.6.23 util/paramtable/service_param.go).
+const (
+	DefaultPulsarTenant    = "public"
+	DefaultPulsarNamespace = "default"
+)
 
 // IsMQTypeConfigKey reports whether a key relative to the root path is an
 // mq.type override, exactly as Milvus reads its etcd config source
@@ -25,9 +37,14 @@ const mqTypeFormatted = "mqtype"
 // reads every key under {root}/config, strips "{root}/config/" and registers
 // the rest under formatKey. So config/mqtype, config/mq.type, config/MQ_TYPE
 // and even the nested config/mq/type all set mq.type.
-func IsMQTypeConfigKey(rel string) bool {
+func IsMQTypeConfigKey(rel string) bool { return IsConfigKeyFor(rel, mqTypeFormatted) }
+
+// IsConfigKeyFor reports whether a key relative to the root path overrides
+// the setting whose formatKey is formatted (mqtype, pulsartenant), by the
+// rule of IsMQTypeConfigKey.
+func IsConfigKeyFor(rel, formatted string) bool {
 	name, ok := strings.CutPrefix(rel, ConfigPrefix)
-	return ok && FormatConfigKey(name) == mqTypeFormatted
+	return ok && FormatConfigKey(name) == formatted
 }
 
 // FormatConfigKey is Milvus's formatKey (pkg/v2 v2.6.23 config/config.go):
@@ -45,10 +62,15 @@ func FormatConfigKey(key string) string {
 // path), the one whose value Milvus uses: it fills its config map in the
 // order etcd returns the keys (ascending), so the greatest key wins. "" when
 // keys holds none.
-func EffectiveMQTypeKey(keys []string) string {
+func EffectiveMQTypeKey(keys []string) string { return EffectiveConfigKey(keys, mqTypeFormatted) }
+
+// EffectiveConfigKey is, among keys relative to the root path, the override
+// of the setting whose formatKey is formatted that Milvus uses (the greatest,
+// as for EffectiveMQTypeKey); "" when keys holds none.
+func EffectiveConfigKey(keys []string, formatted string) string {
 	best := ""
 	for _, k := range keys {
-		if IsMQTypeConfigKey(k) && k > best {
+		if IsConfigKeyFor(k, formatted) && k > best {
 			best = k
 		}
 	}

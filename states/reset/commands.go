@@ -13,6 +13,7 @@ import (
 	"github.com/heron-shell/heron/framework/apply"
 	"github.com/heron-shell/heron/models/msgid"
 	"github.com/heron-shell/heron/states/instance"
+	"github.com/heron-shell/heron/states/targetcheck"
 )
 
 // Params are the flags of `reset checkpoint`.
@@ -21,7 +22,8 @@ type Params struct {
 	TargetWAL           string   `name:"target-wal" required:"true" enum:"woodpecker,pulsar,kafka,rocksmq" desc:"the WAL to move to: woodpecker, pulsar, kafka or rocksmq (woodpecker: its logs of the pchannels in scope must have no segments)"`
 	PChannels           []string `name:"pchannel" placeholder:"PCHANNEL" desc:"only this pchannel (default: every pchannel); refused unless every other pchannel is already on the target, as Milvus reads every position with one WAL"`
 	AllowGrowing        bool     `name:"allow-growing" desc:"go on when Growing, Sealed or Flushing segments exist: their unflushed rows are LOST"`
-	AllowNonEmptyTarget bool     `name:"allow-non-empty-target" desc:"with --target-wal woodpecker, go on when woodpecker's logs of pchannels in scope have segments (a warning)"`
+	AllowNonEmptyTarget bool     `name:"allow-non-empty-target" desc:"go on when the target is not fresh (a warning): woodpecker's logs of pchannels in scope have segments, or (checked with --kafka-brokers / --pulsar-admin) their Kafka or Pulsar topics hold records"`
+	targetcheck.Flags
 	framework.WriteFlags
 	framework.Output
 }
@@ -30,6 +32,9 @@ type Params struct {
 func (p *Params) Validate() error {
 	if _, err := msgid.Parse(p.TargetWAL); err != nil {
 		return framework.Usagef("reset checkpoint: --target-wal: %v", err)
+	}
+	if err := p.Flags.Validate("reset checkpoint", p.TargetWAL); err != nil {
+		return err
 	}
 	seen := map[string]bool{}
 	for _, pc := range p.PChannels {

@@ -96,6 +96,10 @@ func readContext(ctx context.Context, inst *instance.Instance, p *Params) (*Plan
 	if err != nil {
 		return nil, err
 	}
+	generation, err := gates.Generation(ctx, inst, rev)
+	if err != nil {
+		return nil, err
+	}
 	scope := map[string]bool{}
 	for _, pc := range p.PChannels {
 		scope[pc] = true
@@ -189,7 +193,7 @@ func readContext(ctx context.Context, inst *instance.Instance, p *Params) (*Plan
 	if err != nil {
 		return nil, framework.Usagef("reset checkpoint: --target-wal: %v", err)
 	}
-	pl := &Plan{inst: inst, planner: planner, params: *p, gates: []Gate{live, inflight}}
+	pl := &Plan{inst: inst, planner: planner, params: *p, gates: []Gate{generation, live, inflight}}
 	if len(replication) > 0 {
 		pl.notes = append(pl.notes, "this instance is a replication source ("+listKeys(replication)+"): the reset does not rewrite replication state; set replication up again after the switch")
 	}
@@ -209,6 +213,10 @@ func readContext(ctx context.Context, inst *instance.Instance, p *Params) (*Plan
 		}
 		pl.gates = append(pl.gates, g)
 	}
+	targetReminder, err := pl.checkTarget(ctx, rev, known)
+	if err != nil {
+		return nil, err
+	}
 	pl.Command = "reset checkpoint"
 	pl.TargetWAL = planner.WALName
 	pl.Earliest = Earliest{BytesHex: hex.EncodeToString(planner.Target.Bytes()), Text: planner.Target.Text(), Human: planner.Target.Human()}
@@ -223,7 +231,7 @@ func readContext(ctx context.Context, inst *instance.Instance, p *Params) (*Plan
 	pl.Gates = append([]Gate{}, pl.gates...)
 	pl.Warnings = []string{}
 	pl.NotTouched = notTouched(layout)
-	pl.Reminders = reminders(planner, layout)
+	pl.Reminders = append(reminders(planner, layout), targetReminder...)
 	return pl, nil
 }
 

@@ -221,7 +221,7 @@ func build(ctx context.Context, inst *instance.Instance, p *Params) (*Plan, erro
 		g.Detail = fmt.Sprintf("the backup was taken of root path %q, this instance is %q", header.RootPath, inst.Layout.RootPath)
 	}
 	pl.Gates = append(pl.Gates, g)
-	for _, check := range []func(context.Context, *instance.Instance, int64) (Gate, error){gates.LiveComponents, gates.InFlightBroadcasts} {
+	for _, check := range []func(context.Context, *instance.Instance, int64) (Gate, error){gates.Generation, gates.LiveComponents, gates.InFlightBroadcasts} {
 		g, err := check(ctx, inst, rev)
 		if err != nil {
 			return nil, err

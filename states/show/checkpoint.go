@@ -17,6 +17,7 @@ import (
 	"github.com/heron-shell/heron/models"
 	"github.com/heron-shell/heron/models/msgid"
 	"github.com/heron-shell/heron/states/instance"
+	"github.com/heron-shell/heron/states/targetcheck"
 )
 
 // CheckpointParam is `show checkpoint`.
@@ -25,6 +26,7 @@ type CheckpointParam struct {
 	Collection          int64  `name:"collection" default:"0" placeholder:"ID" desc:"only the vchannels (and their pchannels) of this collection ID (all when omitted)"`
 	PChannel            string `name:"pchannel" default:"" placeholder:"PCHANNEL" desc:"only this pchannel and its vchannels (all when omitted)"`
 	Wide
+	targetcheck.Flags
 	framework.Output
 }
 
@@ -53,6 +55,9 @@ type PChannelRow struct {
 	// UnknownFields are the numbers of checkpoint fields heron does not know
 	// (later Milvus versions), kept byte for byte by every rewrite.
 	UnknownFields []int32 `json:"unknown_fields,omitempty"`
+	// TargetTopic is this pchannel's topic on the target checked with
+	// --kafka-brokers or --pulsar-admin; absent without them.
+	TargetTopic *targetcheck.Topic `json:"target_topic,omitempty"`
 	// Split is the models split-state rule (models.WALCensus) over Positions.
 	Split bool `json:"split"`
 	// Positions counts every position of this pchannel (the consume checkpoint
@@ -114,18 +119,28 @@ type VChannelRow struct {
 
 // CheckpointResult is the output of `show checkpoint`.
 type CheckpointResult struct {
-	Revision       int64              `json:"revision"`
+	Revision int64 `json:"revision"`
+	// Generation is the Milvus generation the keys tell (models.Generation).
+	Generation     string             `json:"generation"`
+	Target         *TargetRow         `json:"target,omitempty"`
 	PChannels      []PChannelRow      `json:"pchannels"`
 	VChannels      []VChannelRow      `json:"vchannels"`
 	SplitPChannels []string           `json:"split_pchannels"`
 	WoodpeckerLogs []WoodpeckerLogRow `json:"woodpecker_logs"`
 	// wide: the table shows every column in full (--wide).
-	wide bool
+	wide           bool
+	generationNote string
 }
 
 func runCheckpoint(ctx context.Context, inst *instance.Instance, p *CheckpointParam, out framework.IO) (framework.Result, error) {
+	if err := p.Flags.Validate("show checkpoint", ""); err != nil {
+		return nil, err
+	}
 	res, err := Checkpoints(ctx, inst, p.Collection, p.PChannel, out.Stderr)
 	if err != nil {
+		return nil, err
+	}
+	if err := addTargetTopics(ctx, inst, &p.Flags, res); err != nil {
 		return nil, err
 	}
 	res.wide = p.Wide.Wide
@@ -236,6 +251,9 @@ func Checkpoints(ctx context.Context, inst *instance.Instance, collection int64,
 	}
 	res, err := s.result(rev)
 	if err != nil {
+		return nil, err
+	}
+	if err := addGeneration(ctx, inst, res); err != nil {
 		return nil, err
 	}
 	reported := map[string]bool{}
@@ -594,8 +612,12 @@ func (r *CheckpointResult) JSON() any { return r }
 // production vchannel name is some 45 columns wide); message ids
 // and notes are elided with "...". --wide shows every column in full.
 func (r *CheckpointResult) Table(w io.Writer) error {
+	r.generationBlock(w)
 	fmt.Fprintln(w, "PCHANNELS (consume checkpoints)")
 	if err := r.pchannelTable(w); err != nil {
+		return err
+	}
+	if err := r.targetTable(w); err != nil {
 		return err
 	}
 	if !r.wide {
@@ -764,6 +786,9 @@ func (r *CheckpointResult) Lines(w io.Writer) error {
 		if err := line(w, "woodpecker_log", "log", l.Log, "prefix", l.Prefix, "segments", i64(l.Segments), "legacy", boolS(l.Legacy), "pchannel", boolS(l.PChannel)); err != nil {
 			return err
 		}
+	}
+	if err := r.targetLines(w); err != nil {
+		return err
 	}
 	// The summary comes even for an empty result: a script reads one line.
 	return line(w, "summary", "pchannels", itoa(len(r.PChannels)), "vchannels", itoa(len(r.VChannels)),

@@ -49,6 +49,7 @@ func run(args []string) error {
 	walName := fs.String("wal", "pulsar", "WAL of the seeded positions")
 	root := fs.String("rootPath", configs.DefaultRootPath, "root path")
 	gate := fs.String("gate", "", "add a key that makes reset refuse")
+	preStreaming := fs.Bool("pre-streaming", false, "seed the instance as Milvus 2.5 wrote it (no streaming keys, channelwatch positions)")
 	mqtype := fs.Bool("mqtype", false, "add {rootPath}/config/mqtype naming the seeded WAL")
 	alterStage := fs.String("alter-stage", "", "add alter_wal_state (target kafka) in this stage to dml_0's consume checkpoint")
 	pchannels := fs.String("pchannels", "", "move: comma-separated pchannels")
@@ -87,6 +88,9 @@ func run(args []string) error {
 		}
 		layout := models.NewLayout(*root, configs.DefaultMetaPath)
 		in := sample.Build(layout, wal)
+		if *preStreaming {
+			in = sample.PreStreaming(layout, wal)
+		}
 		if *mqtype {
 			in.KVs[layout.Root("config/mqtype")] = []byte(msgid.Name(wal))
 		}
