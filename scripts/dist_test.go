@@ -57,10 +57,10 @@ func TestDist(t *testing.T) {
 	if runtime.GOOS == "linux" {
 		f, err := elf.Open(built)
 		require.NoError(t, err)
-		defer f.Close()
 		for _, p := range f.Progs {
 			assert.NotEqual(t, elf.PT_INTERP, p.Type, "static: no dynamic loader")
 		}
+		require.NoError(t, f.Close())
 		v, err := exec.Command(built, "--version").CombinedOutput()
 		require.NoError(t, err, "%s", v)
 		assert.Contains(t, string(v), version)
