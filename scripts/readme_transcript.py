@@ -39,7 +39,11 @@ def main():
             while True:
                 line = proc.stdout.readline()
                 if not line:
-                    sys.exit("readme-transcript: heron ended during %r:\n%s" % (cmd, "\n".join(out[-20:])))
+                    # Script mode stops at the first failing command (a
+                    # refusal too): print what ran, then say so.
+                    rc = proc.wait(timeout=60)
+                    print_transcript(out)
+                    sys.exit("readme-transcript: heron exited %d after %r: the commands after it were not run" % (rc, cmd))
                 if line.startswith("heron="):
                     break
                 out.append(line.rstrip("\n"))
@@ -50,9 +54,13 @@ def main():
         if proc.poll() is None:
             proc.kill()
         workdir.cleanup()
+    print_transcript(out)
     if rc != 0:
         sys.exit("readme-transcript: heron demo exited %d" % rc)
-    for line in out:
+
+
+def print_transcript(lines):
+    for line in lines:
         print(("    " + line).rstrip())
 
 
