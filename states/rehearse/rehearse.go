@@ -105,7 +105,7 @@ to rehearse a write such as reset checkpoint --run on an exact copy. A file
 that is truncated or fails its integrity check is refused. The folder is
 removed on exit and on SIGINT, SIGTERM and SIGHUP. The copy's etcd keeps an
 index of every key in memory: about 120 MiB for 100k segments, 520 MiB for
-1M; the folder needs about the backup's size.
+1M; its folder, about 2.5 times the backup file's size.
 
 Flags:
 %s`, framework.FlagUsages(fs))
