@@ -234,7 +234,7 @@ done
 
 if [ "${#SUMMARY[@]}" -gt 1 ]; then
 	echo
-	echo "peak RSS by instance size (memory must not grow with the instance):"
+	echo "peak RSS by instance size (must not grow with the instance, but load-backup's: its etcd indexes every key in memory):"
 	printf '%12s  %16s  %16s  %10s  %10s  %15s  %14s  %16s  %17s\n' segments "dry run RSS MiB" "--run RSS MiB" "dry run s" "--run s" "show table MiB" "show json MiB" "load-backup MiB" "(anonymous MiB)"
 	for line in "${SUMMARY[@]}"; do
 		set -- $line
