@@ -10,7 +10,7 @@ GOLANGCI_LINT := bin/golangci-lint-$(GOLANGCI_LINT_VERSION)
 # confirm handling, windowed scans, the write commands): go test -race.
 RACE_PKGS := ./framework/... ./states/instance/... ./states/reset/... ./states/restore/...
 
-.PHONY: build build-failpoints test race lint demo bench clean
+.PHONY: build build-failpoints test race lint demo bench dist readme-transcript clean
 
 build:
 	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o bin/heron .
@@ -48,5 +48,16 @@ demo: build
 bench: build
 	bash bench/run.sh
 
+# dist: static release archives (linux and darwin, amd64 and arm64) with
+# SHA-256 checksums into dist/, versioned by the git tag; the Dockerfile
+# copies dist/build/linux_{arch}/heron. See scripts/dist.sh.
+dist:
+	VERSION=$(VERSION) bash scripts/dist.sh
+
+# readme-transcript: the README's "A short session", from heron demo with
+# piped input (the commands of scripts/readme-session.txt).
+readme-transcript: build
+	python3 scripts/readme_transcript.py bin/heron scripts/readme-session.txt
+
 clean:
-	rm -rf bin
+	rm -rf bin dist

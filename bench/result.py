@@ -6,6 +6,8 @@
                                       prints the table; exit 1 when a target is missed
   result.py show SEG TABLE_OUT TABLE_SEC TABLE_KB JSON_OUT JSON_SEC JSON_KB
                                       prints the show segment table; exit 1 when a target is missed
+  result.py load SEG LOAD_ERR LOAD_SEC LOAD_KB LOAD_ANON_KB
+                                      prints the load-backup line; exit 1 when a target is missed
 """
 import json
 import re
@@ -188,6 +190,33 @@ def show(argv):
     return 1 if missed else 0
 
 
+# heron load-backup in a debug pod (issue 16 item 13): a pod's memory limit.
+# The embedded etcd keeps an index entry for every key in memory (about 200
+# bytes each): the anonymous part grows with the instance; the rest of the
+# RSS is bbolt's mmap of the database file (page cache the kernel reclaims).
+TARGET_LOAD_RSS_MIB = 128
+
+
+def load(argv):
+    seg, load_err, load_sec, load_kb, anon_kb = argv
+    m = re.search(r"loaded (\d+) keys", tail(load_err))
+    keys = int(m.group(1)) if m else None
+    sec = float(load_sec)
+    rate = f"{keys / sec:,.0f} keys/s" if keys and sec > 0 else "-"
+    print()
+    print(f"load-backup bench: {int(seg):,} segments, {fmt_int(keys)} keys loaded in {sec:.2f} s ({rate}), "
+          f"peak RSS {mib(load_kb):.1f} MiB, of it anonymous {mib(anon_kb):.1f} MiB")
+    checks = [
+        ("every key loaded", keys is not None, fmt_int(keys)),
+        ("peak RSS < %d MiB" % TARGET_LOAD_RSS_MIB, mib(load_kb) < TARGET_LOAD_RSS_MIB, f"{mib(load_kb):.0f} MiB"),
+    ]
+    missed = 0
+    for name, ok, got in checks:
+        print(f"  target {name:<34} {'ok  ' if ok else 'MISS'} ({got})")
+        missed += 0 if ok else 1
+    return 1 if missed else 0
+
+
 def main():
     if len(sys.argv) < 2:
         raise SystemExit(__doc__)
@@ -198,6 +227,8 @@ def main():
         return table(sys.argv[2:])
     if sys.argv[1] == "show":
         return show(sys.argv[2:])
+    if sys.argv[1] == "load":
+        return load(sys.argv[2:])
     raise SystemExit(__doc__)
 
 

@@ -23,7 +23,9 @@
 # BENCH_DATA_DIR=/var/tmp/x (say) to measure on disk; the ratio to the raw loop
 # stays meaningful there.
 #
-# Phases: generate (bench/gen seed: txns of 128 puts, several writers), show
+# Phases: generate (bench/gen seed: txns of 128 puts, several writers),
+# load-backup (heron backup of the instance, then heron load-backup of that
+# file: peak RSS and peak anonymous RSS, sampled from /proc), show
 # (heron, `show segment --limit 0` as a table, then `show segment --format json`:
 # both stream, a row at a time), dry run
 # (heron, `reset checkpoint --target-wal T --format json`), run (the same with
@@ -130,6 +132,29 @@ measure() {
 	M_SEC=$(python3 -c "print(f'{$t1-$t0:.2f}')")
 }
 
+# measure_load FILE: heron load-backup FILE with no command (it loads, then
+# ends at end of input); sets LOAD_RC, LOAD_SEC, LOAD_KB (peak RSS, VmHWM) and
+# LOAD_ANON_KB (the highest RssAnon sampled every 0.1 s).
+measure_load() {
+	local t0 t1 pid v hwm=0 anon=0
+	t0=$(date +%s.%N)
+	"$HERON" load-backup "$1" </dev/null >"$WORK/load-$SEG.out" 2>"$WORK/load-$SEG.err" &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		v=$(awk '/^VmHWM/{h=$2} /^RssAnon/{a=$2} END{print h+0, a+0}' "/proc/$pid/status" 2>/dev/null || echo "0 0")
+		set -- $v
+		[ "${1:-0}" -le "$hwm" ] || hwm=$1
+		[ "${2:-0}" -le "$anon" ] || anon=$2
+		sleep 0.1
+	done
+	LOAD_RC=0
+	wait "$pid" || LOAD_RC=$?
+	t1=$(date +%s.%N)
+	LOAD_SEC=$(python3 -c "print(f'{$t1-$t0:.2f}')")
+	LOAD_KB=$hwm
+	LOAD_ANON_KB=$anon
+}
+
 declare -a SUMMARY=()
 FAILED_TARGETS=0
 
@@ -157,6 +182,19 @@ show segment --format json"
 	python3 "$REPO/bench/result.py" show "$SEG" "$WORK/show-table-$SEG.out" "$SHOW_TABLE_SEC" "$SHOW_TABLE_KB" \
 		"$WORK/show-json-$SEG.out" "$SHOW_JSON_SEC" "$SHOW_JSON_KB" >"$R.show" || FAILED_TARGETS=1
 	rm -f "$WORK/show-table-$SEG.out" "$WORK/show-json-$SEG.out"
+
+	# load-backup: a full backup of the instance loaded into heron's embedded
+	# etcd (the rehearsal copy), its peak RSS and peak anonymous RSS sampled
+	# from /proc (the file-backed rest is etcd's bbolt mmap: page cache that
+	# a memory-limited pod can reclaim).
+	measure "backup-$SEG" "$CONNECT
+backup --file $WORK/full-$SEG.jsonl"
+	[ "$M_RC" -eq 0 ] || { echo "bench: backup failed (exit $M_RC):" >&2; tail -5 "$WORK/backup-$SEG.err" >&2; exit 1; }
+	measure_load "$WORK/full-$SEG.jsonl"
+	rm -f "$WORK/full-$SEG.jsonl"
+	[ "$LOAD_RC" -eq 0 ] || { echo "bench: load-backup failed (exit $LOAD_RC):" >&2; tail -5 "$WORK/load-$SEG.err" >&2; exit 1; }
+	echo "   load-backup: ${LOAD_SEC}s" >&2
+	python3 "$REPO/bench/result.py" load "$SEG" "$WORK/load-$SEG.err" "$LOAD_SEC" "$LOAD_KB" "$LOAD_ANON_KB" >"$R.load" || FAILED_TARGETS=1
 
 	measure "dry-$SEG" "$CONNECT
 reset checkpoint --target-wal $TARGET --format json"
@@ -190,18 +228,18 @@ reset checkpoint --target-wal $TARGET --run --format json --backup-dir $WORK/bac
 
 	python3 "$REPO/bench/result.py" table "$SEG" "$R.gen.json" "$WORK/dry-$SEG.out" "$DRY_SEC" "$DRY_KB" \
 		"$WORK/run-$SEG.out" "$RUN_SEC" "$RUN_KB" "$R.raw.json" "$BACKUP_BYTES" "$STORAGE" >"$R.table" || FAILED_TARGETS=1
-	cat "$R.table" "$R.show"
-	SUMMARY+=("$SEG $DRY_KB $RUN_KB $DRY_SEC $RUN_SEC $SHOW_TABLE_KB $SHOW_JSON_KB")
+	cat "$R.table" "$R.show" "$R.load"
+	SUMMARY+=("$SEG $DRY_KB $RUN_KB $DRY_SEC $RUN_SEC $SHOW_TABLE_KB $SHOW_JSON_KB $LOAD_KB $LOAD_ANON_KB")
 done
 
 if [ "${#SUMMARY[@]}" -gt 1 ]; then
 	echo
-	echo "peak RSS by instance size (memory must not grow with the instance):"
-	printf '%12s  %16s  %16s  %10s  %10s  %15s  %14s\n' segments "dry run RSS MiB" "--run RSS MiB" "dry run s" "--run s" "show table MiB" "show json MiB"
+	echo "peak RSS by instance size (must not grow with the instance, but load-backup's: its etcd indexes every key in memory):"
+	printf '%12s  %16s  %16s  %10s  %10s  %15s  %14s  %16s  %17s\n' segments "dry run RSS MiB" "--run RSS MiB" "dry run s" "--run s" "show table MiB" "show json MiB" "load-backup MiB" "(anonymous MiB)"
 	for line in "${SUMMARY[@]}"; do
 		set -- $line
-		printf '%12s  %16.1f  %16.1f  %10s  %10s  %15.1f  %14.1f\n' "$1" "$(awk "BEGIN{print $2/1024}")" "$(awk "BEGIN{print $3/1024}")" "$4" "$5" \
-			"$(awk "BEGIN{print $6/1024}")" "$(awk "BEGIN{print $7/1024}")"
+		printf '%12s  %16.1f  %16.1f  %10s  %10s  %15.1f  %14.1f  %16.1f  %17.1f\n' "$1" "$(awk "BEGIN{print $2/1024}")" "$(awk "BEGIN{print $3/1024}")" "$4" "$5" \
+			"$(awk "BEGIN{print $6/1024}")" "$(awk "BEGIN{print $7/1024}")" "$(awk "BEGIN{print $8/1024}")" "$(awk "BEGIN{print $9/1024}")"
 	done
 fi
 if [ "$FAILED_TARGETS" -ne 0 ] && [ "${BENCH_STRICT:-0}" = 1 ]; then

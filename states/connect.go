@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/heron-shell/heron/configs"
@@ -15,19 +16,23 @@ import (
 
 // ConnectParams are the flags of connect (birdwatcher's names). The defaults
 // repeat configs' (a struct tag cannot name a constant):
-// TestConnectDefaultsMatchConfigs checks that they are equal.
+// TestConnectDefaultsMatchConfigs checks that they are equal. Each flag not
+// given is taken from its HERON_* environment variable when set, so that a
+// Kubernetes Job passes the connection (and the password, from a Secret)
+// without a command line; the password also from $ETCD_PASSWORD, etcd's own
+// name for it.
 type ConnectParams struct {
 	framework.ParamBase `use:"connect" desc:"connect to the etcd of a Milvus instance" example:"connect --etcd 127.0.0.1:2379 --rootPath by-dev"`
-	Etcd                []string `name:"etcd" default:"127.0.0.1:2379" placeholder:"HOST:PORT" desc:"etcd address(es)"`
-	RootPath            string   `name:"rootPath" default:"by-dev" placeholder:"ROOT" desc:"Milvus etcd.rootPath"`
-	MetaPath            string   `name:"metaPath" default:"meta" placeholder:"META" desc:"Milvus etcd.metaSubPath"`
+	Etcd                []string `name:"etcd" default:"127.0.0.1:2379" placeholder:"HOST:PORT" env:"HERON_ETCD" desc:"etcd address(es)"`
+	RootPath            string   `name:"rootPath" default:"by-dev" placeholder:"ROOT" env:"HERON_ROOT_PATH" desc:"Milvus etcd.rootPath"`
+	MetaPath            string   `name:"metaPath" default:"meta" placeholder:"META" env:"HERON_META_PATH" desc:"Milvus etcd.metaSubPath"`
 	Force               bool     `name:"force" desc:"connect even if the root path holds no Milvus metadata"`
-	EnableTLS           bool     `name:"enableTLS" desc:"connect with TLS"`
-	RootCAPem           string   `name:"rootCAPem" placeholder:"FILE" desc:"CA certificate file (PEM) to verify etcd with"`
-	EtcdCert            string   `name:"etcdCert" placeholder:"FILE" desc:"client certificate file (PEM)"`
-	EtcdKey             string   `name:"etcdKey" placeholder:"FILE" desc:"client key file (PEM)"`
-	UserName            string   `name:"etcdUserName" placeholder:"USER" desc:"etcd user"`
-	Password            string   `name:"etcdPassword" placeholder:"PASSWORD" secret:"true" env:"ETCD_PASSWORD" desc:"etcd password"`
+	EnableTLS           bool     `name:"enableTLS" env:"HERON_ETCD_TLS" desc:"connect with TLS"`
+	RootCAPem           string   `name:"rootCAPem" placeholder:"FILE" env:"HERON_ETCD_CA" desc:"CA certificate file (PEM) to verify etcd with"`
+	EtcdCert            string   `name:"etcdCert" placeholder:"FILE" env:"HERON_ETCD_CERT" desc:"client certificate file (PEM)"`
+	EtcdKey             string   `name:"etcdKey" placeholder:"FILE" env:"HERON_ETCD_KEY" desc:"client key file (PEM)"`
+	UserName            string   `name:"etcdUserName" placeholder:"USER" env:"HERON_ETCD_USER" desc:"etcd user"`
+	Password            string   `name:"etcdPassword" placeholder:"PASSWORD" secret:"true" env:"HERON_ETCD_PASSWORD" desc:"etcd password, also from $ETCD_PASSWORD (the environment does not show in the process list; a flag does)"`
 	framework.Output
 }
 
@@ -65,11 +70,18 @@ func (p *ConnectParams) Validate() error {
 			}
 		}
 	}
+	if p.Password == "" {
+		p.Password = os.Getenv(passwordEnv)
+	}
 	if p.UserName != "" && p.Password == "" {
-		return framework.Usagef("connect: no password: give --etcdPassword or $ETCD_PASSWORD")
+		return framework.Usagef("connect: no password: set $HERON_ETCD_PASSWORD or $%s (or give --etcdPassword)", passwordEnv)
 	}
 	return nil
 }
+
+// passwordEnv is etcd's own variable for the password (etcdctl reads it too),
+// read when neither --etcdPassword nor $HERON_ETCD_PASSWORD gives one.
+const passwordEnv = "ETCD_PASSWORD"
 
 func (p *ConnectParams) dialConfig() instance.DialConfig {
 	return instance.DialConfig{

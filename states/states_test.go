@@ -310,9 +310,10 @@ func TestConnectDefaultsMatchConfigs(t *testing.T) {
 	require.NoError(t, sh.Run(context.Background(), "help connect"))
 	help := out.String()
 	assert.Contains(t, help, "(default "+configs.DefaultEtcd)
-	assert.Contains(t, help, "(default "+configs.DefaultRootPath+")")
-	assert.Contains(t, help, "(default "+configs.DefaultMetaPath+")")
-	assert.Contains(t, help, "env $ETCD_PASSWORD")
+	assert.Contains(t, help, "(default "+configs.DefaultRootPath+";")
+	assert.Contains(t, help, "(default "+configs.DefaultMetaPath+";")
+	assert.Contains(t, help, "env $HERON_ETCD_PASSWORD")
+	assert.Contains(t, help, "$ETCD_PASSWORD")
 }
 
 func TestVersion(t *testing.T) {
@@ -470,12 +471,13 @@ func TestConnectEndpointWithoutPort(t *testing.T) {
 
 func TestConnectUserWithoutPassword(t *testing.T) {
 	t.Setenv("ETCD_PASSWORD", "")
+	t.Setenv("HERON_ETCD_PASSWORD", "")
 	_, ep := seeded(t)
 	s := newShell(t)
 	err := s.run(t, "connect --etcd "+ep+" --etcdUserName root")
 	require.Error(t, err)
 	assert.Equal(t, framework.ExitUsage, framework.ExitCode(err))
-	assert.Equal(t, "connect: no password: give --etcdPassword or $ETCD_PASSWORD", err.Error())
+	assert.Equal(t, "connect: no password: set $HERON_ETCD_PASSWORD or $ETCD_PASSWORD (or give --etcdPassword)", err.Error())
 }
 
 // tlsEtcd starts an embedded etcd that serves clients over TLS only, with a

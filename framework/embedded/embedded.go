@@ -37,6 +37,13 @@ func (s *Server) Endpoint() string { return s.etcd.Clients[0].Addr().String() }
 // Close stops the server.
 func (s *Server) Close() { s.etcd.Close() }
 
+// Raft log and backend limits of the embedded member (see startOnce).
+const (
+	snapshotCount          = 100
+	snapshotCatchUpEntries = 20
+	quotaBackendBytes      = 8 << 30
+)
+
 func startOnce(dir string) (*embed.Etcd, error) {
 	clientURL, err := freeURL()
 	if err != nil {
@@ -52,6 +59,14 @@ func startOnce(dir string) (*embed.Etcd, error) {
 	// The server's own log would interleave with the shell's output, and it
 	// reports a normal shutdown as errors: heron reports failures itself.
 	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.NewNop())
+	// A single member has no follower to catch up: keep few raft entries in
+	// memory. With etcd's defaults (a snapshot every 100,000 entries, 5,000
+	// kept after it) a load-backup of 100k segments held the whole raft log
+	// of its ~50 KiB transactions on the heap (hundreds of MiB).
+	cfg.SnapshotCount = snapshotCount
+	cfg.SnapshotCatchUpEntries = snapshotCatchUpEntries
+	// A copy must hold what the original held: production quotas go to 8 GiB.
+	cfg.QuotaBackendBytes = quotaBackendBytes
 	cfg.ListenClientUrls = []url.URL{*clientURL}
 	cfg.AdvertiseClientUrls = []url.URL{*clientURL}
 	cfg.ListenPeerUrls = []url.URL{*peerURL}

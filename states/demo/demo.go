@@ -213,7 +213,7 @@ func Start(ctx context.Context, wal commonpb.WALName, rootPath string, stdout, s
 // start is Start in the folder dir ("": a new one).
 func start(ctx context.Context, dir string, wal commonpb.WALName, rootPath string, stdout, stderr io.Writer) (*framework.Shell, func(), error) {
 	return startIn(ctx, dir, "demo", rootPath, func(ctx context.Context, inst *instance.Instance) (string, error) {
-		in := sample.Build(inst.Layout, wal)
+		in := sample.Demo(inst.Layout, wal)
 		if _, err := inst.Load(ctx, in.KeyValues()); err != nil {
 			return "", fmt.Errorf("seed the demo: %w", err)
 		}

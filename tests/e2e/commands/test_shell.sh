@@ -43,11 +43,11 @@ run_heron "connect --etcd 127.0.0.1 --rootPath by-dev"
 expect_rc 2 "an address without a port is a usage error"
 expect_err "missing :PORT \(etcd's default client port is 2379\)" "no port: the error says so"
 
-OUT=$(printf '%s\n' "connect --etcd $ETCD --etcdUserName root" | env -u ETCD_PASSWORD "$HERON" 2>"$WORK/err")
+OUT=$(printf '%s\n' "connect --etcd $ETCD --etcdUserName root" | env -u ETCD_PASSWORD -u HERON_ETCD_PASSWORD "$HERON" 2>"$WORK/err")
 RC=$?
 ERR=$(cat "$WORK/err")
 expect_rc 2 "a user without a password is a usage error"
-expect_err "error: connect: no password: give --etcdPassword or \\\$ETCD_PASSWORD" "no password: the error says where to give it"
+expect_err "error: connect: no password: set \\\$HERON_ETCD_PASSWORD or \\\$ETCD_PASSWORD \\(or give --etcdPassword\\)" "no password: the error says where to give it"
 
 http_port=$(free_port)
 python3 -m http.server --bind 127.0.0.1 "$http_port" >"$WORK/http.log" 2>&1 &

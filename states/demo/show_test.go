@@ -1,0 +1,89 @@
+package demo
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/heron-shell/heron/configs"
+)
+
+// demoRows names, for each show command, the JSON array of its rows that
+// the demo must fill, and the flags it needs. A show command missing here
+// fails TestDemoFillsEveryShowCommand: give the demo sample what it lists.
+var demoRows = map[string]struct{ flags, rows string }{
+	"broadcast-task": {"", "tasks"},
+	"channel-watch":  {"", "watches"},
+	"checkpoint":     {"", "pchannels"},
+	"collections":    {"", "collections"},
+	"config-etcd":    {"", "keys"},
+	"database":       {"", "databases"},
+	"etcd-kv":        {"--prefix /", "keys"},
+	"index":          {"", "indexes"},
+	"partition":      {"", "partitions"},
+	"replica":        {"", "replicas"},
+	"segment":        {"", "segments"},
+	"session":        {"", "sessions"},
+}
+
+var showCommandRE = regexp.MustCompile(`(?m)^  show ([a-z-]+) `)
+
+// Issue 16 item 11: every show command has rows in `heron demo`, so that a
+// newcomer sees what each one lists.
+func TestDemoFillsEveryShowCommand(t *testing.T) {
+	ctx := context.Background()
+	var stdout, stderr bytes.Buffer
+	sh, cleanup, err := Start(ctx, commonpb.WALName_Pulsar, configs.DefaultRootPath, &stdout, &stderr)
+	require.NoError(t, err)
+	defer cleanup()
+	run := func(line string) string {
+		t.Helper()
+		stdout.Reset()
+		stderr.Reset()
+		require.Equal(t, 0, sh.RunScript(ctx, strings.NewReader(line+"\n")), "%s: %s", line, stderr.String())
+		return stdout.String()
+	}
+
+	names := showCommandRE.FindAllStringSubmatch(run("help"), -1)
+	require.NotEmpty(t, names, "help lists the show commands")
+	for _, m := range names {
+		name := m[1]
+		want, ok := demoRows[name]
+		if !assert.True(t, ok, "show %s: not in demoRows (what must the demo fill?)", name) {
+			continue
+		}
+		var doc map[string]json.RawMessage
+		out := run("show " + name + " " + want.flags + " --format json")
+		require.NoError(t, json.Unmarshal([]byte(out), &doc), "show %s: %s", name, out)
+		var rows []json.RawMessage
+		require.NoError(t, json.Unmarshal(doc[want.rows], &rows), "show %s: %q is not an array: %s", name, want.rows, out)
+		assert.NotEmpty(t, rows, "show %s: no %s in the demo", name, want.rows)
+	}
+
+	// The stopped components' sessions hold no lease.
+	var sessions struct {
+		Sessions []struct{ Alive bool } `json:"sessions"`
+		Alive    int                    `json:"alive"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(run("show session --format json")), &sessions))
+	assert.Zero(t, sessions.Alive)
+	// Woodpecker's logs of the pchannels, with their segments, where
+	// woodpecker v0.1.30+ keeps them (the demo runs on pulsar).
+	var wp struct {
+		Keys []struct{ Key string } `json:"keys"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(run("show etcd-kv --prefix woodpecker/logs/ --format json")), &wp))
+	var keys []string
+	for _, k := range wp.Keys {
+		keys = append(keys, k.Key)
+	}
+	assert.Contains(t, keys, "woodpecker/logs/by-dev-rootcoord-dml_1")
+	assert.Contains(t, keys, "woodpecker/logs/by-dev-rootcoord-dml_0/segments/3")
+}
