@@ -75,32 +75,6 @@ func TestMQTypeConfigKeys(t *testing.T) {
 	assert.Equal(t, "", models.EffectiveMQTypeKey([]string{"config/other"}))
 }
 
-func TestWoodpeckerKeys(t *testing.T) {
-	l := models.NewLayout("by-dev", "meta")
-	assert.Equal(t, []string{"by-dev/wp/logs/", "woodpecker/logs/"}, l.WoodpeckerLogsPrefixes())
-	cases := map[string]struct {
-		ok   bool
-		want models.WoodpeckerKey
-	}{
-		"by-dev/wp/logs/by-dev-rootcoord-dml_0":             {true, models.WoodpeckerKey{Prefix: "by-dev/wp/logs/", Log: "by-dev-rootcoord-dml_0"}},
-		"by-dev/wp/logs/by-dev-rootcoord-dml_0/segments/7":  {true, models.WoodpeckerKey{Prefix: "by-dev/wp/logs/", Log: "by-dev-rootcoord-dml_0", Segment: true, SegmentID: 7}},
-		"by-dev/wp/logs/by-dev-rootcoord-dml_0/lock":        {true, models.WoodpeckerKey{Prefix: "by-dev/wp/logs/", Log: "by-dev-rootcoord-dml_0"}},
-		"by-dev/wp/logs/p/segments/7/x":                     {true, models.WoodpeckerKey{Prefix: "by-dev/wp/logs/", Log: "p"}},
-		"by-dev/wp/logs/p/segments/":                        {true, models.WoodpeckerKey{Prefix: "by-dev/wp/logs/", Log: "p"}},
-		"woodpecker/logs/by-dev-rootcoord-dml_1/segments/0": {true, models.WoodpeckerKey{Prefix: "woodpecker/logs/", Legacy: true, Log: "by-dev-rootcoord-dml_1", Segment: true}},
-		"by-dev/wp/logidgen":                                {false, models.WoodpeckerKey{}},
-		"other/wp/logs/p/segments/1":                        {false, models.WoodpeckerKey{}},
-		"by-dev/wp/logs/":                                   {false, models.WoodpeckerKey{}},
-	}
-	for key, c := range cases {
-		got, ok := l.ParseWoodpeckerKey(key)
-		assert.Equal(t, c.ok, ok, key)
-		if ok {
-			assert.Equal(t, c.want, got, key)
-		}
-	}
-}
-
 func TestWALCensus(t *testing.T) {
 	pulsar, kafka := commonpb.WALName_Pulsar, commonpb.WALName_Kafka
 	c := models.NewWALCensus(map[string]commonpb.WALName{"p0": pulsar, "p1": kafka})

@@ -50,14 +50,6 @@ const (
 	woodpeckerHeronWPPart         = "wp"
 )
 
-// Obsolete until the show and reset readers move to states/woodpecker.
-const (
-	woodpeckerRootPart     = "wp/"
-	WoodpeckerLegacyPrefix = "woodpecker/"
-	woodpeckerLogsPart     = "logs/"
-	woodpeckerSegmentsPart = "/segments/"
-)
-
 // WoodpeckerConfiguredPrefix is the prefix woodpecker v0.1.30+ uses when no
 // legacy key exists: path.Join(rootPath, metaPrefix), or the legacy root when
 // that is empty or "." (NewKeyBuilder). metaPrefix "" means the default.
@@ -402,47 +394,4 @@ func DecodeWPSegmentMeta(b []byte) (WPSegmentMeta, error) {
 		LastEntryID: int64(m.Varint(smLastEntryID)),
 		Size:        int64(m.Varint(smSize)),
 	}, nil
-}
-
-// WoodpeckerPrefix is woodpecker's metadata prefix of this instance, absolute.
-func (l Layout) WoodpeckerPrefix() string { return l.Root(woodpeckerRootPart) }
-
-// WoodpeckerLogsPrefixes are the absolute prefixes of woodpecker's logs:
-// the instance's own ({root}/wp/logs/) and the legacy top-level one
-// (woodpecker/logs/).
-func (l Layout) WoodpeckerLogsPrefixes() []string {
-	return []string{l.WoodpeckerPrefix() + woodpeckerLogsPart, WoodpeckerLegacyPrefix + woodpeckerLogsPart}
-}
-
-// WoodpeckerKey is a key under a woodpecker logs prefix.
-type WoodpeckerKey struct {
-	// Prefix is the logs prefix the key is under (one of WoodpeckerLogsPrefixes).
-	Prefix string
-	Legacy bool
-	Log    string
-	// Segment: the key is logs/{Log}/segments/{SegmentID}.
-	Segment   bool
-	SegmentID int64
-}
-
-// ParseWoodpeckerKey parses an absolute key under one of the instance's
-// woodpecker logs prefixes; ok is false for other keys.
-func (l Layout) ParseWoodpeckerKey(abs string) (k WoodpeckerKey, ok bool) {
-	for i, prefix := range l.WoodpeckerLogsPrefixes() {
-		rest, found := strings.CutPrefix(abs, prefix)
-		if !found {
-			continue
-		}
-		log, tail, _ := strings.Cut(rest, "/")
-		if log == "" {
-			return k, false
-		}
-		k = WoodpeckerKey{Prefix: prefix, Legacy: i == 1, Log: log}
-		if id, isSeg := strings.CutPrefix("/"+tail, woodpeckerSegmentsPart); isSeg && id != "" && !strings.Contains(id, "/") {
-			k.Segment = true
-			k.SegmentID, _ = strconv.ParseInt(id, 10, 64)
-		}
-		return k, true
-	}
-	return k, false
 }

@@ -63,6 +63,9 @@ const (
 	RoleWP         = "wp"         // {root}/wp: no release writes it
 )
 
+// fromDefault is Effective.From when nothing set woodpecker.meta.prefix.
+const fromDefault = "default"
+
 // Options narrow and feed Find.
 type Options struct {
 	// MetaPrefix is woodpecker.meta.prefix as --wp-meta-prefix gives it;
@@ -268,7 +271,7 @@ func Find(ctx context.Context, inst *instance.Instance, rev int64, opts Options)
 // heron, with a note.
 func effective(ctx context.Context, inst *instance.Instance, rev int64, flag string) (Effective, error, error) {
 	l := inst.Layout
-	e := Effective{MetaPrefix: models.WoodpeckerDefaultMetaPrefix, From: "default", Reason: ReasonDefault}
+	e := Effective{MetaPrefix: models.WoodpeckerDefaultMetaPrefix, From: fromDefault, Reason: ReasonDefault}
 	switch {
 	case flag != "":
 		e.MetaPrefix, e.From, e.Reason = flag, "--wp-meta-prefix", ReasonConfigured
@@ -355,7 +358,7 @@ func legacyKey(ctx context.Context, inst *instance.Instance, rev int64) (string,
 func lookedAt(l models.Layout, eff Effective) []Prefix {
 	type cand struct{ prefix, role string }
 	cands := []cand{{models.WoodpeckerLegacyRoot, RoleLegacy}}
-	if eff.Reason == ReasonConfigured {
+	if eff.From != fromDefault {
 		cands = append(cands, cand{eff.Configured, RoleConfigured})
 	}
 	cands = append(cands, cand{l.WoodpeckerConfiguredPrefix(""), RoleDefault}, cand{l.WoodpeckerHeronWPPrefix(), RoleWP})

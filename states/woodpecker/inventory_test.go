@@ -191,6 +191,14 @@ func TestConfiguredPrefix(t *testing.T) {
 	for _, p := range inv.Prefixes {
 		assert.NotEqual(t, "inst1/custom", p.Prefix, "the override the flag replaced is not looked at")
 	}
+
+	// A legacy key wins, and the configured prefix is still read.
+	f.put("woodpecker/logidgen", []byte("1"))
+	inv = f.find(Options{})
+	assert.Equal(t, ReasonLegacy, inv.Effective.Reason)
+	assert.Equal(t, "custom", inv.Effective.MetaPrefix)
+	assert.Equal(t, int64(2), logNamed(t, inv, "inst1/custom", f.pc(0)).Segments)
+	assert.False(t, logNamed(t, inv, "inst1/custom", f.pc(0)).Effective)
 }
 
 func TestParkedCopies(t *testing.T) {
