@@ -201,7 +201,10 @@ func TestPositionAtEarliest(t *testing.T) {
 		{"kafka -1 tagged", &msgpb.MsgPosition{MsgID: msgid.OffsetID{Of: kafka, Offset: -1}.Bytes(), WALName: kafka}, kafka, false},
 		{"rocksmq -1 tagged", &msgpb.MsgPosition{MsgID: msgid.OffsetID{Of: commonpb.WALName_RocksMQ, Offset: -1}.Bytes(), WALName: commonpb.WALName_RocksMQ}, commonpb.WALName_RocksMQ, true},
 		{"kafka 0 against rocksmq", &msgpb.MsgPosition{MsgID: msgid.OffsetID{Of: kafka}.Bytes(), WALName: kafka}, commonpb.WALName_RocksMQ, false},
-		{"woodpecker empty tagged", &msgpb.MsgPosition{WALName: commonpb.WALName_WoodPecker}, commonpb.WALName_WoodPecker, true},
+		// Woodpecker's empty form reads as {0,0} but a reset rewrites it to the explicit one.
+		{"woodpecker empty tagged", &msgpb.MsgPosition{WALName: commonpb.WALName_WoodPecker}, commonpb.WALName_WoodPecker, false},
+		{"woodpecker explicit tagged", &msgpb.MsgPosition{MsgID: []byte{8, 0, 16, 0}, WALName: commonpb.WALName_WoodPecker}, commonpb.WALName_WoodPecker, true},
+		{"woodpecker explicit untagged", &msgpb.MsgPosition{MsgID: []byte{8, 0, 16, 0}}, commonpb.WALName_WoodPecker, false},
 		{"pulsar earliest tagged", &msgpb.MsgPosition{MsgID: msgid.PulsarEarliest.Bytes(), WALName: commonpb.WALName_Pulsar}, commonpb.WALName_Pulsar, true},
 		{"nil", nil, kafka, false},
 	} {
