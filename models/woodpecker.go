@@ -16,7 +16,9 @@ import (
 //
 //	P/instance, P/version, P/logidgen, P/quorumidgen, P/conditionwrite   kept
 //	P/logs/{log}                     LogMeta                           per log
-//	P/logs/{log}/lock                the writer's lock                 per log
+//	P/logs/{log}/lock[/{lease}]      the writer's lock (an etcd mutex
+//	                                 under BuildLogLockKey: one key per
+//	                                 lease, empty value)               per log
 //	P/logs/{log}/segments/{seg}      SegmentMetadata                   per log
 //	P/readers/{logId}/{reader}       reader positions                  per log (by id)
 //	P/cleaning/{logId}/{seg}         segment clean-up state            per log (by id)
@@ -119,7 +121,7 @@ const (
 	WPQuorum                    // P/quorums/...
 	WPLogStore                  // P/logstores/...
 	WPLog                       // P/logs/{log}: LogMeta
-	WPLogLock                   // P/logs/{log}/lock
+	WPLogLock                   // P/logs/{log}/lock and P/logs/{log}/lock/{lease}
 	WPSegment                   // P/logs/{log}/segments/{seg}: SegmentMetadata
 	WPLogOther                  // P/logs/{log}/ anything else
 	WPReader                    // P/readers/{logId}/...
@@ -222,7 +224,7 @@ func parseWPLogKey(tail string) WPKey {
 	if !hasSub {
 		return WPKey{Kind: WPLog, Log: log}
 	}
-	if sub == "lock" {
+	if sub == "lock" || strings.HasPrefix(sub, "lock/") {
 		return WPKey{Kind: WPLogLock, Log: log}
 	}
 	if seg, ok := parseSegmentTail(sub); ok {
