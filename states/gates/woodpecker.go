@@ -47,7 +47,7 @@ func WoodpeckerTarget(inv *woodpecker.Inventory, inScope func(pchannel string) b
 	g := framework.Gate{Name: WoodpeckerTargetName, OK: true,
 		Detail: fmt.Sprintf("no woodpecker log of a pchannel in scope under %s; %s", strings.Join(looked, ", "), eff)}
 	if len(harmless) > 0 {
-		g.Detail += "; logs under " + wpPrefix + "/, which no woodpecker release reads, stay: " + strings.Join(harmless, ", ")
+		g.Detail += "; logs under " + wpPrefix + "/, which no woodpecker release reads, stay: " + capped(harmless)
 	}
 	if len(logs) == 0 && len(unread) == 0 {
 		return g
@@ -69,7 +69,7 @@ func WoodpeckerTarget(inv *woodpecker.Inventory, inScope func(pchannel string) b
 		}
 		remedy += " --run"
 		why = append(why, fmt.Sprintf("%d woodpecker logs of pchannels in scope exist, so the target WAL is not fresh (Milvus would replay their segments, and a log that keeps a truncation point without segments never opens): %s; %s; empty them with `%s`",
-			len(logs), strings.Join(named, ", "), eff, remedy))
+			len(logs), capped(named), eff, remedy))
 	}
 	if len(unread) > 0 {
 		why = append(why, "heron cannot read "+strings.Join(unread, ", ")+", so it cannot tell whether logs of the pchannels are there; read it with a user that may")
@@ -92,4 +92,12 @@ func onlyWP(inv *woodpecker.Inventory, prefix string) bool {
 		}
 	}
 	return false
+}
+
+// capped joins at most MaxKeys items, saying how many more there are.
+func capped(items []string) string {
+	if len(items) <= MaxKeys {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(items[:MaxKeys], ", "), len(items)-MaxKeys)
 }

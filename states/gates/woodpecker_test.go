@@ -65,3 +65,15 @@ func TestWoodpeckerTargetGate(t *testing.T) {
 		t.Fatalf("unreadable: %+v", g)
 	}
 }
+
+func TestWoodpeckerTargetGateCapsItsList(t *testing.T) {
+	inv := inventory()
+	for _, name := range []string{"p0", "p1", "p2", "p3", "p4", "p5", "p6"} {
+		inv.Logs = append(inv.Logs, wpLog("by-dev/woodpecker", name, 1, -1, -1))
+	}
+	g := WoodpeckerTarget(inv, func(string) bool { return true }, false, false)
+	if g.OK || g.Count != 7 || len(g.Keys) != MaxKeys || !strings.Contains(g.Detail, "by-dev/woodpecker/logs/p4 (") ||
+		strings.Contains(g.Detail, "logs/p5 (") || !strings.Contains(g.Detail, " and 2 more; ") {
+		t.Fatalf("%+v", g)
+	}
+}
