@@ -218,10 +218,11 @@ func (cp *WALCheckpoint) InWAL(id msgid.ID) bool {
 }
 
 // AtEarliest reports whether the checkpoint's message id is wal's earliest,
-// in heron's form (0) or Milvus's own (kafka -2, rocksmq -1): a reset to wal
-// has nothing to move there.
+// in a form a reset keeps: heron's (0) or Milvus's own (kafka -2, rocksmq -1),
+// not woodpecker's empty form (msgid.IsEmptyEarliest): a reset to wal has
+// nothing to move there.
 func (cp *WALCheckpoint) AtEarliest(wal commonpb.WALName) bool {
-	if !cp.HasMessageID || cp.WAL != wal {
+	if !cp.HasMessageID || cp.WAL != wal || msgid.IsEmptyEarliest(wal, []byte(cp.MessageID)) {
 		return false
 	}
 	c, err := msgid.For(wal)

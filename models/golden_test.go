@@ -77,7 +77,7 @@ func TestGoldenSegmentInfo(t *testing.T) {
 	s2, err := models.DecodeSegmentInfo(out)
 	require.NoError(t, err)
 	assert.Equal(t, commonpb.WALName_WoodPecker, s2.DMLPosition.GetWALName())
-	assert.Empty(t, s2.DMLPosition.GetMsgID())
+	assert.Equal(t, "08001000", hex.EncodeToString(s2.DMLPosition.GetMsgID()), "woodpecker's {0,0} with explicit zero fields")
 	assert.Equal(t, s.DMLPosition.GetTimestamp(), s2.DMLPosition.GetTimestamp())
 	assert.Equal(t, s.DMLPosition.GetMsgGroup(), s2.DMLPosition.GetMsgGroup())
 	assert.Equal(t, s.StartPosition.GetChannelName(), s2.StartPosition.GetChannelName())
@@ -129,13 +129,38 @@ func TestGoldenWALCheckpoint(t *testing.T) {
 
 	// heron's rewrite produces what Milvus itself writes for each WAL's earliest id.
 	for name, id := range map[string]msgid.ID{
-		"woodpecker_earliest": msgid.WoodpeckerID{},
-		"kafka_offset_0":      msgid.OffsetID{Of: commonpb.WALName_Kafka},
-		"rocksmq_id_0":        msgid.OffsetID{Of: commonpb.WALName_RocksMQ},
+		"woodpecker_earliest_explicit": msgid.WoodpeckerID{},
+		"kafka_offset_0":               msgid.OffsetID{Of: commonpb.WALName_Kafka},
+		"rocksmq_id_0":                 msgid.OffsetID{Of: commonpb.WALName_RocksMQ},
 	} {
 		out, err := models.RewriteWALCheckpoint(g["pulsar_minimal"], id)
 		require.NoError(t, err)
 		assert.Equal(t, hex.EncodeToString(g[name]), hex.EncodeToString(out), name)
+	}
+	// Milvus's own woodpecker earliest (the empty form its online switch
+	// writes) reads as {0,0} but is not kept as it is: a reset rewrites it.
+	empty, err := models.DecodeWALCheckpoint(g["woodpecker_earliest"])
+	require.NoError(t, err)
+	assert.True(t, empty.HasMessageID)
+	assert.Equal(t, "", empty.MessageID)
+	assert.False(t, empty.AtEarliest(commonpb.WALName_WoodPecker))
+	explicit, err := models.DecodeWALCheckpoint(g["woodpecker_earliest_explicit"])
+	require.NoError(t, err)
+	assert.True(t, explicit.AtEarliest(commonpb.WALName_WoodPecker))
+	assert.True(t, explicit.InWAL(msgid.WoodpeckerID{}))
+}
+
+// The explicit woodpecker earliest in a MsgPosition: what heron's rewrite of
+// Milvus's bytes gives, byte for byte; Milvus's empty form is not kept.
+func TestGoldenWoodpeckerEarliestPosition(t *testing.T) {
+	g := goldenProtos(t, "msgpb.MsgPosition")
+	out, err := models.RewritePosition(g["woodpecker_s3_e12"], msgid.WoodpeckerID{})
+	require.NoError(t, err)
+	assert.Equal(t, hex.EncodeToString(g["woodpecker_earliest_explicit"]), hex.EncodeToString(out))
+	for name, kept := range map[string]bool{"woodpecker_earliest": false, "woodpecker_earliest_explicit": true} {
+		pos, err := models.DecodePosition(g[name])
+		require.NoError(t, err)
+		assert.Equal(t, kept, models.PositionAtEarliest(pos, commonpb.WALName_WoodPecker), name)
 	}
 }
 

@@ -96,7 +96,7 @@ func TestRewriteWALCheckpointKeepsReplicationAndUnknown(t *testing.T) {
 	d, err := models.DecodeWALCheckpoint(got)
 	require.NoError(t, err)
 	assert.Equal(t, commonpb.WALName_WoodPecker, d.WAL)
-	assert.Equal(t, "", d.MessageID)
+	assert.Equal(t, "CAAQAA==", d.MessageID, "woodpecker's {0,0} with explicit zero fields")
 	assert.True(t, d.InWAL(target))
 	assert.Equal(t, uint64(1<<40), d.TimeTick)
 	assert.True(t, d.HasReplicateCheckpoint)

@@ -75,32 +75,6 @@ func TestMQTypeConfigKeys(t *testing.T) {
 	assert.Equal(t, "", models.EffectiveMQTypeKey([]string{"config/other"}))
 }
 
-func TestWoodpeckerKeys(t *testing.T) {
-	l := models.NewLayout("by-dev", "meta")
-	assert.Equal(t, []string{"by-dev/wp/logs/", "woodpecker/logs/"}, l.WoodpeckerLogsPrefixes())
-	cases := map[string]struct {
-		ok   bool
-		want models.WoodpeckerKey
-	}{
-		"by-dev/wp/logs/by-dev-rootcoord-dml_0":             {true, models.WoodpeckerKey{Prefix: "by-dev/wp/logs/", Log: "by-dev-rootcoord-dml_0"}},
-		"by-dev/wp/logs/by-dev-rootcoord-dml_0/segments/7":  {true, models.WoodpeckerKey{Prefix: "by-dev/wp/logs/", Log: "by-dev-rootcoord-dml_0", Segment: true, SegmentID: 7}},
-		"by-dev/wp/logs/by-dev-rootcoord-dml_0/lock":        {true, models.WoodpeckerKey{Prefix: "by-dev/wp/logs/", Log: "by-dev-rootcoord-dml_0"}},
-		"by-dev/wp/logs/p/segments/7/x":                     {true, models.WoodpeckerKey{Prefix: "by-dev/wp/logs/", Log: "p"}},
-		"by-dev/wp/logs/p/segments/":                        {true, models.WoodpeckerKey{Prefix: "by-dev/wp/logs/", Log: "p"}},
-		"woodpecker/logs/by-dev-rootcoord-dml_1/segments/0": {true, models.WoodpeckerKey{Prefix: "woodpecker/logs/", Legacy: true, Log: "by-dev-rootcoord-dml_1", Segment: true}},
-		"by-dev/wp/logidgen":                                {false, models.WoodpeckerKey{}},
-		"other/wp/logs/p/segments/1":                        {false, models.WoodpeckerKey{}},
-		"by-dev/wp/logs/":                                   {false, models.WoodpeckerKey{}},
-	}
-	for key, c := range cases {
-		got, ok := l.ParseWoodpeckerKey(key)
-		assert.Equal(t, c.ok, ok, key)
-		if ok {
-			assert.Equal(t, c.want, got, key)
-		}
-	}
-}
-
 func TestWALCensus(t *testing.T) {
 	pulsar, kafka := commonpb.WALName_Pulsar, commonpb.WALName_Kafka
 	c := models.NewWALCensus(map[string]commonpb.WALName{"p0": pulsar, "p1": kafka})
@@ -227,7 +201,10 @@ func TestPositionAtEarliest(t *testing.T) {
 		{"kafka -1 tagged", &msgpb.MsgPosition{MsgID: msgid.OffsetID{Of: kafka, Offset: -1}.Bytes(), WALName: kafka}, kafka, false},
 		{"rocksmq -1 tagged", &msgpb.MsgPosition{MsgID: msgid.OffsetID{Of: commonpb.WALName_RocksMQ, Offset: -1}.Bytes(), WALName: commonpb.WALName_RocksMQ}, commonpb.WALName_RocksMQ, true},
 		{"kafka 0 against rocksmq", &msgpb.MsgPosition{MsgID: msgid.OffsetID{Of: kafka}.Bytes(), WALName: kafka}, commonpb.WALName_RocksMQ, false},
-		{"woodpecker empty tagged", &msgpb.MsgPosition{WALName: commonpb.WALName_WoodPecker}, commonpb.WALName_WoodPecker, true},
+		// Woodpecker's empty form reads as {0,0} but a reset rewrites it to the explicit one.
+		{"woodpecker empty tagged", &msgpb.MsgPosition{WALName: commonpb.WALName_WoodPecker}, commonpb.WALName_WoodPecker, false},
+		{"woodpecker explicit tagged", &msgpb.MsgPosition{MsgID: []byte{8, 0, 16, 0}, WALName: commonpb.WALName_WoodPecker}, commonpb.WALName_WoodPecker, true},
+		{"woodpecker explicit untagged", &msgpb.MsgPosition{MsgID: []byte{8, 0, 16, 0}}, commonpb.WALName_WoodPecker, false},
 		{"pulsar earliest tagged", &msgpb.MsgPosition{MsgID: msgid.PulsarEarliest.Bytes(), WALName: commonpb.WALName_Pulsar}, commonpb.WALName_Pulsar, true},
 		{"nil", nil, kafka, false},
 	} {

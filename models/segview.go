@@ -311,8 +311,10 @@ func rewritePosition(dst *[]byte, b []byte, f positionFields, sizeOnly bool) int
 }
 
 // AtEarliest reports whether the position is tagged wal and holds wal's
-// earliest id, in heron's form or Milvus's own (kafka -2, rocksmq -1, as its
-// online switch writes them): a reset to wal has nothing to move there.
+// earliest id in a form a reset keeps: heron's, or Milvus's own kafka -2 and
+// rocksmq -1 (as its online switch writes them): a reset to wal has nothing
+// to move there. Woodpecker's empty form also reads as {0, 0}, but a reset
+// rewrites it to the explicit one (msgid.IsEmptyEarliest), so it is not kept.
 func (p PositionView) AtEarliest(wal commonpb.WALName) bool {
 	return p.Present && idAtEarliest(p.WAL, wal, p.MsgID)
 }
@@ -323,7 +325,7 @@ func PositionAtEarliest(p *msgpb.MsgPosition, wal commonpb.WALName) bool {
 }
 
 func idAtEarliest(tag, wal commonpb.WALName, b []byte) bool {
-	if tag != wal {
+	if tag != wal || msgid.IsEmptyEarliest(wal, b) {
 		return false
 	}
 	c, err := msgid.For(wal)

@@ -17,7 +17,9 @@
 package profile
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"os"
 	"runtime"
@@ -34,6 +36,7 @@ import (
 	"github.com/heron-shell/heron/models"
 	"github.com/heron-shell/heron/states/instance"
 	"github.com/heron-shell/heron/states/reset"
+	"github.com/heron-shell/heron/tests/shelltest"
 )
 
 func cpu() time.Duration {
@@ -75,9 +78,9 @@ func profile(t *testing.B) {
 		inst.PageSize = v // keys per range request (heron's default: instance.DefaultPageSize)
 	}
 	ctx := context.Background()
-	w := framework.WriteIO{Stdout: io.Discard, Stderr: io.Discard, Format: framework.FormatTable}
+	var stderr io.Writer = io.Discard
 	if testing.Verbose() {
-		w.Stderr = os.Stderr
+		stderr = os.Stderr
 	}
 
 	phase := func(name string, fn func() error) {
@@ -94,27 +97,29 @@ func profile(t *testing.B) {
 
 	run := func(wal string) {
 		p := &reset.Params{TargetWAL: wal, WriteFlags: framework.WriteFlags{MaxTxnOps: 128, BackupDir: t.TempDir()}}
-		var pl *reset.Plan
-		phase("context", func() error {
-			var err error
-			pl, err = reset.Build(ctx, inst, p)
-			return err
-		})
 		if os.Getenv("HERON_PROFILE_RUN") == "" {
-			phase("plan", func() error { return pl.Preview(ctx) })
-			t.Logf("plan: %d keys", pl.TotalKeys)
+			var pl *apply.Plan
+			phase("plan", func() error {
+				var err error
+				pl, err = reset.Build(ctx, inst, p, apply.DryStage())
+				return err
+			})
+			t.Logf("plan: %d keys", pl.Keys)
 			return
 		}
-		var times apply.Result
+		var out bytes.Buffer
 		phase("run", func() error {
-			res, err := pl.Apply(ctx, w)
-			if rr, ok := res.(*reset.RunResult); ok && rr.Applied != nil {
-				times = *rr.Applied
-			}
-			return err
+			sh := framework.NewShell(shelltest.State{Cmds: []*framework.Command{apply.Command(inst, reset.Build)}}, &out, stderr)
+			return sh.Run(ctx, "reset checkpoint --target-wal "+wal+" --run --yes --format json --backup-dir "+p.BackupDir)
 		})
+		var doc struct {
+			Applied apply.Result `json:"applied"`
+		}
+		if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+			t.Fatalf("run document: %v", err)
+		}
 		t.Logf("run: backup pass %.2fs, write pass %.2fs (%.0f keys/s), apply total %.2fs; the rest of the run is the verify",
-			times.BackupSeconds, times.WriteSeconds, times.KeysPerSecond, times.Seconds)
+			doc.Applied.BackupSeconds, doc.Applied.WriteSeconds, doc.Applied.KeysPerSecond, doc.Applied.Seconds)
 	}
 	run(target)
 	if os.Getenv("HERON_PROFILE_RUN") != "" && os.Getenv("HERON_PROFILE_BACK") != "" {

@@ -26,7 +26,7 @@ func TestDocumentedVectors(t *testing.T) {
 			"CP///////////wEQ////////////ARj///////////8BIP///////////wEwAA==", "-1:-1:-1:-1"},
 		{"pulsar 100:5:0:-1", PulsarID{Ledger: 100, Entry: 5, Partition: 0, Batch: -1}, "08641005180020ffffffffffffffffff013000",
 			"CGQQBRgAIP///////////wEwAA==", "100:5:0:-1"},
-		{"woodpecker earliest", WoodpeckerID{}, "", "", "0:0"},
+		{"woodpecker earliest (explicit zero fields)", WoodpeckerID{}, "08001000", "CAAQAA==", "0:0"},
 		{"woodpecker 3:12", WoodpeckerID{Segment: 3, Entry: 12}, "0803100c", "CAMQDA==", "3:12"},
 	}
 	for _, c := range cases {

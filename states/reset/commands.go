@@ -19,10 +19,11 @@ import (
 // Params are the flags of `reset checkpoint`.
 type Params struct {
 	framework.ParamBase `use:"reset checkpoint" desc:"rewrite every MQ position of a stopped Milvus for another WAL, clear an interrupted online switch (alter_wal_state) and set every mq.type override to the target (a plan unless --run)" example:"reset checkpoint --target-wal kafka --run"`
-	TargetWAL           string   `name:"target-wal" required:"true" enum:"woodpecker,pulsar,kafka,rocksmq" desc:"the WAL to move to: woodpecker, pulsar, kafka or rocksmq (woodpecker: its logs of the pchannels in scope must have no segments)"`
+	TargetWAL           string   `name:"target-wal" required:"true" enum:"woodpecker,pulsar,kafka,rocksmq" desc:"the WAL to move to: woodpecker, pulsar, kafka or rocksmq (woodpecker: no log of the pchannels in scope may exist in its metadata)"`
 	PChannels           []string `name:"pchannel" placeholder:"PCHANNEL" desc:"only this pchannel (default: every pchannel); refused unless every other pchannel is already on the target, as Milvus reads every position with one WAL"`
 	AllowGrowing        bool     `name:"allow-growing" desc:"go on when Growing, Sealed or Flushing segments exist: their unflushed rows are LOST"`
-	AllowNonEmptyTarget bool     `name:"allow-non-empty-target" desc:"go on when the target is not fresh (a warning): woodpecker's logs of pchannels in scope have segments, or (checked with --kafka-brokers / --pulsar-admin) their Kafka or Pulsar topics hold records"`
+	AllowNonEmptyTarget bool     `name:"allow-non-empty-target" desc:"go on when the target is not fresh (a warning): woodpecker's metadata holds logs of pchannels in scope, or (checked with --kafka-brokers / --pulsar-admin) their Kafka or Pulsar topics hold records"`
+	WPMetaPrefix        string   `name:"wp-meta-prefix" placeholder:"PREFIX" desc:"woodpecker.meta.prefix as milvus.yaml sets it (default: an etcd config override, else woodpecker): woodpecker's metadata is under {rootPath}/PREFIX unless the legacy top-level woodpecker/ holds keys"`
 	targetcheck.Flags
 	framework.WriteFlags
 	framework.Output

@@ -321,47 +321,6 @@ func TestNegativeIDs(t *testing.T) {
 	}
 }
 
-// Issue 8 item 5: a woodpecker target whose logs in scope have segments refuses.
-func TestWoodpeckerTargetMustBeEmpty(t *testing.T) {
-	e := newEnv(t, commonpb.WALName_Pulsar)
-	l := e.inst.Layout
-	e.put(l.WoodpeckerPrefix()+"logs/"+e.pc(0)+"/segments/1", []byte("seg"))
-	e.put(l.WoodpeckerPrefix()+"logs/"+e.pc(0)+"/segments/2", []byte("seg"))
-	e.put(l.WoodpeckerPrefix()+"logs/"+e.pc(0)+"/metadata", []byte("log"))
-	e.put(models.WoodpeckerLegacyPrefix+"logs/"+e.pc(1)+"/segments/7", []byte("seg"))
-	e.put(l.WoodpeckerPrefix()+"logs/other-log/segments/1", []byte("seg")) // no pchannel in scope
-	for _, args := range []string{"--target-wal woodpecker", "--target-wal woodpecker --run", "--target-wal woodpecker --run --allow-growing"} {
-		msg := refusedUnchanged(t, e, args)
-		mustContain(t, msg, "woodpecker target is empty", l.WoodpeckerPrefix()+"logs/"+e.pc(0)+"/segments/ (2 segments)",
-			models.WoodpeckerLegacyPrefix+"logs/"+e.pc(1)+"/segments/ (1 segments)", "--allow-non-empty-target")
-		if strings.Contains(msg, "other-log/segments/ (") {
-			t.Fatal("a log of no pchannel in scope is named")
-		}
-	}
-	// Other targets do not look at woodpecker.
-	runOK(t, e, "--target-wal kafka")
-	wpBefore := e.dump()
-	res := runOK(t, e, "--target-wal woodpecker --allow-non-empty-target")
-	mustContain(t, strings.Join(res.Plan.Warnings, "\n"), "--allow-non-empty-target", e.pc(0)+"/segments/ (2 segments)")
-	overridden := false
-	for _, g := range res.Plan.Gates {
-		overridden = overridden || (g.Name == "woodpecker target is empty" && g.OK && g.Overridden)
-	}
-	if !overridden {
-		t.Fatalf("gates %+v", res.Plan.Gates)
-	}
-	// The reset moves the positions onto woodpecker and leaves woodpecker's own metadata alone.
-	after := e.dump()
-	for k, v := range wpBefore {
-		if (strings.HasPrefix(k, l.WoodpeckerPrefix()) || strings.HasPrefix(k, models.WoodpeckerLegacyPrefix)) && after[k] != v {
-			t.Fatalf("%s changed", k)
-		}
-	}
-	if after[e.inst.Layout.Root(models.MQTypeConfigKey)] != "woodpecker" {
-		t.Fatal("mq.type not set to woodpecker")
-	}
-}
-
 // Issue 8 item 6 and issue 9 items 4 and 10: what the reset does not
 // rewrite, or writes with care, is said.
 func TestWarnings(t *testing.T) {
@@ -430,6 +389,6 @@ func TestHelpResetCheckpoint(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	mustContain(t, out, "alter_wal_state", "mq.type", "--allow-non-empty-target", "woodpecker's logs", "every other pchannel is already on the target",
+	mustContain(t, out, "alter_wal_state", "mq.type", "--allow-non-empty-target", "woodpecker's metadata holds logs", "--wp-meta-prefix", "every other pchannel is already on the target",
 		"Example:", "reset checkpoint --target-wal kafka --run")
 }

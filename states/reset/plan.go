@@ -17,6 +17,7 @@ import (
 	"github.com/heron-shell/heron/models/msgid"
 	"github.com/heron-shell/heron/states/gates"
 	"github.com/heron-shell/heron/states/instance"
+	"github.com/heron-shell/heron/states/woodpecker"
 )
 
 // collectionPageSize bounds a page of collection infos, whose schemas can be large.
@@ -39,6 +40,8 @@ type Plan struct {
 	params  Params
 	gates   []Gate   // the context's gates (sessions, broadcast tasks, woodpecker target)
 	notes   []string // the context's warnings (replication, unknown keys and fields, woodpecker)
+	// wpEffective is woodpecker's effective metadata prefix (woodpecker targets).
+	wpEffective *woodpecker.Effective
 }
 
 // Build is reset checkpoint's plan: it reads the instance's context at one
@@ -203,15 +206,8 @@ func readContext(ctx context.Context, inst *instance.Instance, p *Params) (*Plan
 	if len(laterFields) > 0 {
 		pl.notes = append(pl.notes, "consume checkpoints with fields heron does not know, kept byte for byte: "+listKeys(laterFields))
 	}
-	if planner.WAL == commonpb.WALName_WoodPecker {
-		g, err := woodpeckerGate(ctx, inst, rev, func(pc string) bool { return known[pc] && planner.InScope(pc) }, p.AllowNonEmptyTarget)
-		if err != nil {
-			return nil, err
-		}
-		if g.Overridden {
-			pl.notes = append(pl.notes, g.Detail)
-		}
-		pl.gates = append(pl.gates, g)
+	if err := pl.checkWoodpecker(ctx, rev, known); err != nil {
+		return nil, err
 	}
 	targetReminder, err := pl.checkTarget(ctx, rev, known)
 	if err != nil {
@@ -231,7 +227,7 @@ func readContext(ctx context.Context, inst *instance.Instance, p *Params) (*Plan
 	pl.Gates = append([]Gate{}, pl.gates...)
 	pl.Warnings = []string{}
 	pl.NotTouched = notTouched(layout)
-	pl.Reminders = append(reminders(planner, layout), targetReminder...)
+	pl.Reminders = append(reminders(planner, pl.wpEffective), targetReminder...)
 	return pl, nil
 }
 
@@ -536,57 +532,6 @@ func sortedKeys(m map[string]bool) []string {
 	return out
 }
 
-// woodpeckerGate refuses a woodpecker target whose logs of pchannels in
-// scope (of this instance: Milvus names its logs after them) have segments, under {root}/wp/logs/ or the legacy woodpecker/logs/:
-// the target is not fresh, and Milvus would read those segments as its WAL.
-func woodpeckerGate(ctx context.Context, inst *instance.Instance, rev int64, inScope func(pchannel string) bool, allow bool) (Gate, error) {
-	type log struct {
-		key      string
-		segments int64
-	}
-	var logs []log
-	for _, prefix := range inst.Layout.WoodpeckerLogsPrefixes() {
-		index := map[string]int{}
-		_, err := inst.Scan(ctx, prefix, rev, func(page []instance.KV) error {
-			for _, kv := range page {
-				k, ok := inst.Layout.ParseWoodpeckerKey(kv.Key)
-				if !ok || !k.Segment || !inScope(k.Log) {
-					continue
-				}
-				i, seen := index[k.Log]
-				if !seen {
-					i = len(logs)
-					index[k.Log] = i
-					logs = append(logs, log{key: k.Prefix + k.Log + "/segments/"})
-				}
-				logs[i].segments++
-			}
-			return nil
-		})
-		if err != nil {
-			return Gate{}, err
-		}
-	}
-	g := Gate{Name: "woodpecker target is empty", OK: true,
-		Detail: "no woodpecker log of a pchannel in scope has segments (" + strings.Join(inst.Layout.WoodpeckerLogsPrefixes(), ", ") + ")"}
-	if len(logs) == 0 {
-		return g, nil
-	}
-	var named []string
-	for _, l := range logs {
-		named = append(named, fmt.Sprintf("%s (%d segments)", l.key, l.segments))
-	}
-	g.OK, g.Count, g.Keys = false, int64(len(logs)), named[:min(len(named), maxGateKeys)]
-	g.Detail = "woodpecker logs of pchannels in scope have segments, so the target WAL is not fresh: " + strings.Join(named, ", ") +
-		"; empty them (or pass --allow-non-empty-target to go on)"
-	if allow {
-		g.OK, g.Overridden = true, true
-		g.Detail = "--allow-non-empty-target: woodpecker logs of pchannels in scope have segments: " + strings.Join(named, ", ") +
-			"; Milvus will read them as its WAL from the earliest position"
-	}
-	return g, nil
-}
-
 // listKeys joins at most maxGateKeys keys, saying how many more there are.
 func listKeys(keys []string) string {
 	if len(keys) <= maxGateKeys {
@@ -624,14 +569,22 @@ func notTouched(l models.Layout) []string {
 	}
 }
 
-func reminders(p *Planner, l models.Layout) []string {
+func reminders(p *Planner, wp *woodpecker.Effective) []string {
+	fresh := "the target WAL must be fresh: empty topics"
+	if wp != nil {
+		fresh = "the target WAL must be fresh: no log of the pchannels in woodpecker's metadata under the effective prefix " + wp.Describe() +
+			" (reset wal --target woodpecker empties them); a woodpecker.meta.prefix set in milvus.yaml is not visible to heron: pass --wp-meta-prefix"
+	}
 	r := []string{
 		fmt.Sprintf("set mq.type to %s in milvus.yaml (or your deployment's config) before starting Milvus", p.WALName),
-		fmt.Sprintf("the target WAL must be fresh: empty topics%s", map[bool]string{true: ", and no segments in woodpecker's logs of the pchannels (" + l.Root("wp/logs/") + ")", false: ""}[p.WAL == commonpb.WALName_WoodPecker]),
+		fresh,
 		"keep the backup file: restore --file BACKUP --run puts every changed key back as it was",
 	}
-	if p.WAL == commonpb.WALName_RocksMQ {
-		r = append(r, "rocksmq as a target needs a Milvus build that initialises rocksmq lazily (3.0.0 does not); the metadata written is correct either way")
+	switch p.WAL {
+	case commonpb.WALName_RocksMQ:
+		r = append(r, "rocksmq as a target stalls on Milvus 2.6.23 and 3.0.0 (\"Rmq server is nil\": their rocksmq WAL builder needs the server that only starts when rocksmq was the WAL from process start), and master refuses rocksmq outside standalone mode; the metadata written is correct either way")
+	case commonpb.WALName_WoodPecker:
+		r = append(r, "woodpecker.storage.type local keeps each streamingnode's data on its own disk, and late 2.6 builds panic on it in cluster mode: use minio (Milvus's default) or service in a cluster")
 	}
 	return r
 }

@@ -462,6 +462,10 @@ func (p *Planner) Describe(k models.Key, value []byte, d Decision) (before, afte
 			}
 		}
 	}
+	if p.WAL == commonpb.WALName_WoodPecker && strings.HasSuffix(before, " 0:0") {
+		// Woodpecker's empty earliest, rewritten to the explicit form.
+		before, after = before+" (empty form)", after+" (explicit zero fields)"
+	}
 	return before, after
 }
 

@@ -114,10 +114,13 @@ func TestPlannerScope(t *testing.T) {
 
 func TestEarliestBytesAreMilvus(t *testing.T) {
 	want := map[string][2]string{
-		"kafka":      {"0000000000000000", "0"},
-		"rocksmq":    {"0000000000000000", "0"},
-		"pulsar":     {"08ffffffffffffffffff0110ffffffffffffffffff0118ffffffffffffffffff0120ffffffffffffffffff013000", "CP///////////wEQ////////////ARj///////////8BIP///////////wEwAA=="},
-		"woodpecker": {"", ""},
+		"kafka":   {"0000000000000000", "0"},
+		"rocksmq": {"0000000000000000", "0"},
+		"pulsar":  {"08ffffffffffffffffff0110ffffffffffffffffff0118ffffffffffffffffff0120ffffffffffffffffff013000", "CP///////////wEQ////////////ARj///////////8BIP///////////wEwAA=="},
+		// {0,0} with explicit zero fields: Milvus's readers take it as its own
+		// empty form (tests/golden/testdata/wp_earliest.json), 3.x's migration
+		// does not refuse it.
+		"woodpecker": {"08001000", "CAAQAA=="},
 	}
 	for name, w := range want {
 		p, _ := NewPlanner(name, nil, Context{})

@@ -177,7 +177,7 @@ func TestDryRunWritesNothing(t *testing.T) {
 		t.Fatalf("plan %+v", s)
 	}
 	mustContain(t, strings.Join(s.NotTouched, "\n"), "channel-removal", "schema", "kv/", "replicat", "pchannel", "tombstone")
-	mustContain(t, strings.Join(s.Reminders, "\n"), "mq.type", "fresh", "wp/")
+	mustContain(t, strings.Join(s.Reminders, "\n"), "mq.type", "fresh", "effective prefix by-dev/woodpecker/")
 	if len(s.Deletions) != 1 || s.Deletions[0].Unit != "prefix" || s.Deletions[0].Prefixes[0] != e.meta(models.QueryTargetPrefix) || s.Deletions[0].Count != 3 {
 		t.Fatalf("deletions %+v", s.Deletions)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/heron-shell/heron/models/msgid"
 	"github.com/heron-shell/heron/states/instance"
 	"github.com/heron-shell/heron/states/targetcheck"
+	"github.com/heron-shell/heron/states/woodpecker"
 )
 
 // CheckpointParam is `show checkpoint`.
@@ -25,6 +26,7 @@ type CheckpointParam struct {
 	framework.ParamBase `use:"show checkpoint" desc:"consume checkpoint of every pchannel and the position datacoord would seek each vchannel to" example:"show checkpoint --pchannel by-dev-rootcoord-dml_0 --wide"`
 	Collection          int64  `name:"collection" default:"0" placeholder:"ID" desc:"only the vchannels (and their pchannels) of this collection ID (all when omitted)"`
 	PChannel            string `name:"pchannel" default:"" placeholder:"PCHANNEL" desc:"only this pchannel and its vchannels (all when omitted)"`
+	WPMetaPrefix        string `name:"wp-meta-prefix" default:"" placeholder:"PREFIX" desc:"woodpecker.meta.prefix as milvus.yaml sets it (default: an etcd config override, else woodpecker)"`
 	Wide
 	targetcheck.Flags
 	framework.Output
@@ -83,17 +85,41 @@ type AlterWALRow struct {
 	Description string `json:"description"`
 }
 
-// WoodpeckerLogRow is one log in woodpecker's own metadata (Milvus names logs
-// after pchannels): a log with segments holds data.
+// WoodpeckerLogRow is one log in woodpecker's own metadata named after a
+// pchannel of this instance (Milvus names logs after pchannels): a log with
+// segments holds data; one with a truncation point and no segments is not
+// fresh either.
 type WoodpeckerLogRow struct {
 	Log string `json:"log"`
-	// Prefix is the absolute logs prefix it was found under: {root}/wp/logs/ or
-	// the legacy top-level woodpecker/logs/.
-	Prefix   string `json:"prefix"`
-	Legacy   bool   `json:"legacy"`
-	Segments int64  `json:"segments"`
-	// PChannel: the log is named after a pchannel of this instance.
+	// Prefix is the absolute logs prefix it was found under ({P}/logs/, P
+	// one of woodpecker.prefixes), MetaPrefix the P.
+	Prefix     string `json:"prefix"`
+	MetaPrefix string `json:"meta_prefix"`
+	// Legacy: under the top-level woodpecker/ that every instance shares.
+	Legacy bool `json:"legacy"`
+	// Effective: under the prefix woodpecker uses (woodpecker.effective).
+	Effective bool  `json:"effective"`
+	LogID     int64 `json:"log_id"`
+	Segments  int64 `json:"segments"`
+	// FirstSegment and LastSegment are the segments' range, -1 when none.
+	FirstSegment int64 `json:"first_segment"`
+	LastSegment  int64 `json:"last_segment"`
+	// TruncatedSegment and TruncatedEntry are the truncation point; -1: none.
+	TruncatedSegment int64 `json:"truncated_segment"`
+	TruncatedEntry   int64 `json:"truncated_entry"`
+	// Keys counts every key of the log (LogMeta, lock, segments, reader,
+	// clean-up and parked copies).
+	Keys int64 `json:"keys"`
+	// PChannel: the log is named after a pchannel of this instance (always
+	// true: other logs are counted in woodpecker.prefixes, not listed).
 	PChannel bool `json:"pchannel"`
+}
+
+// WoodpeckerMeta is where woodpecker's metadata is: the prefix a woodpecker
+// client would use and every prefix looked at (states/woodpecker).
+type WoodpeckerMeta struct {
+	Effective woodpecker.Effective `json:"effective"`
+	Prefixes  []woodpecker.Prefix  `json:"prefixes"`
 }
 
 // VChannelRow is one vchannel and the position datacoord would seek it to;
@@ -127,6 +153,7 @@ type CheckpointResult struct {
 	VChannels      []VChannelRow      `json:"vchannels"`
 	SplitPChannels []string           `json:"split_pchannels"`
 	WoodpeckerLogs []WoodpeckerLogRow `json:"woodpecker_logs"`
+	Woodpecker     WoodpeckerMeta     `json:"woodpecker"`
 	// wide: the table shows every column in full (--wide).
 	wide           bool
 	generationNote string
@@ -136,7 +163,7 @@ func runCheckpoint(ctx context.Context, inst *instance.Instance, p *CheckpointPa
 	if err := p.Flags.Validate("show checkpoint", ""); err != nil {
 		return nil, err
 	}
-	res, err := Checkpoints(ctx, inst, p.Collection, p.PChannel, out.Stderr)
+	res, err := Checkpoints(ctx, inst, p.Collection, p.PChannel, p.WPMetaPrefix, out.Stderr)
 	if err != nil {
 		return nil, err
 	}
@@ -221,7 +248,8 @@ func (s *checkpointScan) count(pchannel string, wal commonpb.WALName) {
 // and the seek position of every vchannel, with warnings written to warn.
 // collection (0: all) and pchannel ("": all) narrow what is reported; the
 // split-state counts of a reported pchannel always cover all its positions.
-func Checkpoints(ctx context.Context, inst *instance.Instance, collection int64, pchannel string, warn io.Writer) (*CheckpointResult, error) {
+// wpMetaPrefix is woodpecker.meta.prefix ("": an etcd override or the default).
+func Checkpoints(ctx context.Context, inst *instance.Instance, collection int64, pchannel, wpMetaPrefix string, warn io.Writer) (*CheckpointResult, error) {
 	if warn == nil {
 		warn = io.Discard
 	}
@@ -245,13 +273,23 @@ func Checkpoints(ctx context.Context, inst *instance.Instance, collection int64,
 	if err != nil {
 		return nil, err
 	}
-	logs, err := woodpeckerLogs(ctx, inst, rev, s.warnf)
+	pchannels := map[string]bool{}
+	for name := range s.pchannels {
+		pchannels[name] = true
+	}
+	inv, err := woodpecker.Find(ctx, inst, rev, woodpecker.Options{MetaPrefix: wpMetaPrefix, PChannels: pchannels})
 	if err != nil {
 		return nil, err
 	}
 	res, err := s.result(rev)
 	if err != nil {
 		return nil, err
+	}
+	res.Woodpecker = WoodpeckerMeta{Effective: inv.Effective, Prefixes: inv.Prefixes}
+	for _, p := range inv.Prefixes {
+		if !p.Readable {
+			s.warnf("woodpecker metadata under %s/ not read: %s", p.Prefix, p.Error)
+		}
 	}
 	if err := addGeneration(ctx, inst, res); err != nil {
 		return nil, err
@@ -260,51 +298,16 @@ func Checkpoints(ctx context.Context, inst *instance.Instance, collection int64,
 	for _, p := range res.PChannels {
 		reported[p.Name] = true
 	}
-	slices.SortStableFunc(logs, func(a, b WoodpeckerLogRow) int { return naturalCompare(a.Log, b.Log) })
+	logs := inv.InstanceLogs(func(pc string) bool { return (s.pchannel == "" && s.collection == 0) || reported[pc] })
+	slices.SortStableFunc(logs, func(a, b woodpecker.Log) int { return naturalCompare(a.Name, b.Name) })
 	for _, l := range logs {
-		l.PChannel = s.pchannels[l.Log] != nil
-		if (s.pchannel == "" && s.collection == 0) || reported[l.Log] {
-			res.WoodpeckerLogs = append(res.WoodpeckerLogs, l)
-		}
+		res.WoodpeckerLogs = append(res.WoodpeckerLogs, WoodpeckerLogRow{
+			Log: l.Name, Prefix: l.Prefix + "/logs/", MetaPrefix: l.Prefix, Legacy: l.Prefix == models.WoodpeckerLegacyRoot,
+			Effective: l.Effective, LogID: l.ID, Segments: l.Segments, FirstSegment: l.FirstSegment, LastSegment: l.LastSegment,
+			TruncatedSegment: l.TruncatedSegment, TruncatedEntry: l.TruncatedEntry, Keys: l.Keys, PChannel: true,
+		})
 	}
 	return res, nil
-}
-
-// woodpeckerLogs counts the segments of every log in woodpecker's metadata,
-// under both logs prefixes, at revision rev: one entry per log. A prefix the
-// user may not read (the legacy one lies outside the root path) is skipped
-// with a warning.
-func woodpeckerLogs(ctx context.Context, inst *instance.Instance, rev int64, warnf func(string, ...any)) ([]WoodpeckerLogRow, error) {
-	var out []WoodpeckerLogRow
-	for _, prefix := range inst.Layout.WoodpeckerLogsPrefixes() {
-		index := map[string]int{}
-		_, err := inst.Scan(ctx, prefix, rev, func(page []instance.KV) error {
-			for _, kv := range page {
-				k, ok := inst.Layout.ParseWoodpeckerKey(kv.Key)
-				if !ok {
-					continue
-				}
-				i, seen := index[k.Log]
-				if !seen {
-					i = len(out)
-					index[k.Log] = i
-					out = append(out, WoodpeckerLogRow{Log: k.Log, Prefix: k.Prefix, Legacy: k.Legacy})
-				}
-				if k.Segment {
-					out[i].Segments++
-				}
-			}
-			return nil
-		})
-		if instance.IsPermissionDenied(err) {
-			warnf("woodpecker logs under %s not read: %v", prefix, err)
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
 }
 
 func (s *checkpointScan) add(e instance.Entry) error {
@@ -633,21 +636,8 @@ func (r *CheckpointResult) Table(w io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(w, "%d pchannel(s), %d vchannel(s)\n", len(r.PChannels), len(r.VChannels))
-	if len(r.WoodpeckerLogs) > 0 {
-		fmt.Fprintln(w)
-		fmt.Fprintln(w, "WOODPECKER LOGS (woodpecker's own metadata; a log with segments holds data)")
-		t := newTable(w, "LOG", "PREFIX", "SEGMENTS", "NOTE")
-		for _, l := range r.WoodpeckerLogs {
-			var notes []string
-			if l.Legacy {
-				notes = append(notes, "legacy top-level prefix")
-			}
-			if !l.PChannel {
-				notes = append(notes, "not a pchannel of this instance")
-			}
-			t.row(l.Log, l.Prefix, i64(l.Segments), strings.Join(notes, "; "))
-		}
-		if err := t.flush(); err != nil {
+	if r.showWoodpecker() {
+		if err := r.woodpeckerBlock(w); err != nil {
 			return err
 		}
 	}
@@ -782,8 +772,15 @@ func (r *CheckpointResult) Lines(w io.Writer) error {
 			}
 		}
 	}
+	if r.showWoodpecker() {
+		e := r.Woodpecker.Effective
+		if err := line(w, "woodpecker", "effective_prefix", e.Prefix, "reason", e.Reason, "meta_prefix", e.MetaPrefix, "from", e.From); err != nil {
+			return err
+		}
+	}
 	for _, l := range r.WoodpeckerLogs {
-		if err := line(w, "woodpecker_log", "log", l.Log, "prefix", l.Prefix, "segments", i64(l.Segments), "legacy", boolS(l.Legacy), "pchannel", boolS(l.PChannel)); err != nil {
+		if err := line(w, "woodpecker_log", "log", l.Log, "prefix", l.Prefix, "segments", i64(l.Segments), "legacy", boolS(l.Legacy), "pchannel", boolS(l.PChannel),
+			"log_id", i64(l.LogID), "effective", boolS(l.Effective), "truncated", truncText(l.TruncatedSegment, l.TruncatedEntry), "keys", i64(l.Keys)); err != nil {
 			return err
 		}
 	}
@@ -809,4 +806,74 @@ func joinInt32(vs []int32) string {
 		parts[i] = i32(v)
 	}
 	return strings.Join(parts, ",")
+}
+
+// showWoodpecker: the table shows woodpecker's section when it lists logs or
+// a pchannel's consume checkpoint is on woodpecker.
+func (r *CheckpointResult) showWoodpecker() bool {
+	if len(r.WoodpeckerLogs) > 0 {
+		return true
+	}
+	for _, p := range r.PChannels {
+		if p.WAL == "woodpecker" {
+			return true
+		}
+	}
+	return false
+}
+
+func segmentsText(l WoodpeckerLogRow) string {
+	if l.Segments == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%d (%d-%d)", l.Segments, l.FirstSegment, l.LastSegment)
+}
+
+func truncText(seg, entry int64) string {
+	if seg < 0 && entry < 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%d:%d", seg, entry)
+}
+
+func idOrDash(id int64) string {
+	if id < 0 {
+		return "-"
+	}
+	return i64(id)
+}
+
+func (r *CheckpointResult) woodpeckerPrefixes() string {
+	var out []string
+	for _, p := range r.Woodpecker.Prefixes {
+		out = append(out, p.Prefix+"/")
+	}
+	return strings.Join(out, ", ")
+}
+
+// woodpeckerBlock is the table's woodpecker section: the effective prefix,
+// then the instance's logs.
+func (r *CheckpointResult) woodpeckerBlock(w io.Writer) error {
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "WOODPECKER LOGS of this instance's pchannels (woodpecker's own metadata)")
+	fmt.Fprintln(w, "effective prefix: "+r.Woodpecker.Effective.Describe())
+	if len(r.WoodpeckerLogs) == 0 {
+		fmt.Fprintln(w, "no log of this instance's pchannels under "+r.woodpeckerPrefixes())
+		return nil
+	}
+	t := newTable(w, "LOG", "PREFIX", "LOG ID", "SEGMENTS", "TRUNCATED AT", "NOTE")
+	for _, l := range r.WoodpeckerLogs {
+		var notes []string
+		if l.Legacy {
+			notes = append(notes, "legacy top-level prefix, shared by every instance")
+		}
+		if !l.Effective {
+			notes = append(notes, "not the effective prefix")
+		}
+		if l.Segments == 0 && l.TruncatedSegment >= 0 {
+			notes = append(notes, "truncated without segments: not fresh")
+		}
+		t.row(l.Log, l.Prefix, idOrDash(l.LogID), segmentsText(l), truncText(l.TruncatedSegment, l.TruncatedEntry), strings.Join(notes, "; "))
+	}
+	return t.flush()
 }

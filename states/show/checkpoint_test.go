@@ -3,6 +3,7 @@ package show
 import (
 	"encoding/base64"
 	"encoding/hex"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -407,55 +408,88 @@ func TestShowCheckpointSplitUndecodableUntagged(t *testing.T) {
 	}
 }
 
-// Woodpecker's own logs are reported under both prefixes, with their segment counts.
+// Woodpecker's own logs of the instance's pchannels are reported under every
+// prefix, with log id, segments and truncation point, and the effective
+// prefix is named (issue 13 item 1).
 func TestShowCheckpointWoodpeckerLogs(t *testing.T) {
 	e := seeded(t, commonpb.WALName_WoodPecker)
 	res, _ := runJSON[CheckpointResult](e, "show checkpoint")
 	if res.WoodpeckerLogs == nil || len(res.WoodpeckerLogs) != 0 {
 		t.Errorf("woodpecker_logs %v on an instance without woodpecker metadata, want []", res.WoodpeckerLogs)
 	}
-	wp := "by-dev/wp/logs/"
-	e.putAbs(wp+e.pch(0), []byte("log-meta"))
-	e.putAbs(wp+e.pch(0)+"/segments/0", []byte("seg"))
-	e.putAbs(wp+e.pch(0)+"/segments/1", []byte("seg"))
-	e.putAbs(wp+e.pch(1), []byte("log-meta"))
-	e.putAbs(wp+e.pch(1)+"/lock", []byte("lock"))
-	e.putAbs(wp+"other-log/segments/3", []byte("seg"))
-	e.putAbs("woodpecker/logs/"+e.pch(2)+"/segments/7", []byte("seg"))
-	e.putAbs("by-dev/wp/logidgen", []byte("9"))
-
-	res, _ = runJSON[CheckpointResult](e, "show checkpoint")
-	got := map[string]WoodpeckerLogRow{}
-	for _, l := range res.WoodpeckerLogs {
-		got[l.Prefix+l.Log] = l
-	}
-	want := []WoodpeckerLogRow{
-		{Log: e.pch(0), Prefix: wp, Segments: 2, PChannel: true},
-		{Log: e.pch(1), Prefix: wp, Segments: 0, PChannel: true},
-		{Log: "other-log", Prefix: wp, Segments: 1},
-		{Log: e.pch(2), Prefix: "woodpecker/logs/", Legacy: true, Segments: 1, PChannel: true},
-	}
-	if len(res.WoodpeckerLogs) != len(want) {
-		t.Errorf("woodpecker_logs %+v", res.WoodpeckerLogs)
-	}
-	for _, w := range want {
-		if g := got[w.Prefix+w.Log]; g != w {
-			t.Errorf("log %s%s: %+v, want %+v", w.Prefix, w.Log, g, w)
-		}
+	if res.Woodpecker.Effective.Prefix != "by-dev/woodpecker" || res.Woodpecker.Effective.Reason != "default" || len(res.Woodpecker.Prefixes) != 3 {
+		t.Errorf("woodpecker %+v", res.Woodpecker)
 	}
 	table, _ := e.mustRun("show checkpoint")
-	for _, s := range []string{"WOODPECKER LOGS", wp, "woodpecker/logs/", "legacy top-level prefix", "not a pchannel of this instance"} {
+	for _, s := range []string{"effective prefix: by-dev/woodpecker/ (default", "no log of this instance's pchannels under by-dev/woodpecker/, woodpecker/, by-dev/wp/"} {
 		if !strings.Contains(table, s) {
 			t.Errorf("table lacks %q:\n%s", s, table)
 		}
 	}
-	res, _ = runJSON[CheckpointResult](e, "show checkpoint --pchannel "+e.pch(0))
-	if len(res.WoodpeckerLogs) != 1 || res.WoodpeckerLogs[0].Log != e.pch(0) || res.WoodpeckerLogs[0].Segments != 2 {
+
+	def, wp := "by-dev/woodpecker", "by-dev/wp"
+	e.putAbs(def+"/logs/"+e.pch(0), sample.WPLogMeta(1, -1, -1))
+	e.putAbs(def+"/logs/"+e.pch(0)+"/segments/0", sample.WPSegment(0, 3, 9, 10))
+	e.putAbs(def+"/logs/"+e.pch(0)+"/segments/1", sample.WPSegment(1, 0, 3, 10))
+	e.putAbs(def+"/logs/"+e.pch(1), sample.WPLogMeta(2, 4, 17)) // truncated, no segments
+	e.putAbs(def+"/logs/"+e.pch(1)+"/lock", []byte("lock"))
+	e.putAbs(def+"/logs/other-log", sample.WPLogMeta(3, -1, -1))
+	e.putAbs(def+"/logidgen", []byte("3"))
+	e.putAbs(wp+"/logs/"+e.pch(2)+"/segments/7", sample.WPSegment(7, 3, 1, 1))
+
+	res, _ = runJSON[CheckpointResult](e, "show checkpoint")
+	want := []WoodpeckerLogRow{
+		{Log: e.pch(0), Prefix: def + "/logs/", MetaPrefix: def, Effective: true, LogID: 1, Segments: 2, FirstSegment: 0, LastSegment: 1,
+			TruncatedSegment: -1, TruncatedEntry: -1, Keys: 3, PChannel: true},
+		{Log: e.pch(1), Prefix: def + "/logs/", MetaPrefix: def, Effective: true, LogID: 2, FirstSegment: -1, LastSegment: -1,
+			TruncatedSegment: 4, TruncatedEntry: 17, Keys: 2, PChannel: true},
+		{Log: e.pch(2), Prefix: wp + "/logs/", MetaPrefix: wp, LogID: -1, Segments: 1, FirstSegment: 7, LastSegment: 7,
+			TruncatedSegment: -1, TruncatedEntry: -1, Keys: 1, PChannel: true},
+	}
+	if !reflect.DeepEqual(res.WoodpeckerLogs, want) {
+		t.Errorf("woodpecker_logs %+v\nwant %+v", res.WoodpeckerLogs, want)
+	}
+	table, _ = e.mustRun("show checkpoint")
+	for _, s := range []string{"WOODPECKER LOGS", "4:17", "truncated without segments: not fresh", "2 (0-1)", "not the effective prefix"} {
+		if !strings.Contains(table, s) {
+			t.Errorf("table lacks %q:\n%s", s, table)
+		}
+	}
+	if strings.Contains(table, "other-log") {
+		t.Errorf("a log of no pchannel of the instance is listed:\n%s", table)
+	}
+	res, _ = runJSON[CheckpointResult](e, "show checkpoint --pchannel "+e.pch(1))
+	if len(res.WoodpeckerLogs) != 1 || res.WoodpeckerLogs[0].Log != e.pch(1) || res.WoodpeckerLogs[0].TruncatedEntry != 17 {
 		t.Errorf("--pchannel: woodpecker_logs %+v", res.WoodpeckerLogs)
 	}
 	lines, _ := e.mustRun("show checkpoint --format line")
-	if !strings.Contains(lines, "kind=woodpecker_log log="+e.pch(0)+" prefix="+wp+" segments=2") {
-		t.Errorf("line format:\n%s", lines)
+	for _, s := range []string{
+		"kind=woodpecker effective_prefix=by-dev/woodpecker reason=default meta_prefix=woodpecker from=default\n",
+		"kind=woodpecker_log log=" + e.pch(0) + " prefix=" + def + "/logs/ segments=2 legacy=false pchannel=true log_id=1 effective=true truncated=- keys=3\n",
+		"truncated=4:17",
+	} {
+		if !strings.Contains(lines, s) {
+			t.Errorf("line format lacks %q:\n%s", s, lines)
+		}
+	}
+
+	// A legacy key makes the shared top-level prefix effective; --wp-meta-prefix names another configured one.
+	e.putAbs("woodpecker/logs/"+e.pch(2), sample.WPLogMeta(9, -1, -1))
+	e.putAbs("by-dev/mine/logs/"+e.pch(0), sample.WPLogMeta(1, -1, -1))
+	res, _ = runJSON[CheckpointResult](e, "show checkpoint --wp-meta-prefix mine")
+	eff := res.Woodpecker.Effective
+	if eff.Prefix != "woodpecker" || eff.Reason != "legacy" || eff.Configured != "by-dev/mine" || eff.From != "--wp-meta-prefix" {
+		t.Errorf("effective %+v", eff)
+	}
+	found := map[string]bool{}
+	for _, l := range res.WoodpeckerLogs {
+		found[l.MetaPrefix+" "+l.Log] = l.Effective
+	}
+	if eff, ok := found["woodpecker "+e.pch(2)]; !ok || !eff {
+		t.Errorf("legacy log: %v", found)
+	}
+	if _, ok := found["by-dev/mine "+e.pch(0)]; !ok {
+		t.Errorf("configured log: %v", found)
 	}
 }
 

@@ -57,6 +57,7 @@ func main() {
 	}
 	writeJSON(filepath.Join(out, "protos.json"), protos)
 	writeShowProtos(out)
+	writeJSON(filepath.Join(out, "wp_earliest.json"), wpEarliestReadings())
 	fmt.Printf("wrote %d message-id vectors and %d proto vectors to %s\n", len(ids), len(protos), out)
 }
 

@@ -110,6 +110,8 @@ func msgPositionVectors() []protoVector {
 			"msgID from mqwrapper/kafka.SerializeKafkaID (same body as rocksmq server.SerializeRmqID)"),
 		pv(t, "woodpecker_earliest", pos(vch0, mqwp.NewWoodpeckerID(&wpEarliest).Serialize(), ts1, commonpb.WALName_WoodPecker),
 			"msgID is empty: only WAL_name marks it"),
+		pv(t, "woodpecker_earliest_explicit", pos(vch0, explicitWoodpeckerEarliest(), ts1, commonpb.WALName_WoodPecker),
+			"msgID {0,0} with both fields written (see wp_earliest.json): what heron writes"),
 		pv(t, "woodpecker_s3_e12", pos(vch0, mqwp.NewWoodpeckerID(&wplog.LogMessageId{SegmentId: 3, EntryId: 12}).Serialize(), ts1, commonpb.WALName_WoodPecker), ""),
 		pv(t, "dropped_channel_cp", &msgpb.MsgPosition{ChannelName: vch1, Timestamp: math.MaxUint64},
 			"a dropped vchannel's channel-cp: empty msgID, timestamp MaxUint64"),
@@ -259,6 +261,8 @@ func walCheckpointVectors() []protoVector {
 		pv(t, "rocksmq_id_0", &streamingpb.WALCheckpoint{MessageId: &commonpb.MessageID{Id: message.EncodeInt64(0), WALName: commonpb.WALName_RocksMQ}, TimeTick: ts2, RecoveryMagic: 1}, ""),
 		pv(t, "woodpecker_earliest", &streamingpb.WALCheckpoint{MessageId: walwp.NewWpID(&wpEarliest).IntoProto(), TimeTick: ts2, RecoveryMagic: 1},
 			"message_id holds only WAL_name=WoodPecker"),
+		pv(t, "woodpecker_earliest_explicit", &streamingpb.WALCheckpoint{MessageId: explicitWoodpeckerMessageID(), TimeTick: ts2, RecoveryMagic: 1},
+			"message_id {0,0} with both fields written, as text (see wp_earliest.json): what heron writes"),
 	}
 }
 
