@@ -17,7 +17,7 @@ type Command struct {
 	spec      *commandSpec
 	paramType reflect.Type
 	write     bool
-	exec      func(ctx context.Context, p any, m mode, w WriteIO) (Result, error)
+	exec      func(ctx context.Context, p any, m Mode, w WriteIO) (Result, error)
 }
 
 // Path is the command's words joined by spaces.
@@ -33,25 +33,6 @@ func (c *Command) Flags() []string {
 		names[i] = f.Name
 	}
 	return names
-}
-
-// Plan is what a write command builds before it writes anything: rendered as
-// a Result, it says what would change and each gate's verdict. Build reads
-// what the gates and the per-key function need; Preview or Apply then decide
-// every key in one scan.
-type Plan interface {
-	Result
-	// Refusal is nil when every gate decided so far passed, else why the
-	// write is refused.
-	Refusal() error
-	// Preview decides every key without writing: the dry run.
-	Preview(ctx context.Context) error
-	// Apply decides every key while it backs them up, has w approve the plan
-	// before the first write (WriteIO.Approve), writes, verifies, and returns
-	// what it did. A refusal found while deciding is returned as a
-	// *RefusedError (the framework then renders the plan, not the result); a
-	// plan not approved returns ErrNotConfirmed.
-	Apply(ctx context.Context, w WriteIO) (Result, error)
 }
 
 // ErrNotConfirmed is what a plan's Apply returns when the question before the
@@ -95,9 +76,11 @@ func (w WriteIO) Approve(ctx context.Context, plan Result, keys int64, root stri
 type WriteFlags struct {
 	MaxTxnOps int    `name:"max-txn-ops" default:"128" desc:"at most this many keys per etcd transaction (etcd's --max-txn-ops)"`
 	BackupDir string `name:"backup-dir" default:"." placeholder:"DIR" desc:"folder of the backup file written before the first write"`
+	PlanOut   string `name:"plan-out" placeholder:"FILE" desc:"also save the staged plan (checksummed, no credentials) to FILE, for apply --file FILE --run"`
 }
 
-func (f *WriteFlags) writeFlags() *WriteFlags { return f }
+// WriteOptions are the write flags of a param struct that embeds them.
+func (f *WriteFlags) WriteOptions() *WriteFlags { return f }
 
 // Flag descriptions of the flags Write adds.
 const (
@@ -105,8 +88,9 @@ const (
 	yesFlagDesc = "with --run: write without asking on a terminal"
 )
 
-// mode is what the framework flags of a command line asked for.
-type mode struct{ run, yes bool }
+// Mode is what the framework flags of a write command line asked for:
+// --run, and --yes (with --run).
+type Mode struct{ Run, Yes bool }
 
 // IO is where a read command's output goes: the shell renders the command's
 // Result to Stdout; the command writes progress, warnings and notices to
@@ -120,7 +104,7 @@ type IO struct {
 // writers in out, not from the context.
 func Read[S any, P any](s S, run func(ctx context.Context, s S, p *P, out IO) (Result, error)) *Command {
 	c := newCommand[P](false)
-	c.exec = func(ctx context.Context, p any, _ mode, w WriteIO) (Result, error) {
+	c.exec = func(ctx context.Context, p any, _ Mode, w WriteIO) (Result, error) {
 		out := IO{Stdout: orDiscard(w.Stdout), Stderr: orDiscard(w.Stderr)}
 		res, err := run(ctx, s, p.(*P), out)
 		if res != nil {
@@ -140,63 +124,17 @@ func orDiscard(w io.Writer) io.Writer {
 	return w
 }
 
-// Write binds a write command to the state value s; it gets the flags --run
-// and --yes. The framework builds the plan, then without --run previews it
-// and renders it (a dry run; a refusal is rendered too and exits 3); with
-// --run applies it (the plan approves itself through WriteIO before the first
-// write) and renders what Apply returns. build returns its own plan type.
-func Write[S any, P any, T any, L interface {
-	*T
-	Plan
-}](s S, build func(ctx context.Context, s S, p *P) (L, error)) *Command {
+// WriteCommand binds a write command: it gets the flags --run and --yes,
+// and exec does the rest (framework/apply.Command is the kit every write
+// command is built with: plan, view, ask, commit, verify).
+func WriteCommand[P any](exec func(ctx context.Context, p *P, m Mode, w WriteIO) (Result, error)) *Command {
 	c := newCommand[P](true)
-	c.exec = func(ctx context.Context, p any, m mode, w WriteIO) (Result, error) {
-		plan, err := build(ctx, s, p.(*P))
-		if err != nil {
-			return nil, err
-		}
-		if plan == nil {
-			return nil, fmt.Errorf("%s: built no plan", c.Path())
-		}
-		refuse := func(refusal error) (Result, error) {
-			if rerr := Render(w.Stdout, plan, w.Format); rerr != nil {
-				fmt.Fprintf(w.Stderr, "error: %v\n", rerr)
-			}
-			return nil, asRefused(refusal)
-		}
-		if !m.run {
-			if err := plan.Preview(ctx); err != nil {
-				return nil, err
-			}
-			if refusal := plan.Refusal(); refusal != nil {
-				return refuse(refusal)
-			}
-			if err := Render(w.Stdout, plan, w.Format); err != nil {
-				return nil, err
-			}
-			fmt.Fprintln(w.Stderr, "dry run: nothing was written; add --run to apply the plan")
-			return plan, nil
-		}
-		if refusal := plan.Refusal(); refusal != nil {
-			return refuse(refusal)
-		}
-		if m.yes {
+	c.exec = func(ctx context.Context, p any, m Mode, w WriteIO) (Result, error) {
+		w.Stdout, w.Stderr = orDiscard(w.Stdout), orDiscard(w.Stderr)
+		if m.Yes {
 			w.Confirm = nil
 		}
-		res, err := plan.Apply(ctx, w)
-		switch {
-		case errors.Is(err, ErrNotConfirmed):
-			fmt.Fprintln(w.Stderr, "nothing was written")
-			return nil, nil
-		case isRefused(err):
-			return refuse(err)
-		}
-		if res != nil {
-			if rerr := Render(w.Stdout, res, w.Format); rerr != nil && err == nil {
-				err = rerr
-			}
-		}
-		return res, err
+		return exec(ctx, p.(*P), m, w)
 	}
 	return c
 }
@@ -208,7 +146,7 @@ func newCommand[P any](write bool) *Command {
 		panic("framework: " + err.Error())
 	}
 	if write && (spec.flag("run") != nil || spec.flag("yes") != nil) {
-		panic(fmt.Sprintf("framework: command %q: --run and --yes are added by framework.Write; do not declare them", strings.Join(spec.Path, " ")))
+		panic(fmt.Sprintf("framework: command %q: --run and --yes are added by framework.WriteCommand; do not declare them", strings.Join(spec.Path, " ")))
 	}
 	if write {
 		spec.Flags = append(spec.Flags, &flagSpec{Name: "run", Kind: kindBool, Desc: runFlagDesc},
@@ -221,7 +159,7 @@ func newCommand[P any](write bool) *Command {
 var errHelp = errors.New("help requested")
 
 // parse builds the params from the words after the command path.
-func (c *Command) parse(args []string) (params any, m mode, err error) {
+func (c *Command) parse(args []string) (params any, m Mode, err error) {
 	name := c.Path()
 	pv := reflect.New(c.paramType)
 	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
@@ -230,9 +168,9 @@ func (c *Command) parse(args []string) (params any, m mode, err error) {
 	b := &flagBinding{cmd: name, sensitive: credentialCommands[name]}
 	for _, f := range c.spec.Flags {
 		if f.index == nil {
-			dst := &m.yes
+			dst := &m.Yes
 			if f.Name == "run" {
-				dst = &m.run
+				dst = &m.Run
 			}
 			fs.BoolVar(dst, f.Name, false, f.Desc)
 			fl := fs.Lookup(f.Name)
@@ -244,47 +182,47 @@ func (c *Command) parse(args []string) (params any, m mode, err error) {
 	if err := fs.Parse(args); err != nil {
 		switch {
 		case errors.Is(err, pflag.ErrHelp):
-			return nil, mode{}, errHelp
+			return nil, Mode{}, errHelp
 		case b.err != nil:
-			return nil, mode{}, b.err
+			return nil, Mode{}, b.err
 		case b.sensitive && !strings.HasPrefix(err.Error(), "unknown flag: --"):
-			return nil, mode{}, Usagef("%s: cannot read the flags (write --name VALUE or --name=VALUE)", name)
+			return nil, Mode{}, Usagef("%s: cannot read the flags (write --name VALUE or --name=VALUE)", name)
 		}
-		return nil, mode{}, Usagef("%s: %v", name, err)
+		return nil, Mode{}, Usagef("%s: %v", name, err)
 	}
 	if rest := fs.Args(); len(rest) > 0 {
 		if b.sensitive {
-			return nil, mode{}, Usagef("%s: unexpected argument %d: not a flag (flags start with --)", name, positional(fs, args)+1)
+			return nil, Mode{}, Usagef("%s: unexpected argument %d: not a flag (flags start with --)", name, positional(fs, args)+1)
 		}
-		return nil, mode{}, Usagef("%s: unexpected argument %q (flags start with --)", name, rest[0])
+		return nil, Mode{}, Usagef("%s: unexpected argument %q (flags start with --)", name, rest[0])
 	}
 	for _, f := range c.spec.Flags {
 		if f.index == nil {
 			continue
 		}
 		if err := f.after(fs, name); err != nil {
-			return nil, mode{}, err
+			return nil, Mode{}, err
 		}
 	}
-	if m.yes && !m.run {
-		return nil, mode{}, Usagef("%s: --yes goes with --run", name)
+	if m.Yes && !m.Run {
+		return nil, Mode{}, Usagef("%s: --yes goes with --run", name)
 	}
 	p := pv.Interface()
-	if wf, ok := p.(interface{ writeFlags() *WriteFlags }); ok && wf.writeFlags().MaxTxnOps < 1 {
-		return nil, mode{}, Usagef("%s: --max-txn-ops must be at least 1, got %d", name, wf.writeFlags().MaxTxnOps)
+	if wf, ok := p.(interface{ WriteOptions() *WriteFlags }); ok && wf.WriteOptions().MaxTxnOps < 1 {
+		return nil, Mode{}, Usagef("%s: --max-txn-ops must be at least 1, got %d", name, wf.WriteOptions().MaxTxnOps)
 	}
 	if cp, ok := p.(interface{ Complete() error }); ok {
 		if err := cp.Complete(); err != nil {
-			return nil, mode{}, err
+			return nil, Mode{}, err
 		}
 	}
 	if vp, ok := p.(interface{ Validate() error }); ok {
 		if err := vp.Validate(); err != nil {
-			return nil, mode{}, asUsage(err)
+			return nil, Mode{}, asUsage(err)
 		}
 	}
 	if b.empty != nil {
-		return nil, mode{}, b.empty
+		return nil, Mode{}, b.empty
 	}
 	return p, m, nil
 }

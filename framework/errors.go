@@ -87,11 +87,3 @@ func asUsage(err error) error {
 	}
 	return &UsageError{Err: err}
 }
-
-// asRefused marks err as a refusal unless it already is one.
-func asRefused(err error) error {
-	if err == nil || isRefused(err) {
-		return err
-	}
-	return &RefusedError{Err: err}
-}

@@ -87,23 +87,40 @@ type planParams struct {
 	PlainError bool `name:"plain"`
 }
 
-type fakePlan struct {
-	st     *fakeState
-	refuse error
-}
+type fakePlan struct{}
 
-func (p *fakePlan) JSON() any                     { return map[string]any{"plan": "put k v"} }
-func (p *fakePlan) Table(w io.Writer) error       { _, err := fmt.Fprintln(w, "PLAN put k v"); return err }
-func (p *fakePlan) Lines(w io.Writer) error       { return WriteLine(w, "op", "put", "key", "k") }
-func (p *fakePlan) Refusal() error                { return p.refuse }
-func (p *fakePlan) Preview(context.Context) error { return nil }
-func (p *fakePlan) Apply(ctx context.Context, w WriteIO) (Result, error) {
-	if ok, err := w.Approve(ctx, p, 1, "root"); err != nil || !ok {
-		return nil, ErrNotConfirmed
+func (p *fakePlan) JSON() any               { return map[string]any{"plan": "put k v"} }
+func (p *fakePlan) Table(w io.Writer) error { _, err := fmt.Fprintln(w, "PLAN put k v"); return err }
+func (p *fakePlan) Lines(w io.Writer) error { return WriteLine(w, "op", "put", "key", "k") }
+
+// fakeWrite is a write command's exec as the kit runs it: the plan, then
+// refused, or a dry run, or asked and applied.
+func fakeWrite(s *fakeState, p *planParams, m Mode, w WriteIO) (Result, error) {
+	plan := &fakePlan{}
+	var refusal error
+	switch {
+	case p.PlainError:
+		refusal = Refusal("reset thing", []Gate{{Name: "alive", Detail: "a component is alive"}})
+	case p.Refuse:
+		refusal = Refusedf("segment 7 is Growing")
 	}
-	p.st.applied++
+	if !m.Run || refusal != nil {
+		if err := Render(w.Stdout, plan, w.Format); err != nil {
+			return nil, err
+		}
+		if refusal == nil {
+			fmt.Fprintln(w.Stderr, "dry run: nothing was written; add --run to apply the plan")
+		}
+		return plan, refusal
+	}
+	if ok, err := w.Approve(context.Background(), plan, 1, "root"); err != nil || !ok {
+		fmt.Fprintln(w.Stderr, "nothing was written")
+		return nil, nil
+	}
+	s.applied++
 	fmt.Fprintln(w.Stderr, "applying...")
-	return Message("applied 1 key"), nil
+	res := Message("applied 1 key")
+	return res, Render(w.Stdout, res, w.Format)
 }
 
 type goParams struct {
@@ -142,15 +159,8 @@ func newFake(name string) *fakeState {
 		Read(st, func(ctx context.Context, s *fakeState, p *group2Params, _ IO) (Result, error) {
 			return Message("two"), nil
 		}),
-		Write(st, func(ctx context.Context, s *fakeState, p *planParams) (*fakePlan, error) {
-			plan := &fakePlan{st: s}
-			switch {
-			case p.PlainError:
-				plan.refuse = errors.New("a component is alive")
-			case p.Refuse:
-				plan.refuse = Refusedf("segment 7 is Growing")
-			}
-			return plan, nil
+		WriteCommand(func(ctx context.Context, p *planParams, m Mode, w WriteIO) (Result, error) {
+			return fakeWrite(st, p, m, w)
 		}),
 		Read(st, func(ctx context.Context, s *fakeState, p *goParams, _ IO) (Result, error) {
 			return transition{Message("moving"), newFake("other")}, nil

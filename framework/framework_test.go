@@ -52,7 +52,7 @@ func TestParseSpecTags(t *testing.T) {
 	assert.Equal(t, kindStrings, c.spec.flag("item").Kind)
 	assert.Equal(t, kindInt64s, c.spec.flag("id").Kind)
 
-	w := Write(0, func(context.Context, int, *planParams) (*fakePlan, error) { return nil, nil })
+	w := WriteCommand(func(context.Context, *planParams, Mode, WriteIO) (Result, error) { return nil, nil })
 	assert.Equal(t, "reset thing", w.Path())
 	assert.Contains(t, w.Flags(), "run")
 
@@ -95,7 +95,9 @@ func TestParseSpecErrorsPanic(t *testing.T) {
 		{"enum default", func() { Read(0, func(context.Context, int, *badEnumDefault, IO) (Result, error) { return nil, nil }) }, "not one of"},
 		{"kind", func() { Read(0, func(context.Context, int, *badKind, IO) (Result, error) { return nil, nil }) }, "unsupported flag type"},
 		{"dup", func() { Read(0, func(context.Context, int, *dupFlag, IO) (Result, error) { return nil, nil }) }, "declared twice"},
-		{"run", func() { Write(0, func(context.Context, int, *declaresRun) (*fakePlan, error) { return nil, nil }) }, "--run"},
+		{"run", func() {
+			WriteCommand(func(context.Context, *declaresRun, Mode, WriteIO) (Result, error) { return nil, nil })
+		}, "--run"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -541,25 +543,6 @@ func TestRefusalNamesFailedGates(t *testing.T) {
 	}
 }
 
-// A build function that returns its own plan type binds as it is; a nil
-// plan of that type is an error, not a panic.
-func TestWriteTakesConcretePlanTypes(t *testing.T) {
-	type nilParams struct {
-		ParamBase `use:"noplan" desc:"builds no plan"`
-	}
-	var out, errb strings.Builder
-	st := &fakeState{name: "t"}
-	st.cmds = []*Command{Write(st, func(context.Context, *fakeState, *nilParams) (*fakePlan, error) { return nil, nil })}
-	sh := NewShell(st, &out, &errb)
-	err := sh.Run(context.Background(), "noplan")
-	if err == nil || !strings.Contains(err.Error(), "built no plan") {
-		t.Fatalf("got %v, want a 'built no plan' error", err)
-	}
-	if ExitCode(err) != ExitFailed {
-		t.Fatalf("exit %d, want %d", ExitCode(err), ExitFailed)
-	}
-}
-
 // A read command gets the shell's writers in its IO (not from its context).
 func TestReadGetsIO(t *testing.T) {
 	type ioParams struct {
@@ -579,7 +562,7 @@ func TestReadGetsIO(t *testing.T) {
 	// Without writers (a command run outside a shell) output is discarded, never a nil writer.
 	var got IO
 	c := Read(0, func(_ context.Context, _ int, _ *ioParams, out IO) (Result, error) { got = out; return nil, nil })
-	_, err := c.exec(context.Background(), &ioParams{}, mode{}, WriteIO{})
+	_, err := c.exec(context.Background(), &ioParams{}, Mode{}, WriteIO{})
 	require.NoError(t, err)
 	assert.Equal(t, io.Discard, got.Stdout)
 	assert.Equal(t, io.Discard, got.Stderr)

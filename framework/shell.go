@@ -383,3 +383,7 @@ func hasPrefix(path, prefix []string) bool {
 	}
 	return true
 }
+
+// SetConfirm sets the question asked before a write (nil: none, as in
+// script mode).
+func (sh *Shell) SetConfirm(c Confirm) { sh.confirm = c }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/heron-shell/heron/configs"
 	"github.com/heron-shell/heron/framework"
+	"github.com/heron-shell/heron/framework/apply"
 	"github.com/heron-shell/heron/models"
 	"github.com/heron-shell/heron/states/instance"
 )
@@ -72,6 +73,7 @@ func (p *ConnectParams) Validate() error {
 
 func (p *ConnectParams) dialConfig() instance.DialConfig {
 	return instance.DialConfig{
+		GRPC:      apply.DialOptions(),
 		Endpoints: p.Etcd,
 		Timeout:   configs.Load().DialTimeout,
 		TLS:       p.EnableTLS, RootCAFile: p.RootCAPem, CertFile: p.EtcdCert, KeyFile: p.EtcdKey,

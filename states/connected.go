@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/heron-shell/heron/framework"
+	"github.com/heron-shell/heron/states/applyplan"
 	"github.com/heron-shell/heron/states/backup"
 	"github.com/heron-shell/heron/states/instance"
 	"github.com/heron-shell/heron/states/reset"
@@ -15,7 +16,7 @@ import (
 )
 
 // ConnectedCommands are the namespaces of the connected state over inst:
-// show, reset, restore and backup. It is their one list: connect and the demo build
+// show, reset, restore, apply and backup. It is their one list: connect and the demo build
 // the connected state with it; a new namespace is one line here.
 func ConnectedCommands(inst *instance.Instance) []*framework.Command {
 	var cmds []*framework.Command
@@ -23,6 +24,7 @@ func ConnectedCommands(inst *instance.Instance) []*framework.Command {
 		show.Commands,
 		reset.Commands,
 		restore.Commands,
+		applyplan.Commands,
 		backup.Commands,
 	} {
 		cmds = append(cmds, ns(inst)...)

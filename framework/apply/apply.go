@@ -125,121 +125,175 @@ func Apply(ctx context.Context, store Store, src Source, opt Options) (*Result, 
 		ctx, stop = WithStallTimeout(ctx, opt.StallTimeout)
 		defer stop()
 	}
-	start := time.Now()
-	res := &Result{}
-	seed := maphash.MakeSeed()
-
 	// Pass 1: the backup.
-	bw, err := CreateBackup(opt.BackupPath, opt.Header)
+	st, err := newStaged(opt, opt.Label+": backup", false)
 	if err != nil {
+		return &Result{}, err
+	}
+	st.ctx = ctx
+	err = src(ctx, st.add)
+	if err == nil {
+		err = st.close()
+	}
+	res := st.result()
+	if err == nil && opt.Total > 0 && res.Keys != opt.Total {
+		err = fmt.Errorf("the plan counted %d keys but reading them again at revision %d gave %d: nothing was written; build the plan again", opt.Total, opt.Header.Revision, res.Keys)
+	}
+	if err != nil {
+		st.Abort()
+		return res, Cause(ctx, backupErr(err))
+	}
+	if opt.Check != nil {
+		if err := opt.Check(); err != nil {
+			st.Abort()
+			return res, err
+		}
+	}
+	if res.Keys == 0 && opt.SkipEmpty {
+		st.Abort()
+		res.Seconds = time.Since(st.start).Seconds()
+		return res, nil
+	}
+	if opt.Amend != nil {
+		h := st.bw.header
+		if err := opt.Amend(&h); err != nil {
+			st.Abort()
+			return res, err
+		}
+		st.bw.setHeader(h)
+	}
+	if err := st.checkLimits(ctx, store); err != nil {
+		st.Abort()
 		return res, err
 	}
-	var hashes []uint64
+	if opt.Approve != nil {
+		if err := opt.Approve(res.Keys); err != nil {
+			st.Abort()
+			return res, err
+		}
+	}
+	src2 := src
+	if opt.Replay != nil {
+		src2 = replay(opt.BackupPath, opt.Replay)
+	}
+	return st.commit(ctx, store, src2)
+}
+
+// Staged is pass 1 done or under way: the ops counted and hashed
+// transaction by transaction, and the backup of their keys written to a
+// temporary file; commit publishes it and writes the ops.
+type Staged struct {
+	ctx    context.Context
+	opt    Options
+	start  time.Time
+	bw     *BackupWriter
+	b1     *batcher
+	seed   maphash.Seed
+	hashes []uint64
+	res    Result
+	prog   *progress
 	// The transaction of the most ops: its size and first key.
-	var biggestOps int
-	var biggestKey string
-	prog := startProgress(opt.Progress, opt.Label+": backup", opt.Total, opt.ProgressInterval)
-	b1 := newBatcher(opt, seed, func(bt *batch) error {
+	biggestOps int
+	biggestKey string
+	phases     map[int]bool
+}
+
+// newStaged starts pass 1 into a temporary backup at opt.BackupPath
+// (withNew: entries carry their new values).
+func newStaged(opt Options, label string, withNew bool) (*Staged, error) {
+	bw, err := CreateBackup(opt.BackupPath, opt.Header)
+	if err != nil {
+		return nil, err
+	}
+	bw.withNew = withNew
+	st := &Staged{opt: opt, start: time.Now(), bw: bw, seed: maphash.MakeSeed(), phases: map[int]bool{}}
+	st.prog = startProgress(opt.Progress, label, opt.Total, opt.ProgressInterval)
+	st.b1 = newBatcher(opt, st.seed, func(bt *batch) error {
 		for _, op := range bt.ops {
 			if err := bw.add(op); err != nil {
 				return err
 			}
 			if op.Delete {
-				res.PlannedDeletes++
+				st.res.PlannedDeletes++
 			} else {
-				res.PlannedPuts++
+				st.res.PlannedPuts++
 			}
+			st.phases[op.Phase] = true
 		}
-		prog.add(len(bt.ops))
-		hashes = append(hashes, bt.hash)
-		if len(bt.ops) > biggestOps {
-			biggestOps, biggestKey = len(bt.ops), bt.ops[0].Key
+		st.prog.add(len(bt.ops))
+		st.hashes = append(st.hashes, bt.hash)
+		if len(bt.ops) > st.biggestOps {
+			st.biggestOps, st.biggestKey = len(bt.ops), bt.ops[0].Key
 		}
 		return nil
 	})
-	err = src(ctx, func(op Op) error {
-		Heartbeat(ctx)
-		return b1.add(op)
-	})
-	if err == nil {
-		err = b1.flush()
+	return st, nil
+}
+
+func (st *Staged) add(op Op) error {
+	heartbeat(st.ctx)
+	return st.b1.add(op)
+}
+
+// close ends pass 1.
+func (st *Staged) close() error {
+	err := st.b1.flush()
+	st.prog.finish(err == nil)
+	return err
+}
+
+func (st *Staged) result() *Result {
+	r := st.res
+	r.Keys = r.PlannedPuts + r.PlannedDeletes
+	return &r
+}
+
+// Abort removes the temporary backup: nothing is published.
+func (st *Staged) Abort() {
+	if st != nil && st.bw != nil {
+		st.bw.Abort()
 	}
-	res.Keys = res.PlannedPuts + res.PlannedDeletes
-	if err == nil && opt.Total > 0 && res.Keys != opt.Total {
-		err = fmt.Errorf("the plan counted %d keys but reading them again at revision %d gave %d: nothing was written; build the plan again", opt.Total, opt.Header.Revision, res.Keys)
+}
+
+// checkLimits: etcd refuses a transaction of more ops than its
+// --max-txn-ops before applying any of it; finding that out with reads,
+// before the question and the first write, spares a run that cannot
+// complete.
+func (st *Staged) checkLimits(ctx context.Context, store Store) error {
+	if st.biggestOps == 0 {
+		return nil
 	}
-	if err != nil {
-		bw.Abort()
-		prog.finish(false)
-		return res, Cause(ctx, backupErr(err))
-	}
-	if opt.Check != nil {
-		if err := opt.Check(); err != nil {
-			bw.Abort()
-			prog.finish(false)
-			return res, err
-		}
-	}
-	if res.Keys == 0 && opt.SkipEmpty {
-		bw.Abort()
-		prog.finish(true)
-		res.Seconds = time.Since(start).Seconds()
-		return res, nil
-	}
-	prog.finish(true)
-	if opt.Amend != nil {
-		h := bw.header
-		if err := opt.Amend(&h); err != nil {
-			bw.Abort()
-			return res, err
-		}
-		bw.setHeader(h)
-	}
-	if biggestOps > 0 {
-		// etcd refuses a transaction of more ops than its --max-txn-ops
-		// before applying any of it; finding that out with reads, before the
-		// question and the first write, spares a run that cannot complete.
-		if err := checkTxnOps(ctx, store, opt, biggestKey, biggestOps); err != nil {
-			bw.Abort()
-			return res, Cause(ctx, err)
-		}
-	}
-	if opt.Approve != nil {
-		if err := opt.Approve(res.Keys); err != nil {
-			bw.Abort()
-			return res, err
-		}
-	}
-	res.SplitState, res.Continues, res.OriginalBackup = bw.header.SplitState, bw.header.Continues, bw.header.OriginalBackup
-	if err := bw.Commit(); err != nil {
+	return Cause(ctx, checkTxnOps(ctx, store, st.opt, st.biggestKey, st.biggestOps))
+}
+
+// commit publishes the backup (its AfterBackup hook) and runs pass 2: the
+// ops of src2, which must be pass 1's, transaction by transaction.
+func (st *Staged) commit(ctx context.Context, store Store, src2 Source) (*Result, error) {
+	opt := st.opt
+	res := st.result()
+	res.SplitState, res.Continues, res.OriginalBackup = st.bw.header.SplitState, st.bw.header.Continues, st.bw.header.OriginalBackup
+	if err := st.bw.Commit(); err != nil {
 		return res, err
 	}
 	res.Backup = opt.BackupPath
-	res.BackupSeconds = time.Since(start).Seconds()
+	res.BackupSeconds = time.Since(st.start).Seconds()
 	if opt.AfterBackup != nil {
 		if err := opt.AfterBackup(opt.BackupPath); err != nil {
 			return res, &InterruptedError{Err: err, Total: res.Keys}
 		}
 	}
 	if res.Keys == 0 {
-		res.Seconds = time.Since(start).Seconds()
+		res.Seconds = time.Since(st.start).Seconds()
 		return res, nil
 	}
 
 	// Pass 2: the writes.
 	wstart := time.Now()
-	prog = startProgress(opt.Progress, opt.Label+": write", res.Keys, opt.ProgressInterval)
-	w := &writer{ctx: ctx, store: store, opt: opt, hashes: hashes, prog: prog, total: res.Keys,
+	prog := startProgress(opt.Progress, opt.Label+": write", res.Keys, opt.ProgressInterval)
+	w := &writer{ctx: ctx, store: store, opt: opt, hashes: st.hashes, prog: prog, total: res.Keys,
 		sem: make(chan struct{}, opt.Concurrency), phase: -1 << 62}
-	b2 := newBatcher(opt, seed, w.send)
-	src2 := src
-	if opt.Replay != nil {
-		src2 = replay(opt.BackupPath, opt.Replay)
-	}
-	err = src2(ctx, func(op Op) error {
-		Heartbeat(ctx)
-		return b2.add(op)
-	})
+	b2 := newBatcher(opt, st.seed, w.send)
+	err := src2(ctx, b2.add)
 	if err == nil {
 		err = b2.flush()
 	}
@@ -247,7 +301,7 @@ func Apply(ctx context.Context, store Store, src Source, opt Options) (*Result, 
 	prog.finish(w.err == nil && err == nil)
 	res.Written, res.Puts, res.Deletes, res.Txns = w.written, w.puts, w.deletes, w.txns
 	res.WriteSeconds = time.Since(wstart).Seconds()
-	res.Seconds = time.Since(start).Seconds()
+	res.Seconds = time.Since(st.start).Seconds()
 	if res.WriteSeconds > 0 {
 		res.KeysPerSecond = float64(res.Written) / res.WriteSeconds
 	}
@@ -491,7 +545,7 @@ func (w *writer) commit(bt *batch) {
 		w.fail(bt.seq, fmt.Errorf("etcd transaction %d (%d keys from %s) failed, its keys may or may not be written: %w", bt.seq+1, len(bt.ops), bt.ops[0].Key, err))
 		return
 	}
-	Heartbeat(w.ctx)
+	heartbeat(w.ctx)
 	if !resp.Succeeded {
 		w.fail(bt.seq, w.conflict(tctx, bt))
 		return

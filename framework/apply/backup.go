@@ -42,12 +42,14 @@ import (
 // refuses an entry outside them, and so does restore.
 
 type backupLine struct {
-	Key         string `json:"key,omitempty"`
-	KeyBase64   string `json:"key_base64,omitempty"`
-	Value       string `json:"value"`
-	ModRevision int64  `json:"mod_revision"`
-	Absent      bool   `json:"absent,omitempty"`
-	Op          string `json:"op"`
+	Key         string  `json:"key,omitempty"`
+	KeyBase64   string  `json:"key_base64,omitempty"`
+	Value       string  `json:"value"`
+	ModRevision int64   `json:"mod_revision"`
+	Absent      bool    `json:"absent,omitempty"`
+	Phase       int     `json:"phase,omitempty"`
+	New         *string `json:"new,omitempty"`
+	Op          string  `json:"op"`
 }
 
 type backupEnd struct {
@@ -71,6 +73,9 @@ type BackupWriter struct {
 	// amended: the header changed after the entries were written (Apply
 	// completes it after pass 1); Commit rewrites the file's first line.
 	amended bool
+	// withNew: entries carry the new value of a put ("new"), for a header
+	// that names no rule deriving it.
+	withNew bool
 	n       int64
 	buf     []byte
 }
@@ -166,6 +171,15 @@ func (bw *BackupWriter) Add(e Entry) error {
 	if e.Absent {
 		b = append(b, `,"absent":true`...)
 	}
+	if e.Phase != 0 {
+		b = append(b, `,"phase":`...)
+		b = strconv.AppendInt(b, int64(e.Phase), 10)
+	}
+	if e.HasNew {
+		b = append(b, `,"new":"`...)
+		b = base64.StdEncoding.AppendEncode(b, e.New)
+		b = append(b, '"')
+	}
 	if e.Delete {
 		b = append(b, `,"op":"delete"}`...)
 	} else {
@@ -178,7 +192,11 @@ func (bw *BackupWriter) Add(e Entry) error {
 
 // add writes the entry of one op.
 func (bw *BackupWriter) add(op Op) error {
-	return bw.Add(Entry{Key: op.Key, Value: op.Original, ModRevision: op.ModRevision, Absent: op.ModRevision == 0, Delete: op.Delete})
+	e := Entry{Key: op.Key, Value: op.Original, ModRevision: op.ModRevision, Absent: op.ModRevision == 0, Delete: op.Delete, Phase: op.Phase}
+	if bw.withNew && !op.Delete {
+		e.New, e.HasNew = op.Value, true
+	}
+	return bw.Add(e)
 }
 
 // setHeader replaces the header before Commit (which rewrites the first
@@ -311,6 +329,12 @@ type Entry struct {
 	Absent bool
 	// Delete: the backed-up op deleted the key.
 	Delete bool
+	// Phase is the op's write phase (Op.Phase).
+	Phase int
+	// New is the value the op put, when the file carries it (HasNew): a
+	// staged plan whose header names no Rule.
+	New    []byte
+	HasNew bool
 	// Line is the entry's line number in the file (the header is line 1).
 	Line int64
 }
@@ -417,7 +441,13 @@ func (br *BackupReader) Next() (e Entry, ok bool, err error) {
 		return Entry{}, false, br.end(l.backupEnd)
 	}
 	br.hash(b)
-	e = Entry{Key: l.Key, ModRevision: l.ModRevision, Absent: l.Absent, Delete: l.Op == "delete", Line: br.line}
+	e = Entry{Key: l.Key, ModRevision: l.ModRevision, Absent: l.Absent, Delete: l.Op == "delete", Phase: l.Phase, Line: br.line}
+	if l.New != nil {
+		if e.New, err = base64.StdEncoding.DecodeString(*l.New); err != nil {
+			return Entry{}, false, fmt.Errorf("backup %s: line %d: new: %v", br.Path, br.line, err)
+		}
+		e.HasNew = true
+	}
 	if l.KeyBase64 != "" {
 		k, err := base64.StdEncoding.DecodeString(l.KeyBase64)
 		if err != nil {
@@ -564,6 +594,33 @@ func parseEntryLine(b []byte) (e Entry, ok bool) {
 	rest = rest[i:]
 	if r, ok := cutPrefix(rest, `,"absent":true`); ok {
 		e.Absent, rest = true, r
+	}
+	if r, ok := cutPrefix(rest, `,"phase":`); ok {
+		i = 0
+		ph := 0
+		for i < len(r) && r[i] >= '0' && r[i] <= '9' && i < 9 {
+			ph = ph*10 + int(r[i]-'0')
+			i++
+		}
+		if i == 0 || (i > 1 && r[0] == '0') || ph == 0 {
+			return Entry{}, false
+		}
+		e.Phase, rest = ph, r[i:]
+	}
+	if r, ok := cutPrefix(rest, `,"new":"`); ok {
+		i = 0
+		for i < len(r) && r[i] != '"' {
+			i++
+		}
+		if i == len(r) {
+			return Entry{}, false
+		}
+		e.New = make([]byte, base64.StdEncoding.DecodedLen(i))
+		n, err := base64.StdEncoding.Decode(e.New, r[:i])
+		if err != nil {
+			return Entry{}, false
+		}
+		e.New, e.HasNew, rest = e.New[:n], true, r[i+1:]
 	}
 	switch string(rest) {
 	case `,"op":"put"}`:

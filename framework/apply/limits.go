@@ -52,7 +52,7 @@ func maxTxnOps(ctx context.Context, store Store, opt Options, key string, n int)
 		tctx, cancel := context.WithTimeout(ctx, opt.TxnTimeout)
 		defer cancel()
 		_, err := store.Txn(tctx).Then(gets...).Commit()
-		Heartbeat(ctx)
+		heartbeat(ctx)
 		if err != nil && tooManyOps(err) {
 			return false, nil
 		}

@@ -21,6 +21,7 @@ package apply
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"strings"
 	"time"
@@ -57,9 +58,8 @@ type Store interface {
 
 // Source streams a plan's operations to yield, stopping at the first error
 // yield returns (and returning it). Every call must produce the same ops in
-// the same order. A source that reads many keys without yielding should call
-// Heartbeat(ctx) after each read, so that the stall watchdog knows etcd is
-// answering.
+// the same order. The stall watchdog hears every etcd answer of a client
+// dialed with DialOptions.
 type Source func(ctx context.Context, yield func(Op) error) error
 
 // Slice is a Source over a fixed slice of ops (tests, tiny plans).
@@ -105,6 +105,18 @@ type Header struct {
 	// chain. Restoring them newest first rolls every run back.
 	Continues      string `json:"continues,omitempty"`
 	OriginalBackup string `json:"original_backup,omitempty"`
+	// Rule names the registered pure rule (RegisterRule) that derives each
+	// staged key's new value again from its backed-up old value, with
+	// RuleParams; empty: every put entry carries its new value ("new").
+	Rule       string          `json:"rule,omitempty"`
+	RuleParams json.RawMessage `json:"rule_params,omitempty"`
+	// RestoreOrder groups the entries' phases in the order a restore writes
+	// them back, one restore phase per group (phases not named go last);
+	// empty: in one phase. The command that made the backup says it.
+	RestoreOrder [][]int `json:"restore_order,omitempty"`
+	// AfterRestore names the check a restore of this backup runs once its
+	// keys read back (states/gates registers them): "split-state".
+	AfterRestore string `json:"after_restore,omitempty"`
 }
 
 // Allows reports whether key is under one of the header's prefixes (any key
@@ -151,6 +163,8 @@ type Options struct {
 	// made progress for that long (etcd gone).
 	StallTimeout time.Duration
 
+	// BackupDir is the folder the kit names backups in (BackupPath).
+	BackupDir string
 	// BackupPath is the file the backup is written to (required). Apply
 	// writes it under a temporary name in the same folder, syncs file and
 	// folder, and renames it; it never overwrites an existing file.

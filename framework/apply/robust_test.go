@@ -10,9 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	clientv3 "go.etcd.io/etcd/client/v3"
-
-	"github.com/heron-shell/heron/framework"
 	"github.com/heron-shell/heron/tests/etcdtest"
 )
 
@@ -81,99 +78,6 @@ func TestBackupChecksum(t *testing.T) {
 	bw.Abort()
 	if m, _ := filepath.Glob(filepath.Join(dir, ".p.jsonl*")); len(m) != 0 {
 		t.Fatalf("Abort left %v", m)
-	}
-}
-
-// TestBackupChainAfterTwoInterrupts: run A is interrupted, its re-run B is
-// interrupted, re-run C completes. B and C record the chain; their messages
-// name A as the backup of the original values, and the chain restores newest
-// first.
-func TestBackupChainAfterTwoInterrupts(t *testing.T) {
-	cli, _ := etcdtest.Start(t)
-	ctx := context.Background()
-	dir := t.TempDir()
-	keys := map[string]string{}
-	for i := 0; i < 12; i++ {
-		keys[fmt.Sprintf("r/meta/k%02d", i)] = "old"
-	}
-	seed(t, cli, keys)
-	// The job rewrites every key still "old"; a state with both values is split.
-	read := func() (ops []Op, split bool) {
-		resp, err := cli.Get(ctx, "r/meta/", clientv3.WithPrefix())
-		if err != nil {
-			t.Fatal(err)
-		}
-		seen := map[string]bool{}
-		for _, kv := range resp.Kvs {
-			seen[string(kv.Value)] = true
-			if string(kv.Value) == "old" {
-				ops = append(ops, Op{Key: string(kv.Key), ModRevision: kv.ModRevision, Value: []byte("new"), Original: kv.Value})
-			}
-		}
-		return ops, len(seen) > 1
-	}
-	run := func(stopAfter int) (*Result, string, error) {
-		ops, split := read()
-		var stderr bytes.Buffer
-		res, err := Run(ctx, cli, Job{
-			Command: "test job", Name: "t",
-			Header:    Header{Command: "test job --run", RootPath: "r", Revision: rev(t, cli), Prefixes: []string{"r/meta/"}},
-			Flags:     framework.WriteFlags{MaxTxnOps: 2, BackupDir: dir},
-			Ops:       Slice(ops),
-			Continues: func() bool { return split },
-			Tune: func(o *Options) {
-				o.Concurrency = 1
-				o.AfterTxn = func(n int) error {
-					if n == stopAfter {
-						return errors.New("simulated crash")
-					}
-					return nil
-				}
-			},
-		}, framework.WriteIO{Stderr: &stderr})
-		return res, stderr.String(), err
-	}
-	a, _, err := run(2)
-	if err == nil || !strings.Contains(err.Error(), "backup of the original values: "+a.Backup) {
-		t.Fatalf("A: %v", err)
-	}
-	b, bErr, err := run(1)
-	if err == nil {
-		t.Fatal("B was not interrupted")
-	}
-	absA := absPath(a.Backup)
-	hb, _ := ReadBackupHeader(b.Backup)
-	if !hb.SplitState || hb.Continues != absA || hb.OriginalBackup != absA || b.OriginalBackup != absA {
-		t.Fatalf("B's header %+v", hb)
-	}
-	if !strings.Contains(err.Error(), "backup of the original values: "+absA) || strings.Contains(err.Error(), "backup of the original values: "+b.Backup) {
-		t.Fatalf("B names the wrong backup: %v", err)
-	}
-	if !strings.Contains(err.Error(), "restore --file "+b.Backup+" --run, then restore --file "+absA+" --run") {
-		t.Fatalf("B's order: %v", err)
-	}
-	if !strings.Contains(bErr, "this run continues "+absA) {
-		t.Fatalf("B's stderr: %s", bErr)
-	}
-	c, cErr, err := run(-1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	absB := absPath(b.Backup)
-	hc, _ := ReadBackupHeader(c.Backup)
-	if hc.Continues != absB || hc.OriginalBackup != absA {
-		t.Fatalf("C's header %+v", hc)
-	}
-	if !strings.Contains(cErr, "the backup of the original values is "+absA) {
-		t.Fatalf("C's stderr: %s", cErr)
-	}
-	chain, missing := BackupChain(c.Backup)
-	if missing != nil || fmt.Sprint(chain) != fmt.Sprint([]string{c.Backup, absB, absA}) {
-		t.Fatalf("chain %v %v", chain, missing)
-	}
-	// A run of a state that is not split records no chain.
-	if ha, _ := ReadBackupHeader(a.Backup); ha.SplitState || ha.Continues != "" {
-		t.Fatalf("A's header %+v", ha)
 	}
 }
 

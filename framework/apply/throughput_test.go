@@ -39,7 +39,7 @@ func BenchmarkApply(b *testing.B) {
 			if err != nil {
 				return err
 			}
-			Heartbeat(ctx)
+			heartbeat(ctx)
 			for _, kv := range resp.Kvs {
 				if err := yield(Op{Key: string(kv.Key), ModRevision: kv.ModRevision, Value: make([]byte, size), Original: kv.Value}); err != nil {
 					return err

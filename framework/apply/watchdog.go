@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync/atomic"
 	"time"
+
+	"google.golang.org/grpc"
 )
 
 // StallError is the cause of a run cancelled by its watchdog: etcd answered
@@ -24,7 +26,7 @@ type watchdog struct {
 }
 
 // WithStallTimeout returns a context that is cancelled, with a *StallError as
-// its cause, when no Heartbeat(ctx) was seen for d (0: DefaultStallTimeout).
+// its cause, when no heartbeat (an answer from etcd, a staged op) was seen for d (0: DefaultStallTimeout).
 // Call stop when done. Long reads (plan builders) and Apply use it so that a
 // vanished etcd ends the command with a clear error instead of a hang.
 func WithStallTimeout(ctx context.Context, d time.Duration) (context.Context, func()) {
@@ -82,8 +84,21 @@ func watched(ctx context.Context) bool {
 	return ok
 }
 
-// Heartbeat tells the watchdog of ctx (if any) that etcd answered.
-func Heartbeat(ctx context.Context) {
+// DialOptions are the gRPC options of every etcd client heron dials: each
+// answer from etcd tells the watchdog of the call's context that etcd is
+// alive, so the kit watches progress without the commands reporting it.
+func DialOptions() []grpc.DialOption {
+	return []grpc.DialOption{grpc.WithChainUnaryInterceptor(func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+		err := invoker(ctx, method, req, reply, cc, opts...)
+		if err == nil {
+			heartbeat(ctx)
+		}
+		return err
+	})}
+}
+
+// heartbeat tells the watchdog of ctx (if any) that etcd answered.
+func heartbeat(ctx context.Context) {
 	if w, ok := ctx.Value(watchdogKey{}).(*watchdog); ok {
 		w.last.Store(time.Now().UnixNano())
 	}

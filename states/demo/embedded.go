@@ -11,6 +11,7 @@ import (
 
 	"github.com/heron-shell/heron/configs"
 	"github.com/heron-shell/heron/framework"
+	"github.com/heron-shell/heron/framework/apply"
 	"github.com/heron-shell/heron/framework/embedded"
 	"github.com/heron-shell/heron/models"
 	"github.com/heron-shell/heron/states"
@@ -49,7 +50,7 @@ func startIn(ctx context.Context, dir, name, rootPath string, seed Seed, stdout,
 		_ = os.RemoveAll(dir)
 	}
 	layout := models.NewLayout(rootPath, configs.DefaultMetaPath)
-	inst, err := instance.Dial(ctx, instance.DialConfig{Endpoints: []string{srv.Endpoint()}}, layout)
+	inst, err := instance.Dial(ctx, instance.DialConfig{Endpoints: []string{srv.Endpoint()}, GRPC: apply.DialOptions()}, layout)
 	if err != nil {
 		stop()
 		return nil, nil, fmt.Errorf("connect to embedded etcd: %w", err)

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/heron-shell/heron/framework"
-	"github.com/heron-shell/heron/framework/apply"
 	"github.com/heron-shell/heron/models"
 	"github.com/heron-shell/heron/states/instance"
 )
@@ -30,7 +29,6 @@ func LiveComponents(ctx context.Context, inst *instance.Instance, rev int64) (fr
 	var count int64
 	var keys []string
 	_, err := inst.Walk(ctx, rev, []string{models.SessionPrefix}, func(e instance.Entry) error {
-		apply.Heartbeat(ctx)
 		if e.Rel != models.SessionIDKey && e.Lease != 0 {
 			count++
 			if len(keys) < MaxKeys {
@@ -58,7 +56,6 @@ func InFlightBroadcasts(ctx context.Context, inst *instance.Instance, rev int64)
 	var inflight, undecodable int64
 	var keys []string
 	_, err := inst.Walk(ctx, rev, []string{models.BroadcastTaskPrefix}, func(e instance.Entry) error {
-		apply.Heartbeat(ctx)
 		t, err := models.DecodeBroadcastTask(e.Value)
 		switch {
 		case err != nil:
@@ -92,4 +89,44 @@ func InFlightBroadcasts(ctx context.Context, inst *instance.Instance, rev int64)
 	}
 	g.Detail = strings.Join(why, "; ")
 	return g, nil
+}
+
+// SplitStateCheck names, in a backup header (AfterRestore), the check that
+// no pchannel is left in a split state once the backup is restored.
+const SplitStateCheck = "split-state"
+
+// SplitPChannels reads every position at rev (consume checkpoints first)
+// through models' split rule: the pchannels whose positions name more than
+// one WAL. Memory: one small map per pchannel.
+func SplitPChannels(ctx context.Context, inst *instance.Instance, rev int64) ([]string, error) {
+	census := models.NewWALCensus(nil)
+	prefixes := []string{models.WALPrefix, models.CollectionInfoPrefix, models.LegacyCollectionPrefix, models.ChannelCPPrefix, models.SegmentPrefix}
+	_, err := inst.Walk(ctx, rev, prefixes, func(e instance.Entry) error {
+		switch e.Kind {
+		case models.KindConsumeCheckpoint:
+			if cp, err := models.DecodeWALCheckpoint(e.Value); err == nil && cp.HasMessageID {
+				census.AddCheckpoint(e.PChannel, cp.WAL)
+			}
+		case models.KindCollectionInfo, models.KindLegacyCollection:
+			if models.IsTombstone(e.Value) {
+				return nil
+			}
+			if c, err := models.DecodeCollectionInfo(e.Value); err == nil {
+				census.AddCollection(c)
+			}
+		case models.KindChannelCP:
+			if pos, err := models.DecodePosition(e.Value); err == nil && !models.IsDroppedChannelCP(pos) {
+				census.Add(e.PChannel, pos.GetWALName(), pos.GetMsgID())
+			}
+		case models.KindSegment:
+			if v, err := models.ViewSegment(e.Value); err == nil {
+				census.AddSegment(v)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return census.Split(), nil
 }

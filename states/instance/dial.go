@@ -17,6 +17,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -45,6 +46,9 @@ type DialConfig struct {
 	// UserName and Password authenticate with etcd's auth; no error repeats
 	// the password.
 	UserName, Password string
+	// GRPC are extra options of the client's connection (the write kit's
+	// watchdog hears every answer through one: apply.DialOptions).
+	GRPC []grpc.DialOption
 }
 
 // Dial connects to etcd, proves the connection with a read under layout's
@@ -77,6 +81,7 @@ func Dial(ctx context.Context, cfg DialConfig, layout models.Layout) (*Instance,
 		MaxCallSendMsgSize:   MaxMessageBytes,
 		MaxCallRecvMsgSize:   MaxMessageBytes,
 		Logger:               zap.NewNop(),
+		DialOptions:          cfg.GRPC,
 	}
 	if cfg.TLS {
 		tc, err := tlsConfig(cfg)

@@ -3,17 +3,18 @@ package reset
 import (
 	"context"
 	"fmt"
-	"io"
 	"testing"
 
 	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/heron-shell/heron/framework"
+	"github.com/heron-shell/heron/framework/apply"
 	"github.com/heron-shell/heron/models"
 	"github.com/heron-shell/heron/models/sample"
 	"github.com/heron-shell/heron/states/instance"
 	"github.com/heron-shell/heron/tests/etcdtest"
+	"github.com/heron-shell/heron/tests/shelltest"
 )
 
 // seedLarge writes an instance of n segments (n/100 collections of 2 shards
@@ -74,15 +75,11 @@ func BenchmarkReset(b *testing.B) {
 	seedLarge(b, cli, layout, commonpb.WALName_Pulsar, n)
 	inst := instance.New(cli, layout, []string{ep})
 	ctx := context.Background()
-	w := framework.WriteIO{Stdout: io.Discard, Stderr: io.Discard, Format: framework.FormatTable}
 	b.Run("dry-run", func(b *testing.B) {
 		for b.Loop() {
-			pl, err := Build(ctx, inst, &Params{TargetWAL: "kafka", WriteFlags: framework.WriteFlags{MaxTxnOps: 128}})
-			if err == nil {
-				err = pl.Preview(ctx)
-			}
-			if err != nil || pl.TotalKeys < n {
-				b.Fatalf("%v, %d keys", err, pl.TotalKeys)
+			pl, err := Build(ctx, inst, &Params{TargetWAL: "kafka", WriteFlags: framework.WriteFlags{MaxTxnOps: 128}}, apply.DryStage())
+			if err != nil || pl.Keys < n {
+				b.Fatalf("%v, %+v", err, pl)
 			}
 		}
 	})
@@ -90,12 +87,9 @@ func BenchmarkReset(b *testing.B) {
 		wals := []string{"kafka", "pulsar"}
 		i := 0
 		for b.Loop() {
-			pl, err := Build(ctx, inst, &Params{TargetWAL: wals[i%2], WriteFlags: framework.WriteFlags{MaxTxnOps: 128, BackupDir: b.TempDir()}})
-			if err != nil {
-				b.Fatal(err)
-			}
-			if _, err := pl.Apply(ctx, w); err != nil {
-				b.Fatal(err)
+			line := "reset checkpoint --target-wal " + wals[i%2] + " --run --backup-dir " + b.TempDir()
+			if _, errs, code, _ := shelltest.Run(b, Commands(inst), line); code != 0 {
+				b.Fatal(errs)
 			}
 			i++
 		}

@@ -2,14 +2,13 @@
 // Milvus 2.6/3.0 instance onto another message queue by rewriting every
 // persisted MQ position in one run. The knowledge is in Planner, a pure
 // per-key function over a context Build reads first; one scan in write order
-// folds its decisions over one etcd revision into a bounded Summary, for the
-// dry run (Preview) and for --run (Apply, through apply.Run).
+// folds its decisions over one etcd revision into a bounded Summary and
+// stages its ops: Build returns the complete plan, the same for the dry run
+// and --run, and framework/apply's kit shows, asks, commits and verifies it.
 // README.md beside this file documents the plan and run JSON.
 package reset
 
 import (
-	"context"
-
 	"github.com/heron-shell/heron/framework"
 	"github.com/heron-shell/heron/framework/apply"
 	"github.com/heron-shell/heron/models/msgid"
@@ -42,15 +41,8 @@ func (p *Params) Validate() error {
 	return nil
 }
 
-// Commands are the reset namespace's commands on a connected instance.
-func Commands(inst *instance.Instance) []*framework.Command { return commands(inst, nil) }
-
-// commands are the commands with tune adjusting every run's apply options
-// (the tests' constructor).
-func commands(inst *instance.Instance, tune func(*apply.Options)) []*framework.Command {
-	return []*framework.Command{
-		framework.Write(inst, func(ctx context.Context, inst *instance.Instance, p *Params) (*Plan, error) {
-			return build(ctx, inst, p, tune)
-		}),
-	}
+// Commands are the reset namespace's commands on a connected instance:
+// each is params + plan (Build) + view (Summary), run by the kit.
+func Commands(inst *instance.Instance) []*framework.Command {
+	return []*framework.Command{apply.Command(inst, Build)}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/heron-shell/heron/framework"
 	"github.com/heron-shell/heron/framework/apply"
 	"github.com/heron-shell/heron/models"
 	"github.com/heron-shell/heron/models/sample"
@@ -22,7 +23,7 @@ type env struct {
 	inst   *instance.Instance
 	sample *sample.Instance
 	dir    string
-	tune   func(*apply.Options) // the test constructor's option: see commands
+	tune   func(*apply.Options) // the options of every run (apply.Tuned)
 }
 
 // newEnv starts an etcd, seeds the sample instance with positions in wal and
@@ -50,7 +51,7 @@ func (e *env) pc(i int) string { return e.sample.PChannels[i] }
 // run runs one command line and returns stdout, stderr and the exit code.
 func (e *env) run(line string) (string, string, int) {
 	e.t.Helper()
-	out, errs, code, _ := shelltest.Run(e.t, commands(e.inst, e.tune), line)
+	out, errs, code, _ := shelltest.Run(e.t, []*framework.Command{apply.Tuned(e.inst, Build, e.tune)}, line)
 	return out, errs, code
 }
 
@@ -114,4 +115,21 @@ func (e *env) moveOutside(target string, pchannels ...string) {
 			e.put(key, d.Value)
 		}
 	}
+}
+
+// RunResult is the run document (apply.Outcome) as the tests read it.
+type RunResult struct {
+	Plan    *Summary      `json:"plan"`
+	Applied *apply.Result `json:"applied"`
+	Verify  *apply.Verify `json:"verify"`
+}
+
+// dryPlan builds the plan of p without a shell: a dry run.
+func dryPlan(t *testing.T, inst *instance.Instance, p *Params) *Summary {
+	t.Helper()
+	pl, err := Build(context.Background(), inst, p, apply.DryStage())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pl.View.(*Summary)
 }

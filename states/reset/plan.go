@@ -3,6 +3,7 @@ package reset
 import (
 	"context"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -28,10 +29,9 @@ var (
 	liveCollectionPrefixes = []string{models.CollectionInfoPrefix, models.LegacyCollectionPrefix}
 )
 
-// Plan is a reset checkpoint plan: its Summary, and what it needs to decide
-// every key at its revision (the frozen context in its Planner). Build reads
-// the context; Preview (the dry run) and Apply (--run) then run the same
-// scan, which decides every key in write order into the Summary.
+// Plan is a reset checkpoint plan while it is built: its Summary, and what
+// it needs to decide every key at its revision (the frozen context in its
+// Planner). Build turns it into the apply.Plan value the kit runs.
 type Plan struct {
 	Summary
 	inst    *instance.Instance
@@ -39,28 +39,44 @@ type Plan struct {
 	params  Params
 	gates   []Gate   // the context's gates (sessions, broadcast tasks, woodpecker target)
 	notes   []string // the context's warnings (replication, unknown keys and fields, woodpecker)
-	tune    func(*apply.Options)
 }
 
-// Refusal is nil when every gate passed.
-func (pl *Plan) Refusal() error { return framework.Refusal("reset checkpoint", pl.Gates) }
-
-// Build reads the instance's context at one revision (the gates, the
-// pchannels, the consume checkpoints' WALs, the collections that own the
-// scope, the mq.type overrides present) and returns the plan with its
-// planner. It writes nothing and decides no key yet: see Preview and Apply.
-func Build(ctx context.Context, inst *instance.Instance, p *Params) (*Plan, error) {
-	return build(ctx, inst, p, nil)
-}
-
-func build(ctx context.Context, inst *instance.Instance, p *Params, tune func(*apply.Options)) (*Plan, error) {
-	ctx, stop := apply.Watch(ctx)
-	defer stop()
+// Build is reset checkpoint's plan: it reads the instance's context at one
+// revision (the gates, the pchannels, the consume checkpoints' WALs, the
+// collections that own the scope), then scans every key it may write in
+// write order through st, deciding each one into the summary, and returns
+// the complete plan: the same with and without --run.
+func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.Stage) (*apply.Plan, error) {
 	pl, err := readContext(ctx, inst, p)
-	if pl != nil {
-		pl.tune = tune
+	if err != nil {
+		return nil, err
 	}
-	return pl, apply.Cause(ctx, err)
+	if err := st.Scan(ctx, pl.header(), "reset-"+pl.TargetWAL, pl.scan); err != nil {
+		return nil, err
+	}
+	return &apply.Plan{Command: "reset checkpoint", Title: "reset checkpoint to " + pl.TargetWAL, View: &pl.Summary,
+		Gates: pl.Gates, Keys: pl.TotalKeys, Root: inst.Layout.RootPath, SplitState: len(pl.SplitPChannels) > 0,
+		Put: "rewritten", Nothing: "nothing to write (every position in scope is already at the target)", Reminders: pl.Reminders}, nil
+}
+
+// header is the backup's header: the rule that derives every new value
+// again from the old one (ruleName), the order a restore writes the keys
+// back in (consume checkpoints and mq.type overrides first, which decide the
+// WAL Milvus opens), and the check after a restore (no split state).
+func (pl *Plan) header() apply.Header {
+	layout := pl.inst.Layout
+	var scope []string
+	if !pl.planner.Whole {
+		scope = pl.Scope.PChannels
+	}
+	params, _ := json.Marshal(ruleParams{Target: pl.TargetWAL, PChannels: pl.params.PChannels, MetaPath: layout.MetaPath,
+		CheckpointWAL: pl.planner.checkpointWAL, Collections: pl.planner.collections})
+	return apply.Header{Command: pl.commandLine(), Endpoints: pl.inst.Endpoints, RootPath: layout.RootPath,
+		MetaRoot: layout.MetaRoot(), Revision: pl.Revision, Target: pl.TargetWAL, Scope: scope,
+		Prefixes: []string{layout.MetaRoot(), layout.Root("config/")},
+		Rule:     ruleName, RuleParams: params,
+		RestoreOrder: [][]int{{phaseConsumeCP, phaseMQType}, {phaseSegment, phaseChannelCP, phaseCollection, phaseQueryTarget, phaseSegmentAssign}},
+		AfterRestore: gates.SplitStateCheck}
 }
 
 func readContext(ctx context.Context, inst *instance.Instance, p *Params) (*Plan, error) {
@@ -204,18 +220,18 @@ func readContext(ctx context.Context, inst *instance.Instance, p *Params) (*Plan
 		pl.Scope = Scope{PChannels: sortedKeys(scope)}
 	}
 	newAccumulator(planner).finish(&pl.Summary, layout)
-	pl.setGates(nil)
+	pl.Gates = append([]Gate{}, pl.gates...)
 	pl.Warnings = []string{}
 	pl.NotTouched = notTouched(layout)
 	pl.Reminders = reminders(planner, layout)
 	return pl, nil
 }
 
-// setGates sets the summary's gates: the context's, then (once a scan
-// decided every key) the unflushed-segment gate of a.
+// setGates sets the summary's gates: the context's, then the scan's (the
+// unflushed-segment gate and, scoped, the one-WAL gate) of a.
 func (pl *Plan) setGates(a *accumulator) {
 	pl.Gates = append([]Gate{}, pl.gates...)
-	if a != nil {
+	{
 		unflushed := a.unflushed + a.assigns
 		g := gate("no unflushed segment in scope", unflushed, a.unflushedKeys,
 			"no Growing, Sealed or Flushing segment and no segment-assign record in scope",
@@ -236,17 +252,10 @@ func (pl *Plan) setGates(a *accumulator) {
 	}
 }
 
-// Preview decides every key without writing: the dry run.
-func (pl *Plan) Preview(ctx context.Context) error {
-	ctx, stop := apply.Watch(ctx)
-	defer stop()
-	return apply.Cause(ctx, pl.scan(ctx, nil))
-}
-
 // scan reads every key the reset may write at the plan's revision, in write
 // order, decides each one into a fresh summary, and hands the ops to sink
 // (nil: the dry run, which builds no op). The summary is complete when it
-// returns nil: apply's pass 1 then checks its refusal.
+// returns nil.
 func (pl *Plan) scan(ctx context.Context, sink func(apply.Op) error) error {
 	a := newAccumulator(pl.planner)
 	steps := []struct {
@@ -389,8 +398,7 @@ func (pl *Plan) scanConfig(ctx context.Context, a *accumulator, sink func(apply.
 	found := false
 	_, err := pl.inst.Scan(ctx, layout.Root(models.ConfigPrefix), pl.Revision, func(page []instance.KV) error {
 		for _, kv := range page {
-			apply.Heartbeat(ctx)
-			if !pl.isMQTypeKey(kv.Key) {
+			if !isMQTypeKey(layout, kv.Key) {
 				continue
 			}
 			found = true
@@ -413,8 +421,8 @@ func (pl *Plan) scanConfig(ctx context.Context, a *accumulator, sink func(apply.
 }
 
 // isMQTypeKey reports whether an absolute key is an mq.type override.
-func (pl *Plan) isMQTypeKey(abs string) bool {
-	rel, ok := strings.CutPrefix(abs, pl.inst.Layout.Root(""))
+func isMQTypeKey(layout models.Layout, abs string) bool {
+	rel, ok := strings.CutPrefix(abs, layout.Root(""))
 	return ok && models.IsMQTypeConfigKey(rel)
 }
 
@@ -428,12 +436,9 @@ func gate(name string, count int64, keys []string, okDetail, failDetail string) 
 }
 
 // walk walks prefixes at rev with windowed pages (pageSize 0: the
-// instance's), telling the watchdog of ctx about every key.
+// instance's).
 func walk(ctx context.Context, inst *instance.Instance, rev int64, prefixes []string, pageSize int, fn func(e instance.Entry) error) error {
-	_, err := inst.WithPageSize(pageSize).Walk(ctx, rev, prefixes, func(e instance.Entry) error {
-		apply.Heartbeat(ctx)
-		return fn(e)
-	})
+	_, err := inst.WithPageSize(pageSize).Walk(ctx, rev, prefixes, fn)
 	return err
 }
 
@@ -441,35 +446,62 @@ func op(key string, modRev int64, original []byte, d Decision) apply.Op {
 	return apply.Op{Key: key, ModRevision: modRev, Value: d.Value, Delete: d.Action == Delete, Original: original, Phase: kindPhase[d.Kind]}
 }
 
-// replay rebuilds an op from its backup entry with the same planner: apply's
-// second pass reads the backup file instead of etcd.
-func (pl *Plan) replay(e apply.Entry) (apply.Op, error) {
-	if e.Absent && e.Key != pl.inst.Layout.Root(models.MQTypeConfigKey) {
-		return apply.Op{}, errors.New("the reset creates no key but " + pl.inst.Layout.Root(models.MQTypeConfigKey))
-	}
-	var d Decision
-	if pl.isMQTypeKey(e.Key) {
-		d = pl.planner.DecideConfig(e.Value)
-	} else {
-		rel, ok := pl.inst.Layout.Rel(e.Key)
-		if !ok {
-			return apply.Op{}, fmt.Errorf("not under the meta root %s", pl.inst.Layout.MetaRoot())
-		}
-		var err error
-		if d, err = pl.planner.Decide(models.Classify(rel), e.Value); err != nil {
-			return apply.Op{}, err
-		}
-	}
-	if d.Action == Keep {
-		return apply.Op{}, errors.New("the plan keeps this key now")
-	}
-	if e.Absent {
-		return op(e.Key, 0, nil, d), nil
-	}
-	return op(e.Key, e.ModRevision, e.Value, d), nil
+// ruleName is the reset's rule (apply.RegisterRule): the new value of every
+// staged key derived again from its old one with the same planner, so that
+// the staged plan holds old values only and the write pass reads no etcd.
+const ruleName = "reset-checkpoint"
+
+// ruleParams are what the rule needs besides the header: the planner's
+// target, scope and frozen context, and the meta path.
+type ruleParams struct {
+	Target        string                      `json:"target"`
+	PChannels     []string                    `json:"pchannels,omitempty"`
+	MetaPath      string                      `json:"meta_path"`
+	CheckpointWAL map[string]commonpb.WALName `json:"checkpoint_wal,omitempty"`
+	Collections   map[int64]bool              `json:"collections,omitempty"`
 }
 
-// --- apply ------------------------------------------------------------------
+func init() { apply.RegisterRule(ruleName, rule) }
+
+// rule rebuilds the planner a backup header names and decides each entry
+// with it.
+func rule(h apply.Header) (func(apply.Entry) (apply.Op, error), error) {
+	var rp ruleParams
+	if err := json.Unmarshal(h.RuleParams, &rp); err != nil {
+		return nil, fmt.Errorf("rule %s: %w", ruleName, err)
+	}
+	layout := models.NewLayout(h.RootPath, rp.MetaPath)
+	planner, err := NewPlanner(rp.Target, rp.PChannels, Context{CheckpointWAL: rp.CheckpointWAL, Collections: rp.Collections})
+	if err != nil {
+		return nil, fmt.Errorf("rule %s: %w", ruleName, err)
+	}
+	created := layout.Root(models.MQTypeConfigKey)
+	return func(e apply.Entry) (apply.Op, error) {
+		if e.Absent && e.Key != created {
+			return apply.Op{}, errors.New("the reset creates no key but " + created)
+		}
+		var d Decision
+		if isMQTypeKey(layout, e.Key) {
+			d = planner.DecideConfig(e.Value)
+		} else {
+			rel, ok := layout.Rel(e.Key)
+			if !ok {
+				return apply.Op{}, fmt.Errorf("not under the meta root %s", layout.MetaRoot())
+			}
+			var err error
+			if d, err = planner.Decide(models.Classify(rel), e.Value); err != nil {
+				return apply.Op{}, err
+			}
+		}
+		if d.Action == Keep {
+			return apply.Op{}, errors.New("the plan keeps this key now")
+		}
+		if e.Absent {
+			return op(e.Key, 0, nil, d), nil
+		}
+		return op(e.Key, e.ModRevision, e.Value, d), nil
+	}, nil
+}
 
 func (pl *Plan) commandLine() string {
 	var b strings.Builder
@@ -485,50 +517,6 @@ func (pl *Plan) commandLine() string {
 	}
 	b.WriteString(" --run")
 	return b.String()
-}
-
-// Apply runs the reset through apply.Run: one scan decides every key and
-// writes the backup, the plan is shown (and on a terminal approved) before
-// the first write, the ops are replayed from the backup into etcd, and
-// every position in scope is read back.
-func (pl *Plan) Apply(ctx context.Context, w framework.WriteIO) (framework.Result, error) {
-	var scope []string
-	if !pl.planner.Whole {
-		scope = pl.Scope.PChannels
-	}
-	layout := pl.inst.Layout
-	res := &RunResult{Plan: &pl.Summary}
-	ar, err := apply.Run(ctx, pl.inst, apply.Job{
-		Command: "reset checkpoint",
-		Name:    "reset-" + pl.TargetWAL,
-		Header: apply.Header{Command: pl.commandLine(), Endpoints: pl.inst.Endpoints, RootPath: layout.RootPath,
-			MetaRoot: layout.MetaRoot(), Revision: pl.Revision, Target: pl.TargetWAL, Scope: scope,
-			Prefixes: []string{layout.MetaRoot(), layout.Root("config/")}},
-		Flags:  pl.params.WriteFlags,
-		Ops:    pl.scan,
-		Replay: pl.replay,
-		Check:  pl.Refusal,
-		Plan:   &pl.Summary,
-		Verify: func(ctx context.Context) error {
-			v, err := pl.verify(ctx)
-			res.Verify = &v
-			if err == nil && !v.OK {
-				err = fmt.Errorf("%d problems after the run, first: %s", v.FailuresTotal, strings.Join(v.Failures[:min(3, len(v.Failures))], "; "))
-			}
-			return err
-		},
-		Tune:      pl.tune,
-		Continues: func() bool { return len(pl.SplitPChannels) > 0 },
-	}, w)
-	res.Applied = ar
-	// Diagnostics go to stderr too, so that they reach the operator
-	// whatever the format of stdout.
-	for _, n := range pl.Warnings {
-		if w.Stderr != nil {
-			fmt.Fprintf(w.Stderr, "warning: %s\n", n)
-		}
-	}
-	return res, err
 }
 
 func sortedKeys(m map[string]bool) []string {
@@ -553,7 +541,6 @@ func woodpeckerGate(ctx context.Context, inst *instance.Instance, rev int64, inS
 		index := map[string]int{}
 		_, err := inst.Scan(ctx, prefix, rev, func(page []instance.KV) error {
 			for _, kv := range page {
-				apply.Heartbeat(ctx)
 				k, ok := inst.Layout.ParseWoodpeckerKey(kv.Key)
 				if !ok || !k.Segment || !inScope(k.Log) {
 					continue

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -96,6 +95,18 @@ func TestGatesRefuseAndWriteNothing(t *testing.T) {
 				}
 				mustContain(t, out+errs, c.gate, "refused")
 			}
+			// A refused --run prints the whole plan of the dry run: the
+			// same keys, the same gates, in every format.
+			for _, f := range []string{"table", "json", "line"} {
+				dry, _, _ := e.reset("--target-wal kafka --format " + f)
+				run, _, _ := e.reset("--target-wal kafka --run --format " + f)
+				if run != dry || !strings.Contains(dry, "REFUSED") && !strings.Contains(dry, "\"ok\": false") && !strings.Contains(dry, "ok=false") {
+					t.Fatalf("%s: the refused --run printed\n%s\nthe dry run\n%s", f, run, dry)
+				}
+			}
+			if s := planJSON(t, first(e.reset("--target-wal kafka --run --format json"))); s.TotalKeys == 0 || len(s.Gates) < 3 {
+				t.Fatalf("a refused --run printed a partial plan: %+v", s)
+			}
 			files, _ := os.ReadDir(e.dir)
 			if len(files) != 0 {
 				t.Fatalf("refused run left %v", files)
@@ -123,6 +134,29 @@ func TestGatesRefuseAndWriteNothing(t *testing.T) {
 				t.Fatal("segment-assign record left")
 			}
 		})
+	}
+}
+
+func first(out, _ string, _ int) string { return out }
+
+// Each warning reaches the terminal once per run: in the plan shown before
+// the first write, not again on stderr or after the verify.
+func TestEachWarningOnce(t *testing.T) {
+	e := newEnv(t, commonpb.WALName_Pulsar)
+	e.put(e.meta(models.ChannelCPKey(e.pc(1)+"_100v1")), nil) // an empty value: a warning
+	for _, f := range []string{"table", "json"} {
+		out, errs, code := e.reset("--target-wal kafka --run --format " + f)
+		if code != 0 {
+			t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+		}
+		terminal := errs
+		if f == "table" {
+			terminal = out + errs
+		}
+		if n := strings.Count(terminal, "empty values rewritten"); n != 1 {
+			t.Fatalf("%s: the warning reached the terminal %d times:\n%s\n%s", f, n, out, errs)
+		}
+		e.put(e.meta(models.ChannelCPKey(e.pc(1)+"_100v1")), nil)
 	}
 }
 
@@ -425,49 +459,35 @@ func TestTargetNames(t *testing.T) {
 func TestDryRunAndRunPlanTheSameKeys(t *testing.T) {
 	e := newEnv(t, commonpb.WALName_Pulsar)
 	e.put(e.inst.Layout.Root("config/mqtype"), []byte("pulsar"))
-	ctx := context.Background()
-	for _, p := range []Params{
-		{TargetWAL: "kafka"},
-		{TargetWAL: "woodpecker", PChannels: []string{e.pc(0), e.pc(1), e.pc(2)}}, // scoped, and it completes the instance
-		{TargetWAL: "pulsar", PChannels: []string{e.pc(1), e.pc(2)}, AllowGrowing: true},
+	for _, args := range []string{
+		"--target-wal kafka",
+		fmt.Sprintf("--target-wal woodpecker --pchannel %s --pchannel %s --pchannel %s", e.pc(0), e.pc(1), e.pc(2)), // scoped, and it completes the instance
+		fmt.Sprintf("--target-wal pulsar --pchannel %s --pchannel %s --allow-growing", e.pc(1), e.pc(2)),
 	} {
-		p.WriteFlags = framework.WriteFlags{MaxTxnOps: 4, BackupDir: e.dir}
+		line := "reset checkpoint --max-txn-ops 4 --backup-dir " + e.dir + " " + args
 		r0 := e.rev()
-		dry, err := Build(ctx, e.inst, &p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := dry.Preview(ctx); err != nil {
-			t.Fatal(err)
-		}
-		run, err := Build(ctx, e.inst, &p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if run.Revision != dry.Revision {
-			t.Fatalf("revisions %d and %d", dry.Revision, run.Revision)
-		}
+		dry, _, _ := e.run(line)
+		dryJSON, _, _ := e.run(line + " --format json")
+		keys := planJSON(t, dryJSON).TotalKeys
 		var asked string
-		var stderr strings.Builder
-		w := framework.WriteIO{Stdout: io.Discard, Stderr: &stderr, Format: framework.FormatJSON,
-			Confirm: func(_ context.Context, q string) (bool, error) { asked = q; return false, nil }}
-		if _, err := run.Apply(ctx, w); !errors.Is(err, framework.ErrNotConfirmed) {
-			t.Fatalf("%+v: want not confirmed, got %v", p, err)
+		var out, stderr strings.Builder
+		sh := framework.NewShell(shelltest.State{Cmds: Commands(e.inst)}, &out, &stderr)
+		sh.SetConfirm(func(_ context.Context, q string) (bool, error) { asked = q; return false, nil })
+		if err := sh.Run(context.Background(), line+" --run --format json"); err != nil {
+			t.Fatalf("%s: %v", args, err)
 		}
-		a, _ := json.Marshal(dry.Summary)
-		b, _ := json.Marshal(run.Summary)
-		if string(a) != string(b) {
-			t.Fatalf("%+v: the dry run planned\n%s\n--run planned\n%s", p, a, b)
+		if !strings.Contains(stderr.String(), dry) || !strings.Contains(stderr.String(), "nothing was written") || out.Len() != 0 {
+			t.Fatalf("%s: the dry run planned\n%s\n--run showed\n%s", args, dry, stderr.String())
 		}
-		if dry.TotalKeys == 0 {
-			t.Fatalf("%+v: nothing planned", p)
+		if keys == 0 {
+			t.Fatalf("%s: nothing planned", args)
 		}
-		if want := fmt.Sprintf("apply these %d key changes to by-dev? [y/N] ", dry.TotalKeys); asked != want {
+		if want := fmt.Sprintf("apply these %d key changes to by-dev? [y/N] ", keys); asked != want {
 			t.Fatalf("asked %q, want %q", asked, want)
 		}
 		mustContain(t, stderr.String(), "gates:", "rewrites (in write order):")
 		if e.rev() != r0 {
-			t.Fatalf("%+v: a run not confirmed wrote", p)
+			t.Fatalf("%s: a run not confirmed wrote", args)
 		}
 		if files, _ := os.ReadDir(e.dir); len(files) != 0 {
 			t.Fatalf("a run not confirmed left %v", files)

@@ -8,7 +8,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/heron-shell/heron/framework"
-	"github.com/heron-shell/heron/framework/apply"
 	"github.com/heron-shell/heron/models"
 )
 
@@ -122,26 +121,15 @@ func (s *Summary) Table(w io.Writer) error {
 	ew.printf("reset checkpoint to %s: earliest id %s (bytes %q, text %q), read at revision %d\n",
 		s.TargetWAL, s.Earliest.Human, s.Earliest.BytesHex, s.Earliest.Text, s.Revision)
 	ew.printf("scope: %s: %s\n", scope, strings.Join(s.Scope.PChannels, ", "))
-	ew.printf("\ngates:\n")
-	tw := tabwriter.NewWriter(ew, 0, 4, 2, ' ', 0)
-	for _, g := range s.Gates {
-		v := "ok"
-		if !g.OK {
-			v = "REFUSED"
-		} else if g.Overridden {
-			v = "overridden"
-		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", v, g.Name, g.Detail)
-		for _, k := range g.Keys {
-			fmt.Fprintf(tw, "  \t\t%s\n", framework.EscapeText(k))
-		}
+	ew.printf("\n")
+	if err := framework.WriteGates(ew, s.Gates); err != nil {
+		return err
 	}
-	tw.Flush()
 	ew.printf("\nrewrites (in write order):\n")
 	if len(s.Rewrites) == 0 {
 		ew.printf("  none\n")
 	}
-	tw = tabwriter.NewWriter(ew, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(ew, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "  kind\tkeys\tpositions\texample\tbefore\tafter\n")
 	for _, k := range s.Rewrites {
 		for i := 0; i < max(1, len(k.Examples)); i++ {
@@ -198,9 +186,9 @@ func (s *Summary) Table(w io.Writer) error {
 		ew.printf("  %s\n", n)
 	}
 	if len(s.Warnings) > 0 {
-		ew.printf("\nwarnings:\n")
+		ew.printf("\n")
 		for _, n := range s.Warnings {
-			ew.printf("  %s\n", n)
+			ew.printf("warning: %s\n", framework.EscapeText(n))
 		}
 	}
 	ew.printf("\nreminders:\n")
@@ -220,8 +208,8 @@ func (s *Summary) Lines(w io.Writer) error {
 	}
 	line("plan", "reset checkpoint", "target_wal", s.TargetWAL, "revision", s.Revision, "whole_instance", s.Scope.WholeInstance,
 		"pchannels", strings.Join(s.Scope.PChannels, ","), "total_keys", s.TotalKeys, "refused", s.Refused)
-	for _, g := range s.Gates {
-		line("gate", g.Name, "ok", g.OK, "overridden", g.Overridden, "count", g.Count, "detail", g.Detail)
+	if ew.err == nil {
+		ew.err = framework.GateLines(w, s.Gates)
 	}
 	for _, k := range s.Rewrites {
 		line("rewrite", k.Kind, "keys", k.Keys, "positions", k.Positions)
@@ -287,97 +275,3 @@ func (e *errWriter) Write(b []byte) (int, error) {
 }
 
 func (e *errWriter) printf(format string, a ...any) { fmt.Fprintf(e, format, a...) }
-
-// --- the result of a run ----------------------------------------------------
-
-// RunResult is what `reset checkpoint --run` prints.
-type RunResult struct {
-	Plan *Summary `json:"plan"`
-	// Applied is null when the plan had nothing to write.
-	Applied *apply.Result `json:"applied"`
-	// Verify is null when the run stopped before the read-back.
-	Verify *Verify `json:"verify"`
-}
-
-// Verify is the read-back after the writes.
-type Verify struct {
-	OK bool `json:"ok"`
-	// Revision is the revision the read-back was pinned to.
-	Revision  int64    `json:"revision"`
-	Keys      int64    `json:"keys_checked"`
-	Positions int64    `json:"positions_checked"`
-	Failures  []string `json:"failures"`
-	// FailuresTotal counts every failure (at most 20 are listed).
-	FailuresTotal int64 `json:"failures_total"`
-}
-
-// JSON is the run document.
-func (r *RunResult) JSON() any { return r }
-
-// Table writes the run for people.
-func (r *RunResult) Table(w io.Writer) error {
-	ew := &errWriter{w: w}
-	if r.Applied == nil {
-		ew.printf("reset checkpoint to %s: nothing to write (every position in scope is already at the target)\n", r.Plan.TargetWAL)
-	} else {
-		a := r.Applied
-		ew.printf("reset checkpoint to %s: wrote %d of %d keys (%d rewritten, %d deleted) in %d transactions, %.1fs (%.0f keys/s)\n",
-			r.Plan.TargetWAL, a.Written, a.Keys, a.Puts, a.Deletes, a.Txns, a.Seconds, a.KeysPerSecond)
-		ew.printf("backup: %s\nplanned:\n", a.Backup)
-		for _, k := range r.Plan.Rewrites {
-			ew.printf("  %-26s %d keys, %d positions\n", k.Kind, k.Keys, k.Positions)
-		}
-		for _, d := range r.Plan.Deletions {
-			ew.printf("  %-26s %d keys deleted\n", d.Kind, d.Count)
-		}
-	}
-	switch {
-	case r.Verify == nil:
-		ew.printf("verify: not run (the run stopped early)\n")
-	case r.Verify.OK:
-		ew.printf("verify: ok, %d positions in %d keys read back at revision %d decode as %s earliest with WAL_name set\n",
-			r.Verify.Positions, r.Verify.Keys, r.Verify.Revision, r.Plan.TargetWAL)
-	default:
-		ew.printf("verify: FAILED, %d problems:\n", r.Verify.FailuresTotal)
-		for _, f := range r.Verify.Failures {
-			ew.printf("  %s\n", f)
-		}
-	}
-	for _, n := range r.Plan.Warnings {
-		ew.printf("warning: %s\n", n)
-	}
-	for _, n := range r.Plan.Reminders {
-		ew.printf("reminder: %s\n", n)
-	}
-	return ew.err
-}
-
-// Lines writes the run as key=value records.
-func (r *RunResult) Lines(w io.Writer) error {
-	if r.Applied != nil {
-		a := r.Applied
-		if err := framework.WriteLine(w, "run", "reset checkpoint", "target_wal", r.Plan.TargetWAL, "backup", a.Backup, "keys", a.Keys,
-			"written", a.Written, "puts", a.Puts, "deletes", a.Deletes, "txns", a.Txns, "seconds", fmt.Sprintf("%.3f", a.Seconds)); err != nil {
-			return err
-		}
-	} else if err := framework.WriteLine(w, "run", "reset checkpoint", "target_wal", r.Plan.TargetWAL, "keys", 0); err != nil {
-		return err
-	}
-	if v := r.Verify; v != nil {
-		if err := framework.WriteLine(w, "verify", v.OK, "revision", v.Revision, "keys", v.Keys, "positions", v.Positions,
-			"failures", v.FailuresTotal); err != nil {
-			return err
-		}
-		for _, f := range v.Failures {
-			if err := framework.WriteLine(w, "failure", f); err != nil {
-				return err
-			}
-		}
-	}
-	for _, n := range r.Plan.Reminders {
-		if err := framework.WriteLine(w, "reminder", n); err != nil {
-			return err
-		}
-	}
-	return nil
-}

@@ -1,8 +1,10 @@
 // Package restore is `restore --file BACKUP [--run]`: it puts every key of a
 // heron backup file back as it was before the write that made the backup
 // (the value, or the key's absence), guarded by the mod revisions read at one
-// revision, through framework/apply (so a restore backs up what it
-// overwrites, too). The file is streamed, never loaded whole.
+// revision, through framework/apply's kit (so a restore backs up what it
+// overwrites, too). It owns no rule of the command that made the backup: it
+// writes the keys back in the order the backup's header names and runs the
+// check it names. The file is streamed, never loaded whole.
 package restore
 
 import (
@@ -16,7 +18,6 @@ import (
 
 	"github.com/heron-shell/heron/framework"
 	"github.com/heron-shell/heron/framework/apply"
-	"github.com/heron-shell/heron/models"
 	"github.com/heron-shell/heron/states/gates"
 	"github.com/heron-shell/heron/states/instance"
 )
@@ -38,21 +39,10 @@ func (p *Params) Validate() error {
 	return nil
 }
 
-// Commands are the restore command on a connected instance.
-func Commands(inst *instance.Instance) []*framework.Command { return commands(inst, nil) }
-
-// commands are the commands with tune adjusting every run's apply options
-// (the tests' constructor).
-func commands(inst *instance.Instance, tune func(*apply.Options)) []*framework.Command {
-	return []*framework.Command{
-		framework.Write(inst, func(ctx context.Context, inst *instance.Instance, p *Params) (*Plan, error) {
-			pl, err := Build(ctx, inst, p)
-			if pl != nil {
-				pl.tune = tune
-			}
-			return pl, err
-		}),
-	}
+// Commands are the restore command on a connected instance: params + plan
+// (Build) + view (Summary), run by the kit.
+func Commands(inst *instance.Instance) []*framework.Command {
+	return []*framework.Command{apply.Command(inst, Build)}
 }
 
 // Summary is the restore plan (its JSON shape is documented in README.md).
@@ -95,23 +85,72 @@ type Example struct {
 	Action string `json:"action"`
 }
 
-// Plan is a restore plan.
+// Plan is a restore plan while it is built.
 type Plan struct {
 	Summary
 	inst   *instance.Instance
 	params Params
-	tune   func(*apply.Options)
+	// groups: the restore phase of each backed-up phase (Header.RestoreOrder);
+	// phases bounds them.
+	groups map[int]int
+	phases int
 }
 
 const maxExamples = 5
 
-// Build reads the backup file's header and the gates at one revision. The
-// keys of the file are planned by Preview (the dry run) and Apply.
-func Build(ctx context.Context, inst *instance.Instance, p *Params) (*Plan, error) {
-	ctx, stop := apply.Watch(ctx)
-	defer stop()
+// Build checks the backup file whole (checksum, prefixes), reads the gates
+// at one revision, then plans every key of the file through st, in the
+// order its header names, and returns the complete plan.
+func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.Stage) (*apply.Plan, error) {
 	pl, err := build(ctx, inst, p)
-	return pl, apply.Cause(ctx, err)
+	if err != nil {
+		return nil, err
+	}
+	if err := st.Scan(ctx, pl.header(), "restore", pl.scan); err != nil {
+		return nil, err
+	}
+	out := &apply.Plan{Command: "restore", Title: "restore from " + pl.File, View: &pl.Summary, Gates: pl.Gates, Keys: pl.TotalKeys,
+		Root: inst.Layout.RootPath, Put: "put back", Nothing: "nothing to write, every key already holds its backed-up state"}
+	if check := pl.afterRestore(); check != nil {
+		out.After = []apply.Check{*check}
+	}
+	return out, nil
+}
+
+// header is the restore's own backup: its keys come back in the reverse
+// order of this restore's phases, with the same check after.
+func (pl *Plan) header() apply.Header {
+	layout := pl.inst.Layout
+	var order [][]int
+	for ph := pl.phases - 1; ph >= 0 && pl.phases > 1; ph-- {
+		order = append(order, []int{ph})
+	}
+	return apply.Header{Command: "restore --file " + pl.File + " --run", Endpoints: pl.inst.Endpoints,
+		RootPath: layout.RootPath, MetaRoot: layout.MetaRoot(), Revision: pl.Revision, Prefixes: pl.Prefixes,
+		RestoreOrder: order, AfterRestore: pl.Backup.AfterRestore}
+}
+
+// afterRestore is the check the backup's header names (nil: none).
+func (pl *Plan) afterRestore() *apply.Check {
+	if pl.Backup.AfterRestore != gates.SplitStateCheck {
+		return nil
+	}
+	return &apply.Check{Name: gates.SplitStateCheck, Run: func(ctx context.Context) (string, error) {
+		rev, err := pl.inst.Revision(ctx)
+		if err != nil {
+			return "", err
+		}
+		split, err := gates.SplitPChannels(ctx, pl.inst, rev)
+		if err != nil || len(split) == 0 {
+			return "", err
+		}
+		if len(pl.Chain) > 1 {
+			return fmt.Sprintf("SPLIT STATE, the keys of the backup read back at revision %d hold their backed-up state, but %s still have positions in more than one WAL; this backup continues %s: restore next: restore --file %s --run",
+				rev, strings.Join(split, ", "), pl.Chain[1], pl.Chain[1]), nil
+		}
+		return "", fmt.Errorf("the keys of the backup hold their backed-up state, but the instance is in a split state on %s (positions in more than one WAL): %s",
+			strings.Join(split, ", "), splitAdvice(pl.Backup))
+	}}
 }
 
 func build(ctx context.Context, inst *instance.Instance, p *Params) (*Plan, error) {
@@ -136,7 +175,6 @@ func build(ctx context.Context, inst *instance.Instance, p *Params) (*Plan, erro
 	// changed byte or a key the backed-up command never writes refuses it.
 	var legacyErr error
 	info, err := apply.VerifyBackup(p.File, p.NoChecksum, func(e apply.Entry) error {
-		apply.Heartbeat(ctx) // reading a large file is progress, not a stall
 		if legacyErr == nil && legacy != nil {
 			legacyErr = outside(e, legacy)
 		}
@@ -157,7 +195,13 @@ func build(ctx context.Context, inst *instance.Instance, p *Params) (*Plan, erro
 	if err != nil {
 		return nil, err
 	}
-	pl := &Plan{inst: inst, params: *p}
+	pl := &Plan{inst: inst, params: *p, groups: map[int]int{}, phases: 1}
+	for i, group := range header.RestoreOrder {
+		for _, ph := range group {
+			pl.groups[ph] = i
+		}
+		pl.phases = len(header.RestoreOrder) + 1
+	}
 	pl.Command, pl.File, pl.Backup, pl.Revision = "restore", p.File, header, rev
 	pl.Examples, pl.Warnings, pl.Prefixes, pl.Chain = []Example{}, []string{}, prefixes, []string{}
 	pl.Checksum = "sha256"
@@ -193,20 +237,8 @@ func build(ctx context.Context, inst *instance.Instance, p *Params) (*Plan, erro
 	return pl, nil
 }
 
-// Preview plans every key of the file without writing: the dry run. A plan
-// refused by its gates is not read further.
-func (pl *Plan) Preview(ctx context.Context) error {
-	if pl.Refused {
-		return nil
-	}
-	ctx, stop := apply.Watch(ctx)
-	defer stop()
-	return apply.Cause(ctx, pl.scan(ctx, nil))
-}
-
-// scan plans every key of the file into the summary and hands the ops
-// (consume checkpoints and mq.type overrides first) to sink (nil: the dry
-// run): apply's Source.
+// scan plans every key of the file into the summary and hands the ops, in
+// the order the header names, to sink (nil: the dry run).
 func (pl *Plan) scan(ctx context.Context, sink func(apply.Op) error) error {
 	s := &pl.Summary
 	s.Entries, s.Puts, s.Deletes, s.Unchanged, s.Examples = 0, 0, 0, 0, []Example{}
@@ -238,27 +270,12 @@ func (pl *Plan) scan(ctx context.Context, sink func(apply.Op) error) error {
 	return err
 }
 
-// first reports the keys a restore writes first: consume
-// checkpoints and mq.type overrides, which decide the WAL Milvus opens. An
-// interrupted restore then leaves checkpoints on the old WAL beside
-// positions still tagged with the reset's target, which the next plan
-// reports as a split state.
-func (pl *Plan) first(key string) bool {
-	for _, rel := range models.MQTypeConfigKeys {
-		if key == pl.inst.Layout.Root(rel) {
-			return true
-		}
-	}
-	rel, ok := pl.inst.Layout.Rel(key)
-	return ok && models.Classify(rel).Kind == models.KindConsumeCheckpoint
-}
-
-// stream reads the backup file in two passes (the keys written first, then
-// the others), fetches the current values of each chunk of keys at rev, and
-// calls fn with each entry and its op (nil: the key already holds its
-// backed-up state).
+// stream reads the backup file once per restore phase (the groups of the
+// header's RestoreOrder, then the phases it does not name), fetches the
+// current values of each chunk of keys at rev, and calls fn with each entry
+// and its op (nil: the key already holds its backed-up state).
 func (pl *Plan) stream(ctx context.Context, rev int64, fn func(e apply.Entry, op *apply.Op) error) error {
-	for phase := 0; phase < 2; phase++ {
+	for phase := 0; phase < pl.phases; phase++ {
 		br, err := apply.OpenBackup(pl.File)
 		if err != nil {
 			return err
@@ -279,7 +296,6 @@ func (pl *Plan) streamPhase(ctx context.Context, br *apply.BackupReader, rev int
 	n := min(max(pl.params.MaxTxnOps, 1), apply.DefaultMaxTxnOps)
 	chunk := make([]apply.Entry, 0, n)
 	keys := make([]string, 0, n)
-	root := pl.inst.Layout.RootPath + "/"
 	flush := func() error {
 		if len(chunk) == 0 {
 			return nil
@@ -292,7 +308,6 @@ func (pl *Plan) streamPhase(ctx context.Context, br *apply.BackupReader, rev int
 		if err != nil {
 			return err
 		}
-		apply.Heartbeat(ctx)
 		for i, e := range chunk {
 			c := cur[i]
 			exists := c.ModRevision != 0
@@ -320,14 +335,11 @@ func (pl *Plan) streamPhase(ctx context.Context, br *apply.BackupReader, rev int
 		if !ok {
 			return flush()
 		}
-		if !strings.HasPrefix(e.Key, root) {
-			return fmt.Errorf("backup %s line %d: key %s is not under this instance's root path %s", pl.File, e.Line, e.Key, root)
-		}
 		if !(apply.Header{Prefixes: pl.Prefixes}).Allows(e.Key) {
 			return fmt.Errorf("backup %s line %d: key %s is outside the prefixes the backed-up command writes (%s): the file changed since it was checked",
 				pl.File, e.Line, e.Key, strings.Join(pl.Prefixes, ", "))
 		}
-		if pl.first(e.Key) != (phase == 0) {
+		if pl.phaseOf(e) != phase {
 			continue
 		}
 		chunk = append(chunk, e)
@@ -339,65 +351,12 @@ func (pl *Plan) streamPhase(ctx context.Context, br *apply.BackupReader, rev int
 	}
 }
 
-// Refusal is nil when every gate passed.
-func (pl *Plan) Refusal() error { return framework.Refusal("restore", pl.Gates) }
-
-// Apply runs the restore through apply.Run (which backs up what the restore
-// overwrites), then reads every key of the file back.
-func (pl *Plan) Apply(ctx context.Context, w framework.WriteIO) (framework.Result, error) {
-	layout := pl.inst.Layout
-	res := &RunResult{Plan: &pl.Summary, SplitPChannels: []string{}}
-	ar, err := apply.Run(ctx, pl.inst, apply.Job{
-		Command: "restore",
-		Name:    "restore",
-		Header: apply.Header{Command: "restore --file " + pl.File + " --run", Endpoints: pl.inst.Endpoints,
-			RootPath: layout.RootPath, MetaRoot: layout.MetaRoot(), Revision: pl.Revision, Prefixes: pl.Prefixes},
-		Flags:  pl.params.WriteFlags,
-		Ops:    pl.scan,
-		Check:  pl.Refusal,
-		Plan:   &pl.Summary,
-		Verify: func(ctx context.Context) error { return pl.verify(ctx, res) },
-		Tune:   pl.tune,
-	}, w)
-	res.Applied = ar
-	return res, err
-}
-
-// verify reads every key of the file back at the current revision.
-func (pl *Plan) verify(ctx context.Context, res *RunResult) error {
-	rev, err := pl.inst.Revision(ctx)
-	if err != nil {
-		return err
+// phaseOf is the restore phase of an entry.
+func (pl *Plan) phaseOf(e apply.Entry) int {
+	if g, ok := pl.groups[e.Phase]; ok {
+		return g
 	}
-	res.VerifyRevision = rev
-	err = pl.stream(ctx, rev, func(e apply.Entry, op *apply.Op) error {
-		res.Verified++
-		if op != nil {
-			res.Mismatches++
-			if len(res.MismatchKeys) < 5 {
-				res.MismatchKeys = append(res.MismatchKeys, e.Key)
-			}
-		}
-		return nil
-	})
-	if err == nil && res.Mismatches > 0 {
-		err = fmt.Errorf("%d keys do not hold their backed-up state, first: %s", res.Mismatches, strings.Join(res.MismatchKeys, ", "))
-	}
-	if err != nil {
-		return err
-	}
-	if res.SplitPChannels, err = splitPChannels(ctx, pl.inst, rev); err != nil {
-		return err
-	}
-	if len(res.SplitPChannels) > 0 {
-		if len(pl.Chain) > 1 {
-			res.RestoreNext = pl.Chain[1]
-			return nil
-		}
-		return fmt.Errorf("the keys of the backup hold their backed-up state, but the instance is in a split state on %s (positions in more than one WAL): %s",
-			strings.Join(res.SplitPChannels, ", "), splitAdvice(pl.Backup))
-	}
-	return nil
+	return pl.phases - 1
 }
 
 // splitAdvice says where the values of a split state come from.
@@ -434,7 +393,8 @@ func chainWarning(file string, h apply.Header, s *Summary) string {
 // ones, which bind a file without a checksum (written before heron recorded
 // prefixes): those of the only commands that wrote backups then (reset
 // checkpoint and restore), the meta root and {root}/config/. Every prefix
-// is a folder under the root path.
+// is a folder; the header's may lie outside the root path (reset wal backs
+// up woodpecker's top-level woodpecker/ keys): the checksum vouches for them.
 func allowedPrefixes(file string, h apply.Header) (prefixes, legacy []string, err error) {
 	if h.RootPath == "" {
 		return nil, nil, fmt.Errorf("backup %s: its header names no root path", file)
@@ -448,65 +408,11 @@ func allowedPrefixes(file string, h apply.Header) (prefixes, legacy []string, er
 		}
 	}
 	for _, p := range append(append([]string{}, prefixes...), legacy...) {
-		if !strings.HasSuffix(p, "/") || !strings.HasPrefix(p, h.RootPath+"/") {
-			return nil, nil, fmt.Errorf("backup %s: prefix %q of its header is not a folder under its root path %q", file, p, h.RootPath)
+		if !strings.HasSuffix(p, "/") || strings.HasPrefix(p, "/") {
+			return nil, nil, fmt.Errorf("backup %s: prefix %q of its header is not a folder", file, p)
 		}
 	}
 	return prefixes, legacy, nil
-}
-
-// splitPChannels reads every position at rev (consume checkpoints first)
-// through models' split rule: the pchannels whose positions name more than
-// one WAL. Memory: one small map per pchannel.
-func splitPChannels(ctx context.Context, inst *instance.Instance, rev int64) ([]string, error) {
-	census := models.NewWALCensus(nil)
-	prefixes := []string{models.WALPrefix, models.CollectionInfoPrefix, models.LegacyCollectionPrefix, models.ChannelCPPrefix, models.SegmentPrefix}
-	_, err := inst.Walk(ctx, rev, prefixes, func(e instance.Entry) error {
-		apply.Heartbeat(ctx)
-		switch e.Kind {
-		case models.KindConsumeCheckpoint:
-			if cp, err := models.DecodeWALCheckpoint(e.Value); err == nil && cp.HasMessageID {
-				census.AddCheckpoint(e.PChannel, cp.WAL)
-			}
-		case models.KindCollectionInfo, models.KindLegacyCollection:
-			if models.IsTombstone(e.Value) {
-				return nil
-			}
-			if c, err := models.DecodeCollectionInfo(e.Value); err == nil {
-				census.AddCollection(c)
-			}
-		case models.KindChannelCP:
-			if pos, err := models.DecodePosition(e.Value); err == nil && !models.IsDroppedChannelCP(pos) {
-				census.Add(e.PChannel, pos.GetWALName(), pos.GetMsgID())
-			}
-		case models.KindSegment:
-			if v, err := models.ViewSegment(e.Value); err == nil {
-				census.AddSegment(v)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return census.Split(), nil
-}
-
-// RunResult is what `restore --run` prints.
-type RunResult struct {
-	Plan    *Summary      `json:"plan"`
-	Applied *apply.Result `json:"applied"`
-	// Verified keys were read back at VerifyRevision; Mismatches do not hold
-	// their backed-up state.
-	VerifyRevision int64    `json:"verify_revision"`
-	Verified       int64    `json:"verified"`
-	Mismatches     int64    `json:"mismatches"`
-	MismatchKeys   []string `json:"mismatch_keys,omitempty"`
-	// SplitPChannels are the pchannels left in a split state (read back at
-	// VerifyRevision); RestoreNext is the backup to restore next (the one
-	// this backup continues), when the chain has one.
-	SplitPChannels []string `json:"split_pchannels"`
-	RestoreNext    string   `json:"restore_next,omitempty"`
 }
 
 // JSON is the plan document.
@@ -522,13 +428,12 @@ func (s *Summary) Table(w io.Writer) error {
 		check = "NO checksum (--no-checksum)"
 	}
 	fmt.Fprintf(tw, "file checked: %s, every key under %s\n", check, strings.Join(s.Prefixes, ", "))
-	fmt.Fprintf(tw, "current values read at revision %d\n\ngates:\n", s.Revision)
-	for _, g := range s.Gates {
-		v := "ok"
-		if !g.OK {
-			v = "REFUSED"
-		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", v, g.Name, g.Detail)
+	fmt.Fprintf(tw, "current values read at revision %d\n\n", s.Revision)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if err := framework.WriteGates(w, s.Gates); err != nil {
+		return err
 	}
 	fmt.Fprintf(tw, "\nentries: %d; to put back: %d; to delete: %d; already as backed up: %d\n", s.Entries, s.Puts, s.Deletes, s.Unchanged)
 	for _, e := range s.Examples {
@@ -538,7 +443,7 @@ func (s *Summary) Table(w io.Writer) error {
 		fmt.Fprintf(tw, "  ... and %d more\n", more)
 	}
 	for _, n := range s.Warnings {
-		fmt.Fprintf(tw, "warning: %s\n", n)
+		fmt.Fprintf(tw, "warning: %s\n", framework.EscapeText(n))
 	}
 	return tw.Flush()
 }
@@ -549,10 +454,8 @@ func (s *Summary) Lines(w io.Writer) error {
 		"deletes", s.Deletes, "unchanged", s.Unchanged, "refused", s.Refused, "checksum", s.Checksum); err != nil {
 		return err
 	}
-	for _, g := range s.Gates {
-		if err := framework.WriteLine(w, "gate", g.Name, "ok", g.OK, "detail", g.Detail); err != nil {
-			return err
-		}
+	if err := framework.GateLines(w, s.Gates); err != nil {
+		return err
 	}
 	for _, e := range s.Examples {
 		if err := framework.WriteLine(w, "example", e.Key, "action", e.Action); err != nil {
@@ -560,49 +463,4 @@ func (s *Summary) Lines(w io.Writer) error {
 		}
 	}
 	return nil
-}
-
-// JSON is the run document.
-func (r *RunResult) JSON() any { return r }
-
-// Table writes the run for people.
-func (r *RunResult) Table(w io.Writer) error {
-	if r.Applied == nil {
-		fmt.Fprintf(w, "restore from %s: nothing to write, every key already holds its backed-up state\n", r.Plan.File)
-	} else {
-		a := r.Applied
-		fmt.Fprintf(w, "restore from %s: wrote %d of %d keys (%d put back, %d deleted) in %d transactions, %.1fs\nbackup of the overwritten values: %s\n",
-			r.Plan.File, a.Written, a.Keys, a.Puts, a.Deletes, a.Txns, a.Seconds, a.Backup)
-	}
-	if r.VerifyRevision == 0 {
-		_, err := fmt.Fprintln(w, "verify: not run (the restore stopped early)")
-		return err
-	}
-	if r.Mismatches == 0 && len(r.SplitPChannels) > 0 {
-		next := splitAdvice(r.Plan.Backup)
-		if r.RestoreNext != "" {
-			next = fmt.Sprintf("this backup continues %s: restore next: restore --file %s --run", r.RestoreNext, r.RestoreNext)
-		}
-		_, err := fmt.Fprintf(w, "verify: SPLIT STATE, the %d keys of the backup read back at revision %d hold their backed-up state, but %s still have positions in more than one WAL; %s\n",
-			r.Verified, r.VerifyRevision, strings.Join(r.SplitPChannels, ", "), next)
-		return err
-	}
-	if r.Mismatches == 0 {
-		_, err := fmt.Fprintf(w, "verify: ok, the %d keys of the backup read back at revision %d hold their backed-up state\n", r.Verified, r.VerifyRevision)
-		return err
-	}
-	_, err := fmt.Fprintf(w, "verify: FAILED, %d of %d keys differ: %s\n", r.Mismatches, r.Verified, strings.Join(r.MismatchKeys, ", "))
-	return err
-}
-
-// Lines writes the run as key=value records.
-func (r *RunResult) Lines(w io.Writer) error {
-	kv := []any{"run", "restore", "file", r.Plan.File, "verified", r.Verified, "mismatches", r.Mismatches, "split", strings.Join(r.SplitPChannels, ",")}
-	if r.RestoreNext != "" {
-		kv = append(kv, "restore_next", r.RestoreNext)
-	}
-	if r.Applied != nil {
-		kv = append(kv, "backup", r.Applied.Backup, "written", r.Applied.Written, "txns", r.Applied.Txns)
-	}
-	return framework.WriteLine(w, kv...)
 }

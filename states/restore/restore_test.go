@@ -21,12 +21,19 @@ import (
 	"github.com/heron-shell/heron/tests/shelltest"
 )
 
+// RunResult is the run document (apply.Outcome) as the tests read it.
+type RunResult struct {
+	Plan    *Summary      `json:"plan"`
+	Applied *apply.Result `json:"applied"`
+	Verify  *apply.Verify `json:"verify"`
+}
+
 type env struct {
 	t    *testing.T
 	cli  *clientv3.Client
 	inst *instance.Instance
 	dir  string
-	tune func(*apply.Options) // the test constructor's option: see commands
+	tune func(*apply.Options) // the options of every run (apply.Tuned)
 }
 
 func newEnv(t *testing.T, cli *clientv3.Client, ep, root string) *env {
@@ -37,7 +44,7 @@ func newEnv(t *testing.T, cli *clientv3.Client, ep, root string) *env {
 
 func (e *env) run(line string) (string, string, int) {
 	e.t.Helper()
-	out, errs, code, _ := shelltest.Run(e.t, append(commands(e.inst, e.tune), reset.Commands(e.inst)...), line)
+	out, errs, code, _ := shelltest.Run(e.t, []*framework.Command{apply.Tuned(e.inst, Build, e.tune), apply.Tuned(e.inst, reset.Build, e.tune)}, line)
 	return out, errs, code
 }
 
@@ -54,7 +61,7 @@ func (e *env) resetRun() string {
 	if code != 0 {
 		e.t.Fatalf("reset: exit %d\n%s\n%s", code, out, errs)
 	}
-	var r reset.RunResult
+	var r RunResult
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		e.t.Fatal(err)
 	}
@@ -95,7 +102,7 @@ func TestRestoreIsByteIdentical(t *testing.T) {
 	if d := diff(original, e.dump()); len(d) != 0 {
 		t.Fatalf("keys differ after restore: %v", d)
 	}
-	if res.Mismatches != 0 || res.Verified != 18 || res.Applied == nil || res.Applied.Backup == "" {
+	if !res.Verify.OK || res.Verify.Keys != 18 || res.Verify.Replanned != 0 || res.Applied == nil || res.Applied.Backup == "" {
 		t.Fatalf("result %+v", res)
 	}
 	// Restoring again writes nothing; restoring the restore's own backup

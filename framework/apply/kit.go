@@ -1,0 +1,621 @@
+package apply
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/heron-shell/heron/framework"
+)
+
+// The kit is the one path of every write command (see README.md beside this
+// file): the command's build returns a complete Plan, a value; the kit
+// renders it, refuses it, asks, publishes its staged backup, writes, and
+// verifies, without calling back into the command.
+
+// Plan is a write command's complete plan: every gate with its verdict, the
+// view that renders it (summary, gates, warnings once each), and its ops,
+// staged through the Stage the kit handed to build.
+type Plan struct {
+	// Command names the command in messages ("reset checkpoint").
+	Command string
+	// Title heads the run's result ("reset checkpoint to kafka").
+	Title string
+	// View renders the whole plan in every format; the kit shows it before
+	// the question and on a refusal, with and without --run alike.
+	View framework.Result
+	// Gates are every gate of the plan, context and scan alike: one failed
+	// gate refuses it (exit 3).
+	Gates []framework.Gate
+	// Keys is the number of keys the plan writes or deletes.
+	Keys int64
+	// Root is the root path named in the question before the first write.
+	Root string
+	// SplitState: the plan found a split state (an interrupted run left
+	// it), so its backup continues an earlier one (Header.Continues).
+	SplitState bool
+	// Put is how the result names a put ("rewritten", "put back").
+	Put string
+	// Nothing is the result's line when there is nothing to write.
+	Nothing string
+	// Reminders close a verified run.
+	Reminders []string
+	// After are the checks read once the keys read back (restore's
+	// split-state check, named by its backup's header).
+	After []Check
+}
+
+// Refusal is nil when every gate passed: the one place a plan is refused.
+func (p *Plan) Refusal() error { return framework.Refusal(p.Command, p.Gates) }
+
+// Check is a read after the verify: a note (verify passes, with the note
+// instead of "ok") or an error (verify fails).
+type Check struct {
+	Name string
+	Run  func(ctx context.Context) (note string, err error)
+}
+
+// Scan is a command's scan: it decides every key at the plan's revision,
+// in write order, and yields each op (yield is nil when nothing is staged,
+// a dry run: the scan then builds no op, it only decides).
+type Scan func(ctx context.Context, yield func(Op) error) error
+
+// Stage is where a plan's ops go: the kit makes it and hands it to build.
+// On a dry run it stages nothing; with --run or --plan-out its ops go into
+// a temporary backup file (the old values; the new ones in the file, or
+// derived again by the header's Rule), which the kit publishes on commit.
+type Stage struct {
+	opt     Options
+	staging bool
+	staged  *Staged
+	path    string // the plan file a Load staged from
+}
+
+// Scan runs scan once with the header of the backup the run publishes
+// (name goes into the backup's file name).
+func (s *Stage) Scan(ctx context.Context, h Header, name string, scan Scan) error {
+	if s.staged != nil {
+		return errors.New("a plan staged its ops twice")
+	}
+	if !s.staging {
+		return scan(ctx, nil)
+	}
+	opt := s.opt
+	opt.Header = h
+	opt.BackupPath = BackupPath(opt.BackupDir, h.RootPath, name, h.Revision, time.Now())
+	st, err := newStaged(opt, "scan", h.Rule == "")
+	if err != nil {
+		return err
+	}
+	st.ctx = ctx
+	s.staged = st
+	if err := scan(ctx, st.add); err != nil {
+		return err
+	}
+	return st.close()
+}
+
+// Load stages the entries of a saved plan file (--plan-out), checksum
+// first, under a backup header that is the file's with command; yield sees
+// each entry as it is staged. It returns the file's header.
+func (s *Stage) Load(ctx context.Context, path, command string, each func(Entry, Op) error) (Header, error) {
+	info, err := VerifyBackup(path, false, nil)
+	if err != nil {
+		return Header{}, err
+	}
+	h := info.Header
+	derive, err := ruleFor(h)
+	if err != nil {
+		return h, err
+	}
+	nh := h
+	nh.Command, nh.Created, nh.Continues, nh.OriginalBackup, nh.SplitState = command, time.Time{}, "", "", false
+	s.path = path
+	return h, s.Scan(ctx, nh, "apply", func(ctx context.Context, yield func(Op) error) error {
+		br, err := OpenBackup(path)
+		if err != nil {
+			return err
+		}
+		defer br.Close()
+		for {
+			e, ok, err := br.Next()
+			if err != nil || !ok {
+				return err
+			}
+			op, err := derive(e)
+			if err != nil {
+				return fmt.Errorf("plan %s line %d: %w", path, e.Line, err)
+			}
+			if err := each(e, op); err != nil {
+				return err
+			}
+			if yield != nil {
+				if err := yield(op); err != nil {
+					return err
+				}
+			}
+		}
+	})
+}
+
+// Rule derives the op of a staged entry again from its backed-up old value:
+// a pure function of the backup header (its RuleParams), registered by name,
+// so that a staged plan need not carry new values it can compute.
+type Rule func(h Header) (func(Entry) (Op, error), error)
+
+var (
+	rulesMu sync.RWMutex
+	rules   = map[string]Rule{}
+)
+
+// RegisterRule registers rule under name (a command's package does, in init).
+func RegisterRule(name string, rule Rule) {
+	rulesMu.Lock()
+	defer rulesMu.Unlock()
+	rules[name] = rule
+}
+
+// ruleFor is the function that gives each entry of a file with header h its
+// op: the header's rule, or the entry's own new value.
+func ruleFor(h Header) (func(Entry) (Op, error), error) {
+	if h.Rule == "" {
+		return entryOp, nil
+	}
+	rulesMu.RLock()
+	rule, ok := rules[h.Rule]
+	rulesMu.RUnlock()
+	if !ok {
+		return nil, fmt.Errorf("the file names rule %q, which this heron does not know", h.Rule)
+	}
+	return rule(h)
+}
+
+// entryOp is the op of an entry that carries its new value.
+func entryOp(e Entry) (Op, error) {
+	op := Op{Key: e.Key, ModRevision: e.ModRevision, Delete: e.Delete, Phase: e.Phase}
+	if !e.Absent {
+		op.Original = e.Value
+	}
+	if !e.Delete {
+		if !e.HasNew {
+			return Op{}, fmt.Errorf("entry %s has no new value", e.Key)
+		}
+		op.Value = e.New
+	}
+	return op, nil
+}
+
+// Build is a write command's plan function: it reads what it needs at one
+// revision, gates it, scans through st, and returns the complete plan.
+type Build[S, P any] func(ctx context.Context, s S, p *P, st *Stage) (*Plan, error)
+
+// Command binds a write command to its state value s (an etcd Store) and
+// its plan function: params + plan + view, the kit does the rest.
+func Command[S Store, P any](s S, build Build[S, P]) *framework.Command {
+	return Tuned(s, build, nil)
+}
+
+// Tuned is Command with tune adjusting every run's options last (tests
+// build their own options here: hooks, limits).
+func Tuned[S Store, P any](s S, build Build[S, P], tune func(*Options)) *framework.Command {
+	return framework.WriteCommand(func(ctx context.Context, p *P, m framework.Mode, w framework.WriteIO) (framework.Result, error) {
+		k := &kit[S, P]{store: s, build: build, tune: tune, p: p, m: m, w: w}
+		return k.run(ctx)
+	})
+}
+
+type kit[S Store, P any] struct {
+	store S
+	build Build[S, P]
+	tune  func(*Options)
+	p     *P
+	m     framework.Mode
+	w     framework.WriteIO
+}
+
+func (k *kit[S, P]) options(command string) (Options, framework.WriteFlags, error) {
+	var flags framework.WriteFlags
+	if wf, ok := any(k.p).(interface{ WriteOptions() *framework.WriteFlags }); ok {
+		flags = *wf.WriteOptions()
+	}
+	opt, err := fromEnv(Options{MaxTxnOps: flags.MaxTxnOps, BackupDir: flags.BackupDir, Progress: k.w.Stderr, Label: command})
+	if err != nil {
+		return opt, flags, framework.Usagef("%s: %v", command, err)
+	}
+	if k.tune != nil {
+		k.tune(&opt)
+	}
+	return opt.withDefaults(), flags, nil
+}
+
+// plan runs build with a stage; dry: nothing staged.
+func (k *kit[S, P]) plan(ctx context.Context, opt Options, staging bool) (*Plan, *Stage, error) {
+	st := DryStage()
+	if staging {
+		st = &Stage{opt: opt, staging: true}
+	}
+	pl, err := k.build(ctx, k.store, k.p, st)
+	if err == nil && pl == nil {
+		err = errors.New("built no plan")
+	}
+	if err != nil {
+		st.staged.Abort()
+		return nil, nil, Cause(ctx, err)
+	}
+	return pl, st, nil
+}
+
+func (k *kit[S, P]) run(ctx context.Context) (framework.Result, error) {
+	w := k.w
+	opt, flags, err := k.options("")
+	if err != nil {
+		return nil, err
+	}
+	ctx, stop := WithStallTimeout(ctx, opt.StallTimeout)
+	defer stop()
+	pl, st, err := k.plan(ctx, opt, k.m.Run || flags.PlanOut != "")
+	if err != nil {
+		return nil, err
+	}
+	defer st.staged.Abort()
+	if st.staged != nil {
+		st.staged.opt.Label = pl.Command
+		if got := st.staged.result().Keys; got != pl.Keys {
+			return nil, fmt.Errorf("%s: the plan counted %d keys but staged %d: nothing was written; build the plan again", pl.Command, pl.Keys, got)
+		}
+	}
+	refusal := pl.Refusal()
+	if !k.m.Run || refusal != nil {
+		if err := framework.Render(w.Stdout, pl.View, w.Format); err != nil {
+			return nil, err
+		}
+		if refusal != nil {
+			return nil, refusal
+		}
+		if flags.PlanOut != "" {
+			if err := st.staged.saveAs(flags.PlanOut); err != nil {
+				return nil, err
+			}
+			fmt.Fprintf(w.Stderr, "plan saved: %s (%d keys, checksummed): apply --file %s --run applies exactly it\n", flags.PlanOut, pl.Keys, flags.PlanOut)
+		}
+		fmt.Fprintln(w.Stderr, "dry run: nothing was written; add --run to apply the plan")
+		return pl.View, nil
+	}
+	out := &Outcome{plan: pl}
+	res, err := k.commit(ctx, pl, st, flags)
+	out.Applied = res
+	if err == nil {
+		out.Verify, err = k.verify(ctx, opt, pl, st)
+	}
+	switch {
+	case errors.Is(err, framework.ErrNotConfirmed):
+		fmt.Fprintln(w.Stderr, "nothing was written")
+		return nil, nil
+	case err != nil && res == nil:
+		return nil, err
+	}
+	if rerr := framework.Render(w.Stdout, out, w.Format); rerr != nil && err == nil {
+		err = rerr
+	}
+	return out, err
+}
+
+// commit asks, publishes the staged backup and writes its ops. It returns
+// nil (and no backup) when there was nothing to write.
+func (k *kit[S, P]) commit(ctx context.Context, pl *Plan, st *Stage, flags framework.WriteFlags) (*Result, error) {
+	w, staged := k.w, st.staged
+	if staged == nil {
+		return nil, fmt.Errorf("%s: the plan staged no ops", pl.Command)
+	}
+	if pl.Keys == 0 {
+		return nil, nil
+	}
+	if err := staged.checkLimits(ctx, k.store); err != nil {
+		return nil, err
+	}
+	release := hold(ctx)
+	ok, err := w.Approve(ctx, pl.View, pl.Keys, pl.Root)
+	release()
+	if err == nil && !ok {
+		err = framework.ErrNotConfirmed
+	}
+	if err != nil {
+		return nil, err
+	}
+	if pl.SplitState {
+		h := staged.bw.header
+		chainHeader(staged.opt.BackupDir, &h, pl.Command)
+		staged.bw.setHeader(h)
+	}
+	published := staged.bw.header
+	after := staged.opt.AfterBackup
+	staged.opt.AfterBackup = func(path string) error {
+		fmt.Fprintf(w.Stderr, "backup: %s (%d keys, synced)\n", path, pl.Keys)
+		if published.SplitState {
+			fmt.Fprintf(w.Stderr, "%s\n", chainNote(published))
+		}
+		if flags.PlanOut != "" {
+			if err := copyFile(path, flags.PlanOut); err != nil {
+				return err
+			}
+			fmt.Fprintf(w.Stderr, "plan saved: %s\n", flags.PlanOut)
+		}
+		if after != nil {
+			return after(path)
+		}
+		return nil
+	}
+	derive, err := ruleFor(published)
+	if err != nil {
+		return nil, err
+	}
+	res, err := staged.commit(ctx, k.store, replay(staged.opt.BackupPath, derive))
+	if err != nil && res != nil && res.Backup != "" {
+		return res, fmt.Errorf("%w (%s)", err, rollback(res.Backup, published))
+	}
+	return res, err
+}
+
+// verify reads every key of the published backup back (each put byte for
+// byte as staged, each delete absent), plans again (nothing more to do),
+// then runs the plan's After checks.
+func (k *kit[S, P]) verify(ctx context.Context, opt Options, pl *Plan, st *Stage) (*Verify, error) {
+	v := &Verify{Failures: []string{}}
+	if pl.Keys > 0 {
+		if err := readBack(ctx, k.store, st.staged.opt.BackupPath, opt.MaxTxnOps, v); err != nil {
+			return nil, Cause(ctx, fmt.Errorf("verify: %w", err))
+		}
+	}
+	if st.path == "" {
+		again, _, err := k.plan(ctx, opt, false)
+		if err != nil {
+			return v, fmt.Errorf("verify: plan again: %w", err)
+		}
+		v.Replanned = again.Keys
+		if again.Keys > 0 {
+			v.fail("planned again, the command still finds %d keys to write", again.Keys)
+		}
+	}
+	for _, c := range pl.After {
+		note, err := c.Run(ctx)
+		if err != nil {
+			v.OK = false
+			return v, fmt.Errorf("verify: %s", err)
+		}
+		v.Note = note
+	}
+	v.OK = v.FailuresTotal == 0
+	if !v.OK {
+		return v, fmt.Errorf("verify: %d problems after the run, first: %s", v.FailuresTotal, strings.Join(v.Failures[:min(3, len(v.Failures))], "; "))
+	}
+	return v, nil
+}
+
+const maxListedFailures = 20
+
+// Verify is the read-back after the writes.
+type Verify struct {
+	OK bool `json:"ok"`
+	// Revision is the revision the keys were read back at.
+	Revision int64 `json:"revision"`
+	// Keys read back; Replanned is what planning again found to write.
+	Keys      int64    `json:"keys_checked"`
+	Replanned int64    `json:"replanned_keys"`
+	Failures  []string `json:"failures"`
+	// FailuresTotal counts every failure (at most 20 are listed).
+	FailuresTotal int64 `json:"failures_total"`
+	// Note replaces "ok" when an After check found something to say.
+	Note string `json:"note,omitempty"`
+}
+
+func (v *Verify) fail(format string, a ...any) {
+	v.FailuresTotal++
+	if len(v.Failures) < maxListedFailures {
+		v.Failures = append(v.Failures, fmt.Sprintf(format, a...))
+	}
+}
+
+// readBack reads every key of the backup at path back at one revision,
+// n keys a transaction.
+func readBack(ctx context.Context, store Store, path string, n int, v *Verify) error {
+	br, err := OpenBackup(path)
+	if err != nil {
+		return err
+	}
+	defer br.Close()
+	derive, err := ruleFor(br.Header)
+	if err != nil {
+		return err
+	}
+	n = min(max(n, 1), DefaultMaxTxnOps)
+	ops := make([]Op, 0, n)
+	flush := func() error {
+		if len(ops) == 0 {
+			return nil
+		}
+		var opts []clientv3.OpOption
+		if v.Revision > 0 {
+			opts = append(opts, clientv3.WithRev(v.Revision))
+		}
+		gets := make([]clientv3.Op, len(ops))
+		for i, op := range ops {
+			gets[i] = clientv3.OpGet(op.Key, opts...)
+		}
+		resp, err := store.Txn(ctx).Then(gets...).Commit()
+		if err != nil {
+			return err
+		}
+		if v.Revision == 0 {
+			v.Revision = resp.Header.Revision
+		}
+		for i, r := range resp.Responses {
+			op := ops[i]
+			v.Keys++
+			rr := r.GetResponseRange()
+			exists := rr != nil && len(rr.Kvs) > 0
+			switch {
+			case op.Delete && exists:
+				v.fail("%s: deleted by the run, but present", op.Key)
+			case !op.Delete && !exists:
+				v.fail("%s: written by the run, but absent", op.Key)
+			case !op.Delete && !bytes.Equal(rr.Kvs[0].Value, op.Value):
+				v.fail("%s: does not hold the bytes the plan staged", op.Key)
+			}
+		}
+		ops = ops[:0]
+		return nil
+	}
+	for {
+		e, ok, err := br.Next()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return flush()
+		}
+		op, err := derive(e)
+		if err != nil {
+			return fmt.Errorf("%s: %w", e.Key, err)
+		}
+		if ops = append(ops, op); len(ops) == n {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// saveAs publishes the staged ops under path (a dry run's --plan-out).
+func (st *Staged) saveAs(path string) error {
+	if st == nil {
+		return errors.New("plan: nothing was staged")
+	}
+	if _, err := os.Lstat(path); err == nil {
+		return fmt.Errorf("plan: %s already exists", path)
+	}
+	st.bw.final = path
+	if err := st.bw.Commit(); err != nil {
+		return fmt.Errorf("plan: %w", err)
+	}
+	st.bw = nil
+	return nil
+}
+
+// copyFile copies the published backup to path (--plan-out with --run).
+func copyFile(from, to string) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return fmt.Errorf("plan: %w", err)
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return fmt.Errorf("plan: %w", err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return fmt.Errorf("plan: write %s: %w", to, err)
+	}
+	return out.Close()
+}
+
+// Outcome is what a write command's --run prints: the plan, what was
+// applied (nil: nothing to write) and the read-back (nil: not run).
+type Outcome struct {
+	plan    *Plan
+	Applied *Result
+	Verify  *Verify
+}
+
+type outcomeJSON struct {
+	Plan      any      `json:"plan"`
+	Applied   *Result  `json:"applied"`
+	Verify    *Verify  `json:"verify"`
+	Reminders []string `json:"reminders"`
+}
+
+// JSON is the run document.
+func (o *Outcome) JSON() any {
+	return outcomeJSON{Plan: o.plan.View.JSON(), Applied: o.Applied, Verify: o.Verify, Reminders: o.reminders()}
+}
+
+// reminders are the plan's, once the run verified.
+func (o *Outcome) reminders() []string {
+	if o.Verify == nil || !o.Verify.OK {
+		return []string{}
+	}
+	return o.plan.Reminders
+}
+
+// Table writes the run for people.
+func (o *Outcome) Table(w io.Writer) error {
+	var b strings.Builder
+	pl := o.plan
+	if a := o.Applied; a == nil {
+		fmt.Fprintf(&b, "%s: %s\n", pl.Title, pl.Nothing)
+	} else {
+		fmt.Fprintf(&b, "%s: wrote %d of %d keys (%d %s, %d deleted) in %d transactions, %.1fs (%.0f keys/s)\nbackup: %s\n",
+			pl.Title, a.Written, a.Keys, a.Puts, pl.Put, a.Deletes, a.Txns, a.Seconds, a.KeysPerSecond, a.Backup)
+	}
+	switch v := o.Verify; {
+	case v == nil:
+		fmt.Fprintf(&b, "verify: not run (the run stopped early)\n")
+	case v.OK && v.Note != "":
+		fmt.Fprintf(&b, "verify: %s\n", v.Note)
+	case v.OK:
+		fmt.Fprintf(&b, "verify: ok, the %d keys written read back at revision %d hold the planned bytes, and planning again finds nothing to write\n", v.Keys, v.Revision)
+	default:
+		fmt.Fprintf(&b, "verify: FAILED, %d problems:\n", v.FailuresTotal)
+		for _, f := range v.Failures {
+			fmt.Fprintf(&b, "  %s\n", framework.EscapeText(f))
+		}
+	}
+	for _, r := range o.reminders() {
+		fmt.Fprintf(&b, "reminder: %s\n", r)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// Lines writes the run as key=value records.
+func (o *Outcome) Lines(w io.Writer) error {
+	kv := []any{"run", o.plan.Command}
+	if a := o.Applied; a != nil {
+		kv = append(kv, "backup", a.Backup, "keys", a.Keys, "written", a.Written, "puts", a.Puts, "deletes", a.Deletes,
+			"txns", a.Txns, "seconds", fmt.Sprintf("%.3f", a.Seconds))
+	} else {
+		kv = append(kv, "keys", 0)
+	}
+	if err := framework.WriteLine(w, kv...); err != nil {
+		return err
+	}
+	if v := o.Verify; v != nil {
+		if err := framework.WriteLine(w, "verify", v.OK, "revision", v.Revision, "keys", v.Keys, "replanned", v.Replanned,
+			"failures", v.FailuresTotal, "note", v.Note); err != nil {
+			return err
+		}
+		for _, f := range v.Failures {
+			if err := framework.WriteLine(w, "failure", f); err != nil {
+				return err
+			}
+		}
+	}
+	for _, r := range o.reminders() {
+		if err := framework.WriteLine(w, "reminder", r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DryStage is a stage that stages nothing: a plan built with it is a dry
+// run (a re-plan, a test).
+func DryStage() *Stage { return &Stage{} }

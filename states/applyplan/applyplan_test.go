@@ -1,0 +1,161 @@
+package applyplan
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
+
+	"github.com/heron-shell/heron/framework"
+	"github.com/heron-shell/heron/framework/apply"
+	"github.com/heron-shell/heron/models"
+	"github.com/heron-shell/heron/states/reset"
+	"github.com/heron-shell/heron/states/restore"
+	"github.com/heron-shell/heron/tests/shelltest"
+)
+
+type env struct {
+	t    *testing.T
+	s    *shelltest.Seeded
+	dir  string
+	cmds []*framework.Command
+}
+
+func newEnv(t *testing.T) *env {
+	s := shelltest.Start(t, commonpb.WALName_Pulsar)
+	var cmds []*framework.Command
+	for _, ns := range []func() []*framework.Command{
+		func() []*framework.Command { return reset.Commands(s.Inst) },
+		func() []*framework.Command { return restore.Commands(s.Inst) },
+		func() []*framework.Command { return Commands(s.Inst) },
+	} {
+		cmds = append(cmds, ns()...)
+	}
+	return &env{t: t, s: s, dir: t.TempDir(), cmds: cmds}
+}
+
+func (e *env) run(line string) (string, string, int) {
+	e.t.Helper()
+	out, errs, code, _ := shelltest.Run(e.t, e.cmds, line)
+	return out, errs, code
+}
+
+func (e *env) dump() map[string]string { return shelltest.Dump(e.t, e.s.Cli) }
+
+func (e *env) rev() int64 { return shelltest.Revision(e.t, e.s.Inst) }
+
+type runDoc struct {
+	Applied *apply.Result `json:"applied"`
+	Verify  *apply.Verify `json:"verify"`
+}
+
+// A plan saved with --plan-out, applied with apply --file --run, writes
+// exactly what the command's own --run writes; its backup restores.
+func TestPlanOutThenApplyWritesThePlannedBytes(t *testing.T) {
+	e := newEnv(t)
+	original := e.dump()
+	plan := filepath.Join(e.dir, "plan.jsonl")
+	r0 := e.rev()
+	if out, errs, code := e.run("reset checkpoint --target-wal kafka --plan-out " + plan); code != 0 || e.rev() != r0 ||
+		!strings.Contains(errs, "plan saved: "+plan) || !strings.Contains(out, "keys to write or delete: 18") {
+		t.Fatalf("plan-out: exit %d\n%s\n%s", code, out, errs)
+	}
+	if m, _ := filepath.Glob(filepath.Join(e.dir, "heron-backup-*")); len(m) != 0 {
+		t.Fatalf("a dry run left %v", m)
+	}
+	// The saved plan holds no credential and its header names the rule.
+	h, err := apply.ReadBackupHeader(plan)
+	if err != nil || h.Rule != "reset-checkpoint" || h.RootPath != "by-dev" {
+		t.Fatalf("header %+v %v", h, err)
+	}
+	out, errs, code := e.run("apply --file " + plan)
+	if code != 0 || e.rev() != r0 || !strings.Contains(out, "keys to write or delete: 18 (15 put, 3 deleted)") ||
+		!strings.Contains(out, "ok  no key changed since the plan was read") {
+		t.Fatalf("apply dry run: exit %d\n%s\n%s", code, out, errs)
+	}
+	out, errs, code = e.run("apply --file " + plan + " --run --format json --backup-dir " + e.dir)
+	var doc runDoc
+	if code != 0 || json.Unmarshal([]byte(out), &doc) != nil || !doc.Verify.OK || doc.Applied.Written != 18 {
+		t.Fatalf("apply --run: exit %d\n%s\n%s", code, out, errs)
+	}
+	applied := e.dump()
+	// Roll back with the apply's backup, then the command's own run writes
+	// the same bytes.
+	if _, errs, code := e.run("restore --backup-dir " + e.dir + " --file " + doc.Applied.Backup + " --run"); code != 0 {
+		t.Fatalf("restore of apply's backup: exit %d\n%s", code, errs)
+	}
+	if d := shelltest.DiffKeys(original, e.dump()); len(d) != 0 {
+		t.Fatalf("restore of apply's backup left %v", d)
+	}
+	if _, errs, code := e.run("reset checkpoint --target-wal kafka --run --backup-dir " + e.dir); code != 0 {
+		t.Fatalf("reset --run: exit %d\n%s", code, errs)
+	}
+	if d := shelltest.DiffKeys(applied, e.dump()); len(d) != 0 {
+		t.Fatalf("apply --file wrote other bytes than reset --run: %v", d)
+	}
+}
+
+// A key that changed since the plan was read refuses the saved plan before
+// anything is written, naming the key.
+func TestApplyRefusesAChangedKey(t *testing.T) {
+	e := newEnv(t)
+	plan := filepath.Join(e.dir, "plan.jsonl")
+	if _, errs, code := e.run("reset checkpoint --target-wal kafka --plan-out " + plan); code != 0 {
+		t.Fatalf("plan-out: exit %d\n%s", code, errs)
+	}
+	key := e.s.Inst.Layout.Meta(models.SegmentKey(100, 101, 1001))
+	value := e.dump()[key]
+	if _, err := e.s.Cli.Put(context.Background(), key, value); err != nil {
+		t.Fatal(err)
+	}
+	r0 := e.rev()
+	for _, line := range []string{"apply --file " + plan, "apply --file " + plan + " --run --backup-dir " + e.dir} {
+		out, errs, code := e.run(line)
+		if code != framework.ExitRefused || e.rev() != r0 || !strings.Contains(out, "REFUSED  no key changed since the plan was read") ||
+			!strings.Contains(out, key) || !strings.Contains(errs, "1 keys changed since the plan was read") {
+			t.Fatalf("%s: exit %d\n%s\n%s", line, code, out, errs)
+		}
+	}
+	if m, _ := filepath.Glob(filepath.Join(e.dir, "heron-backup-*")); len(m) != 0 {
+		t.Fatalf("a refused apply left %v", m)
+	}
+	// A changed plan file is refused by its checksum.
+	b, _ := os.ReadFile(plan)
+	bad := filepath.Join(e.dir, "bad.jsonl")
+	if err := os.WriteFile(bad, []byte(strings.Replace(string(b), "datacoord", "datacoorx", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, errs, code := e.run("apply --file " + bad); code == 0 || !strings.Contains(errs, "checksum mismatch") {
+		t.Fatalf("changed plan: exit %d\n%s", code, errs)
+	}
+}
+
+// --run --format line works for every write command, and a restore plan
+// saved with --plan-out applies too.
+func TestRunFormatLineForEveryWriteCommand(t *testing.T) {
+	e := newEnv(t)
+	out, errs, code := e.run("reset checkpoint --target-wal kafka --run --format line --backup-dir " + e.dir)
+	if code != 0 || !strings.Contains(out, "run=\"reset checkpoint\"") || !strings.Contains(out, "verify=true") {
+		t.Fatalf("reset: exit %d\n%s\n%s", code, out, errs)
+	}
+	m, _ := filepath.Glob(filepath.Join(e.dir, "heron-backup-*reset*.jsonl"))
+	if len(m) != 1 {
+		t.Fatalf("backups %v", m)
+	}
+	plan := filepath.Join(e.dir, "restore-plan.jsonl")
+	if _, errs, code := e.run("restore --file " + m[0] + " --plan-out " + plan); code != 0 {
+		t.Fatalf("restore --plan-out: exit %d\n%s", code, errs)
+	}
+	out, errs, code = e.run("apply --file " + plan + " --run --format line --backup-dir " + e.dir)
+	if code != 0 || !strings.Contains(out, "run=apply") || !strings.Contains(out, "verify=true") {
+		t.Fatalf("apply: exit %d\n%s\n%s", code, out, errs)
+	}
+	out, errs, code = e.run("restore --file " + m[0] + " --run --format line --backup-dir " + e.dir)
+	if code != 0 || !strings.Contains(out, "run=restore") || !strings.Contains(out, "keys=0") || !strings.Contains(out, "verify=true") {
+		t.Fatalf("restore: exit %d\n%s\n%s", code, out, errs)
+	}
+}
