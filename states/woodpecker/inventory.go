@@ -43,7 +43,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/heron-shell/heron/framework/apply"
 	"github.com/heron-shell/heron/models"
 	"github.com/heron-shell/heron/states/instance"
 )
@@ -423,7 +422,6 @@ func readPrefix(ctx context.Context, inst *instance.Instance, rev int64, p *Pref
 	for _, part := range []string{"logs/", "logs-deleted/", "cleaning/", "marking/", "readers/"} {
 		_, err := inst.Scan(ctx, p.Prefix+"/"+part, rev, func(page []instance.KV) error {
 			for _, kv := range page {
-				apply.Heartbeat(ctx)
 				if err := s.add(kv); err != nil {
 					return err
 				}
@@ -499,7 +497,6 @@ func (s *prefixScan) add(kv instance.KV) error {
 func InstancePChannels(ctx context.Context, inst *instance.Instance, rev int64) (map[string]bool, error) {
 	out := map[string]bool{}
 	_, err := inst.Walk(ctx, rev, []string{models.PChannelPrefix, models.WALPrefix}, func(e instance.Entry) error {
-		apply.Heartbeat(ctx)
 		switch e.Kind {
 		case models.KindPChannel, models.KindConsumeCheckpoint, models.KindSegmentAssign:
 			if e.PChannel != "" && !strings.Contains(e.PChannel, "/") {
