@@ -18,13 +18,6 @@ import (
 	"github.com/heron-shell/heron/models"
 )
 
-// Environment variables the credentials are read from when their flags are
-// not given (flags never reach the history, backups or messages either way).
-const (
-	EnvAccessKeyID     = "MINIO_ACCESS_KEY_ID"
-	EnvSecretAccessKey = "MINIO_SECRET_ACCESS_KEY"
-)
-
 // Config is where Milvus keeps woodpecker's objects: Milvus's minio.address
 // (host:port), minio.bucketName, minio.rootPath and credentials.
 type Config struct {
