@@ -186,7 +186,7 @@ func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.St
 		return nil, fmt.Errorf("reset wal: the inventory counted %d keys but the scan found %d at revision %d", s.Keys, staged, rev)
 	}
 	return &apply.Plan{Command: "reset wal", Title: "reset wal (woodpecker)", View: s, Gates: s.Gates, Keys: s.Keys,
-		Root: inst.Layout.RootPath, Put: "deleted", Nothing: "nothing to write (no woodpecker log of a pchannel in scope)",
+		Root: inst.Layout.RootPath, Put: "written", Nothing: "nothing to write (no woodpecker log of a pchannel in scope)",
 		Reminders: s.Reminders, After: []apply.Check{logidgenCheck(inst, s.Logidgen), objectsCheck(pending, s)}}, nil
 }
 
