@@ -26,6 +26,7 @@ const (
 // published and before the first etcd write (apply.Options.AfterBackup):
 // objects first, metadata second. Build records what to delete in it.
 type objectDeleter struct {
+	ctx   context.Context // the run's (Build's): Ctrl-C stops the deletes
 	store *objstore.Store
 	keys  []string
 }
@@ -63,7 +64,7 @@ func (d *objectDeleter) run() error {
 	}
 	keys := d.keys
 	d.keys = nil
-	if err := d.store.Delete(context.Background(), keys); err != nil {
+	if err := d.store.Delete(d.ctx, keys); err != nil {
 		return fmt.Errorf("deleting woodpecker's objects in %s: %w; the etcd metadata is untouched: run again", d.store.Config().Describe(), err)
 	}
 	return nil
@@ -194,7 +195,7 @@ func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.St
 // or says where they stay.
 func planObjects(ctx context.Context, p *Params, inv *woodpecker.Inventory, logs []woodpecker.Log, s *Summary, pending *objectDeleter) error {
 	cfg, ok := p.objects()
-	pending.store, pending.keys = nil, nil
+	pending.ctx, pending.store, pending.keys = ctx, nil, nil
 	base := models.WoodpeckerObjectBase(p.MinioRootPath)
 	switch {
 	case p.StorageType == StorageLocal:
@@ -361,7 +362,7 @@ func objectsCheck(pending *objectDeleter, s *Summary) apply.Check {
 				}
 			}
 		}
-		return "", nil
+		return fmt.Sprintf("ok; %d objects (%d bytes) of the logs deleted from %s, none left", s.ObjectsTotal, s.ObjectBytes, store.Config().Describe()), nil
 	}}
 }
 

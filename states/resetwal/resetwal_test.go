@@ -390,7 +390,7 @@ func TestInterruptedRun(t *testing.T) {
 	if left := under(e.dump(), "by-dev/woodpecker/logs"); len(left) > 0 {
 		t.Fatalf("logs left after the re-run: %v", left)
 	}
-	mustContain(t, out, "verify")
+	mustContain(t, out, "verify: ok; ", "objects (", "none left")
 }
 
 // Credentials reach neither the output nor the backup (its header's command
@@ -414,5 +414,44 @@ func TestCredentialsNeverWritten(t *testing.T) {
 		if strings.Contains(out+errs+string(b), secret) {
 			t.Fatalf("%s written", secret)
 		}
+	}
+}
+
+// Every prefix a release (or an old heron) may use: the fixture's keys moved
+// under {root}/{--wp-meta-prefix} and under {root}/wp are emptied the same
+// way, and the global keys there are kept.
+func TestOtherPrefixes(t *testing.T) {
+	for _, tc := range []struct{ prefix, flag string }{
+		{"by-dev/custom-wp", "--wp-meta-prefix custom-wp"},
+		{"by-dev/wp", ""},
+	} {
+		t.Run(tc.prefix, func(t *testing.T) {
+			e := newEnv(t, "milvus30")
+			for k, v := range e.dump() {
+				if rest, ok := strings.CutPrefix(k, "by-dev/woodpecker/"); ok {
+					if _, err := e.cli.Delete(context.Background(), k); err != nil {
+						t.Fatal(err)
+					}
+					e.put(tc.prefix+"/"+rest, v)
+				}
+			}
+			before := e.dump()
+			out, errs, code := e.resetWAL(tc.flag + " --run")
+			if code != 0 {
+				t.Fatalf("run: exit %d\n%s%s", code, out, errs)
+			}
+			mustContain(t, out, tc.prefix+"/")
+			after := e.dump()
+			for _, k := range under(before, tc.prefix+"/") {
+				_, left := after[k]
+				perLog := strings.Contains(k, "by-dev-rootcoord-dml_") || strings.HasPrefix(k, tc.prefix+"/readers/")
+				if perLog && left {
+					t.Fatalf("%s left", k)
+				}
+				if !perLog && !left {
+					t.Fatalf("%s deleted", k)
+				}
+			}
+		})
 	}
 }
