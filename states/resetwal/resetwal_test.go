@@ -265,6 +265,23 @@ func TestLegacySharedPrefix(t *testing.T) {
 			t.Fatalf("object %s left", k)
 		}
 	}
+	// The backup holds keys outside the root path; restore puts them back.
+	bs := backups(t, e.dir)
+	if len(bs) != 1 {
+		t.Fatalf("backups: %v", bs)
+	}
+	b, err := os.ReadFile(bs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustContain(t, strings.SplitN(string(b), "\n", 2)[0], `"prefixes":["woodpecker/"]`)
+	out, errs, code = e.run("restore --file " + bs[0] + " --backup-dir " + e.dir + " --run")
+	if code != 0 {
+		t.Fatalf("restore: exit %d\n%s%s", code, out, errs)
+	}
+	if d := shelltest.DiffKeys(before, e.dump()); len(d) > 0 {
+		t.Fatalf("restore left differences: %v", d)
+	}
 }
 
 // --pchannel scopes the run to that pchannel's log (dml_1, not dml_10).
