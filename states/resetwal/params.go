@@ -36,8 +36,8 @@ type Params struct {
 	MinioAddress        string   `name:"minio-address" placeholder:"HOST:PORT" desc:"object storage endpoint (Milvus's minio.address:minio.port): also delete the logs' objects"`
 	MinioBucket         string   `name:"minio-bucket" default:"a-bucket" placeholder:"BUCKET" desc:"Milvus's minio.bucketName"`
 	MinioRootPath       string   `name:"minio-root-path" default:"files" placeholder:"PATH" desc:"Milvus's minio.rootPath (woodpecker's objects are under PATH/wp/)"`
-	MinioAccessKeyID    string   `name:"minio-access-key-id" placeholder:"ID" secret:"true" env:"MINIO_ACCESS_KEY_ID" desc:"access key id (or MINIO_ACCESS_KEY_ID)"`
-	MinioSecretKey      string   `name:"minio-secret-access-key" placeholder:"KEY" secret:"true" env:"MINIO_SECRET_ACCESS_KEY" desc:"secret access key (or MINIO_SECRET_ACCESS_KEY)"`
+	MinioAccessKeyID    string   `name:"minio-access-key-id" placeholder:"ID" secret:"true" env:"MINIO_ACCESS_KEY_ID" desc:"access key id"`
+	MinioSecretKey      string   `name:"minio-secret-access-key" placeholder:"KEY" secret:"true" env:"MINIO_SECRET_ACCESS_KEY" desc:"secret access key"`
 	MinioUseSSL         bool     `name:"minio-use-ssl" desc:"reach the object storage over https"`
 	framework.WriteFlags
 	framework.Output

@@ -382,7 +382,7 @@ func reminders(s *Summary) []string {
 		"keep the backup file: restore --file BACKUP --run puts every deleted etcd key back as it was (not the objects)",
 		"then move the positions: reset checkpoint --target-wal woodpecker",
 	}
-	if !s.Objects.Reachable {
+	if !s.Objects.Reachable && len(s.Logs) > 0 {
 		r = append(r, "the logs' data stays in "+s.Objects.Location)
 	}
 	return r
