@@ -98,3 +98,27 @@ func decimal(s string) bool {
 	}
 	return true
 }
+
+// woodpeckerStorageTypeFormatted is formatKey("woodpecker.storage.type"):
+// the name of its override in Milvus's etcd config source.
+const woodpeckerStorageTypeFormatted = "woodpeckerstoragetype"
+
+// IsWoodpeckerStorageTypeConfigKey reports whether a key relative to the root
+// path overrides woodpecker.storage.type in Milvus's etcd config source.
+func IsWoodpeckerStorageTypeConfigKey(rel string) bool {
+	name, ok := strings.CutPrefix(rel, ConfigPrefix)
+	return ok && FormatConfigKey(name) == woodpeckerStorageTypeFormatted
+}
+
+// EffectiveWoodpeckerStorageTypeKey is, among woodpecker.storage.type
+// overrides (keys relative to the root path), the one Milvus uses: the
+// greatest (see EffectiveMQTypeKey). "" when keys holds none.
+func EffectiveWoodpeckerStorageTypeKey(keys []string) string {
+	best := ""
+	for _, k := range keys {
+		if IsWoodpeckerStorageTypeConfigKey(k) && k > best {
+			best = k
+		}
+	}
+	return best
+}

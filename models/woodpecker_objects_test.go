@@ -35,3 +35,13 @@ func TestWoodpeckerObjectLayout(t *testing.T) {
 		}
 	}
 }
+
+func TestWoodpeckerStorageTypeConfigKey(t *testing.T) {
+	keys := []string{ConfigPrefix + "woodpecker/storage/type", ConfigPrefix + "woodpecker.storage.type", ConfigPrefix + "mq/type", "config/x"}
+	if !IsWoodpeckerStorageTypeConfigKey(keys[0]) || !IsWoodpeckerStorageTypeConfigKey(keys[1]) || IsWoodpeckerStorageTypeConfigKey(keys[2]) {
+		t.Fatal("woodpecker.storage.type spellings")
+	}
+	if got := EffectiveWoodpeckerStorageTypeKey(keys); got != ConfigPrefix+"woodpecker/storage/type" {
+		t.Fatalf("effective key %q", got)
+	}
+}

@@ -31,7 +31,7 @@ type Params struct {
 	Target              string   `name:"target" required:"true" enum:"woodpecker" desc:"the WAL whose logs to empty: woodpecker"`
 	PChannels           []string `name:"pchannel" placeholder:"PCHANNEL" desc:"only the log of this pchannel (default: the logs of every pchannel of the instance)"`
 	WPMetaPrefix        string   `name:"wp-meta-prefix" placeholder:"PREFIX" desc:"woodpecker.meta.prefix when milvus.yaml sets it (default: the etcd config override, else woodpecker)"`
-	StorageType         string   `name:"storage-type" default:"minio" enum:"minio,local,service" desc:"woodpecker.storage.type: minio (objects heron can delete with --minio-address), local or service (data heron cannot reach)"`
+	StorageType         string   `name:"storage-type" placeholder:"minio|local|service" desc:"woodpecker.storage.type: minio (objects heron can delete with --minio-address), local or service (data heron cannot reach); default: the etcd config override, else minio"`
 	AllowDataLeft       bool     `name:"allow-data-left" desc:"with --storage-type local or service: go on although the logs' data stays on the streaming nodes' disks or the woodpecker service"`
 	MinioAddress        string   `name:"minio-address" placeholder:"HOST:PORT" desc:"object storage endpoint (Milvus's minio.address:minio.port): also delete the logs' objects"`
 	MinioBucket         string   `name:"minio-bucket" default:"a-bucket" placeholder:"BUCKET" desc:"Milvus's minio.bucketName"`
@@ -52,7 +52,12 @@ func (p *Params) Validate() error {
 		}
 		seen[pc] = true
 	}
-	if p.MinioAddress != "" && p.StorageType != StorageMinio {
+	switch p.StorageType {
+	case "", StorageMinio, StorageLocal, StorageService:
+	default:
+		return framework.Usagef("reset wal: --storage-type %q: want minio, local or service", p.StorageType)
+	}
+	if p.MinioAddress != "" && p.StorageType != "" && p.StorageType != StorageMinio {
 		return framework.Usagef("reset wal: --minio-address is for --storage-type minio, not %s", p.StorageType)
 	}
 	return nil

@@ -106,8 +106,15 @@ func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.St
 	if err != nil {
 		return nil, err
 	}
+	storage, from, err := storageType(ctx, inst, rev, p.StorageType)
+	if err != nil {
+		return nil, err
+	}
+	if p.MinioAddress != "" && storage != StorageMinio {
+		return nil, framework.Usagef("reset wal: --minio-address, but woodpecker.storage.type is %s (%s): pass --storage-type minio if that is wrong", storage, from)
+	}
 	s := &Summary{Command: "reset wal", Target: p.Target, Revision: rev, RootPath: inst.Layout.RootPath,
-		Effective: inv.Effective, StorageType: p.StorageType, Logs: []LogRow{}, Warnings: []string{}}
+		Effective: inv.Effective, StorageType: storage, StorageFrom: from, Logs: []LogRow{}, Warnings: []string{}}
 	if len(scope) == 0 {
 		s.Scope = Scope{WholeInstance: true, PChannels: sortedKeys(pchannels)}
 	} else {
@@ -134,7 +141,7 @@ func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.St
 	}
 	s.Kept = kept(inv)
 	s.Gates = []framework.Gate{live, inflight}
-	if err := planObjects(ctx, p, inv, logs, s, pending); err != nil {
+	if err := planObjects(ctx, p, storage, logs, inv, s, pending); err != nil {
 		return nil, err
 	}
 	s.Gates = append(s.Gates, storageGate(p, s))
@@ -193,16 +200,16 @@ func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.St
 
 // planObjects lists the objects of every log in scope (with --minio-address)
 // or says where they stay.
-func planObjects(ctx context.Context, p *Params, inv *woodpecker.Inventory, logs []woodpecker.Log, s *Summary, pending *objectDeleter) error {
+func planObjects(ctx context.Context, p *Params, storage string, logs []woodpecker.Log, inv *woodpecker.Inventory, s *Summary, pending *objectDeleter) error {
 	cfg, ok := p.objects()
 	pending.ctx, pending.store, pending.keys = ctx, nil, nil
 	base := models.WoodpeckerObjectBase(p.MinioRootPath)
 	switch {
-	case p.StorageType == StorageLocal:
+	case storage == StorageLocal:
 		s.Objects = ObjectsInfo{Reachable: false, Location: "each streamingnode's disk: {localStorage.path}/wp/" + base + "/{logId}/{segId}/data.log",
 			Note: "heron cannot reach those disks: the data of the logs stays there; log ids are never reused (logidgen is kept), so a new log never reads it; remove it by hand on each node once Milvus runs on the emptied logs"}
 		return nil
-	case p.StorageType == StorageService:
+	case storage == StorageService:
 		s.Objects = ObjectsInfo{Reachable: false, Location: "the woodpecker service's nodes",
 			Note: "only the woodpecker service deletes its staged data (MarkLogDeleted, POST /admin/log/delete): the data of the logs stays there; log ids are never reused (logidgen is kept), so a new log never reads it"}
 		return nil
@@ -270,6 +277,41 @@ func planObjects(ctx context.Context, p *Params, inv *woodpecker.Inventory, logs
 	return nil
 }
 
+// storageType is woodpecker.storage.type: the flag, else Milvus's etcd
+// config override (formatKey "woodpeckerstoragetype"), else minio (the
+// default); from says which.
+func storageType(ctx context.Context, inst *instance.Instance, rev int64, flag string) (string, string, error) {
+	if flag != "" {
+		return flag, "--storage-type", nil
+	}
+	l := inst.Layout
+	var keys []string
+	values := map[string]string{}
+	_, err := inst.Scan(ctx, l.Root(models.ConfigPrefix), rev, func(page []instance.KV) error {
+		for _, kv := range page {
+			rel, ok := strings.CutPrefix(kv.Key, l.Root(""))
+			if ok && models.IsWoodpeckerStorageTypeConfigKey(rel) {
+				keys = append(keys, rel)
+				values[rel] = string(kv.Value)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return "", "", err
+	}
+	best := models.EffectiveWoodpeckerStorageTypeKey(keys)
+	if best == "" {
+		return StorageMinio, "default", nil
+	}
+	v := strings.ToLower(strings.TrimSpace(values[best]))
+	switch v {
+	case StorageMinio, StorageLocal, StorageService:
+		return v, l.Root(best), nil
+	}
+	return "", "", framework.Usagef("reset wal: %s is %q, not minio, local or service: pass --storage-type", l.Root(best), values[best])
+}
+
 // storageGate lets the run go on when heron can delete the data, or the
 // operator said the data may stay.
 func storageGate(p *Params, s *Summary) framework.Gate {
@@ -277,16 +319,16 @@ func storageGate(p *Params, s *Summary) framework.Gate {
 	switch {
 	case s.Objects.Reachable:
 		g.Detail = fmt.Sprintf("%d objects (%d bytes) of the logs in %s", s.ObjectsTotal, s.ObjectBytes, s.Objects.Location)
-	case p.StorageType == StorageMinio:
+	case s.StorageType == StorageMinio:
 		g.Detail = "no --minio-address: the logs' objects stay in object storage (safe: log ids are never reused)"
 	case p.AllowDataLeft:
 		g.Overridden = true
-		g.Detail = fmt.Sprintf("--allow-data-left: storage type %s, the logs' data stays in %s", p.StorageType, s.Objects.Location)
+		g.Detail = fmt.Sprintf("--allow-data-left: storage type %s, the logs' data stays in %s", s.StorageType, s.Objects.Location)
 	case len(s.Logs) == 0:
-		g.Detail = fmt.Sprintf("storage type %s, but no log to empty", p.StorageType)
+		g.Detail = fmt.Sprintf("storage type %s, but no log to empty", s.StorageType)
 	default:
 		g.OK, g.Count = false, int64(len(s.Logs))
-		g.Detail = fmt.Sprintf("storage type %s: heron cannot delete the logs' data in %s; pass --allow-data-left to empty the metadata and leave the data there", p.StorageType, s.Objects.Location)
+		g.Detail = fmt.Sprintf("storage type %s (%s): heron cannot delete the logs' data in %s; pass --allow-data-left to empty the metadata and leave the data there", s.StorageType, s.StorageFrom, s.Objects.Location)
 	}
 	return g
 }
@@ -397,7 +439,9 @@ func commandLine(p *Params) string {
 	if p.WPMetaPrefix != "" {
 		b.WriteString(" --wp-meta-prefix " + p.WPMetaPrefix)
 	}
-	b.WriteString(" --storage-type " + p.StorageType)
+	if p.StorageType != "" {
+		b.WriteString(" --storage-type " + p.StorageType)
+	}
 	if p.AllowDataLeft {
 		b.WriteString(" --allow-data-left")
 	}

@@ -349,6 +349,18 @@ func TestStorageWithoutObjects(t *testing.T) {
 	if d := shelltest.DiffKeys(before, e.dump()); len(d) > 0 {
 		t.Fatalf("refused run wrote %v", d)
 	}
+	e.put("by-dev/config/woodpecker/storage/type", "local")
+	out, errs, code = e.resetWAL("--run")
+	if code != framework.ExitRefused {
+		t.Fatalf("local from the etcd config override: exit %d\n%s%s", code, out, errs)
+	}
+	mustContain(t, out, "local (by-dev/config/woodpecker/storage/type)")
+	if _, errs, code := e.resetWAL(e.minio()); code != framework.ExitUsage || !strings.Contains(errs, "--storage-type minio") {
+		t.Fatalf("--minio-address with local storage in etcd: exit %d\n%s", code, errs)
+	}
+	if d := shelltest.DiffKeys(before, e.dump()); len(d) != 1 {
+		t.Fatalf("refused runs wrote %v", d)
+	}
 	out, errs, code = e.resetWAL("--storage-type service --allow-data-left --run")
 	if code != 0 {
 		t.Fatalf("service with --allow-data-left: exit %d\n%s%s", code, out, errs)

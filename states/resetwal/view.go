@@ -18,8 +18,11 @@ type Summary struct {
 	RootPath  string               `json:"root_path"`
 	Effective woodpecker.Effective `json:"effective_prefix"`
 	Scope     Scope                `json:"scope"`
-	// StorageType is woodpecker.storage.type as --storage-type gives it.
-	StorageType string      `json:"storage_type"`
+	// StorageType is woodpecker.storage.type.
+	StorageType string `json:"storage_type"`
+	// StorageFrom is where it came from: --storage-type, the etcd config
+	// key, or "default".
+	StorageFrom string      `json:"storage_from"`
 	Objects     ObjectsInfo `json:"objects"`
 	Logs        []LogRow    `json:"logs"`
 	// Keys are the etcd keys deleted; ObjectsTotal and ObjectBytes the
@@ -90,7 +93,7 @@ func (s *Summary) Table(w io.Writer) error {
 	}
 	fmt.Fprintf(w, "reset wal --target %s: empty woodpecker's logs of %s (root %s, revision %d)\n", s.Target, scope, s.RootPath, s.Revision)
 	fmt.Fprintf(w, "woodpecker prefix: %s\n", s.Effective.Describe())
-	fmt.Fprintf(w, "storage: %s, %s\n  %s\n", s.StorageType, s.Objects.Location, s.Objects.Note)
+	fmt.Fprintf(w, "storage: %s (%s), %s\n  %s\n", s.StorageType, s.StorageFrom, s.Objects.Location, s.Objects.Note)
 	if len(s.Logs) == 0 {
 		fmt.Fprintln(w, "logs: none in scope")
 	} else {
