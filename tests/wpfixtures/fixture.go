@@ -9,8 +9,8 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/url"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"sort"
 	"strconv"
@@ -230,7 +230,6 @@ func (e *Env) Snapshot(ctx context.Context) ([]EtcdKV, []ObjectInfo, error) {
 	sort.Slice(objs, func(i, j int) bool { return objs[i].Key < objs[j].Key })
 	return kvs, objs, nil
 }
-
 
 type urlT = url.URL
 
