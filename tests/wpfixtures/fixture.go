@@ -54,10 +54,10 @@ func StartEnv(dir string) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg.ListenPeerUrls = []urlT{*peer}
-	cfg.AdvertisePeerUrls = []urlT{*peer}
-	cfg.ListenClientUrls = []urlT{*client}
-	cfg.AdvertiseClientUrls = []urlT{*client}
+	cfg.ListenPeerUrls = []url.URL{*peer}
+	cfg.AdvertisePeerUrls = []url.URL{*peer}
+	cfg.ListenClientUrls = []url.URL{*client}
+	cfg.AdvertiseClientUrls = []url.URL{*client}
 	cfg.InitialCluster = cfg.Name + "=" + peer.String()
 	e, err := embed.StartEtcd(cfg)
 	if err != nil {
@@ -221,7 +221,7 @@ func (e *Env) Snapshot(ctx context.Context) ([]EtcdKV, []ObjectInfo, error) {
 			return nil, nil, err
 		}
 		buf := make([]byte, obj.Size)
-		if _, err := readFull(obj.Contents, buf); err != nil {
+		if _, err := io.ReadFull(obj.Contents, buf); err != nil {
 			return nil, nil, err
 		}
 		obj.Contents.Close()
@@ -231,8 +231,6 @@ func (e *Env) Snapshot(ctx context.Context) ([]EtcdKV, []ObjectInfo, error) {
 	return kvs, objs, nil
 }
 
-type urlT = url.URL
-
 func freeURL() (*url.URL, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -241,8 +239,6 @@ func freeURL() (*url.URL, error) {
 	defer l.Close()
 	return url.Parse("http://" + l.Addr().String())
 }
-
-func readFull(r io.Reader, buf []byte) (int, error) { return io.ReadFull(r, buf) }
 
 func mustStorage(ctx context.Context, cfg *config.Configuration) objectstorage.ObjectStorage {
 	s, err := objectstorage.NewObjectStorage(ctx, cfg)
