@@ -31,6 +31,8 @@ func TestHistoryRedactsMistypedPasswordFlags(t *testing.T) {
 		{"echo -password S3cr3t --name x", "echo -password *** --name x"},
 		{"show one --passphrase S3cr3t", "show one --passphrase ***"},
 		{"echo --name 'a b'", "echo --name 'a b'"},
+		{"reset wal --minio-secret-access-key S3cr3t --run", "reset wal --minio-secret-access-key *** --run"},
+		{"reset wal --minio-secret-access-key=S3cr3t", "reset wal --minio-secret-access-key=***"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.line, func(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"github.com/heron-shell/heron/states/backup"
 	"github.com/heron-shell/heron/states/instance"
 	"github.com/heron-shell/heron/states/reset"
+	"github.com/heron-shell/heron/states/resetwal"
 	"github.com/heron-shell/heron/states/restore"
 	"github.com/heron-shell/heron/states/show"
 )
@@ -23,6 +24,7 @@ func ConnectedCommands(inst *instance.Instance) []*framework.Command {
 	for _, ns := range []func(*instance.Instance) []*framework.Command{
 		show.Commands,
 		reset.Commands,
+		resetwal.Commands,
 		restore.Commands,
 		applyplan.Commands,
 		backup.Commands,

@@ -6,6 +6,8 @@
 //	        (the positions of those pchannels to the WAL's earliest, as an earlier run leaves them)
 //	etcdtool dump --etcd HOST:PORT [--prefix by-dev/]   (key, tab, hex value; sorted)
 //	etcdtool corrupt --etcd HOST:PORT --key KEY          (puts bytes that are not protobuf)
+//	etcdtool wpseed --etcd HOST:PORT --file F            (puts the etcd keys of a woodpecker
+//	        fixture dump written by the real client, states/resetwal/testdata/wp_*.json)
 //
 // Every subcommand also takes --cacert F [--cert F --key-file F] (https) and
 // --user U (password from $ETCDTOOL_PASSWORD) to reach a secured etcd.
@@ -15,7 +17,9 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -55,6 +59,7 @@ func run(args []string) error {
 	pchannels := fs.String("pchannels", "", "move: comma-separated pchannels")
 	prefix := fs.String("prefix", "", "dump only keys under this prefix")
 	key := fs.String("key", "", "key to corrupt")
+	file := fs.String("file", "", "wpseed: the fixture dump")
 	cacert := fs.String("cacert", "", "CA certificate (PEM): connect with TLS")
 	cert := fs.String("cert", "", "client certificate (PEM)")
 	keyFile := fs.String("key-file", "", "client key (PEM)")
@@ -131,8 +136,37 @@ func run(args []string) error {
 	case "corrupt":
 		_, err := cli.Put(ctx, *key, "\x0a\xff\xff not protobuf")
 		return err
+	case "wpseed":
+		return wpseed(ctx, cli, *file)
 	}
 	return fmt.Errorf("unknown subcommand %q", args[0])
+}
+
+// wpseed puts the etcd keys of a woodpecker fixture dump (tests/wpfixtures).
+func wpseed(ctx context.Context, cli *clientv3.Client, file string) error {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	var dump struct {
+		Etcd []struct {
+			Key   string `json:"key"`
+			Value string `json:"value_base64"`
+		} `json:"etcd"`
+	}
+	if err := json.Unmarshal(b, &dump); err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	for _, kv := range dump.Etcd {
+		v, err := base64.StdEncoding.DecodeString(kv.Value)
+		if err != nil {
+			return fmt.Errorf("%s: %s: %w", file, kv.Key, err)
+		}
+		if _, err := cli.Put(ctx, kv.Key, string(v)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // move rewrites every position of pchannels to wal's earliest id with the

@@ -1,0 +1,487 @@
+package resetwal
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/heron-shell/heron/framework"
+	"github.com/heron-shell/heron/framework/apply"
+	"github.com/heron-shell/heron/models"
+	"github.com/heron-shell/heron/states/gates"
+	"github.com/heron-shell/heron/states/instance"
+	"github.com/heron-shell/heron/states/objstore"
+	"github.com/heron-shell/heron/states/woodpecker"
+)
+
+// Phases of the deletes: every per-log key first, the LogMeta last, so that
+// an interrupted run leaves each log listed (and found by a re-run).
+const (
+	phaseKeys    = 0
+	phaseLogMeta = 1
+)
+
+// objectDeleter deletes the plan's objects once the etcd backup is
+// published and before the first etcd write (apply.Options.AfterBackup):
+// objects first, metadata second. Build records what to delete in it.
+type objectDeleter struct {
+	ctx   context.Context // the run's (Build's): Ctrl-C stops the deletes
+	store *objstore.Store
+	keys  []string
+}
+
+// Commands is `reset wal` on a connected instance.
+func Commands(inst *instance.Instance) []*framework.Command { return commands(inst, nil) }
+
+// commands is Commands with tune adjusting every run's options (tests'
+// hooks), composed with the object deletion.
+func commands(inst *instance.Instance, tune func(*apply.Options)) []*framework.Command {
+	pending := &objectDeleter{}
+	build := func(ctx context.Context, inst *instance.Instance, p *Params, st *apply.Stage) (*apply.Plan, error) {
+		return Build(ctx, inst, p, st, pending)
+	}
+	return []*framework.Command{apply.Tuned(inst, build, func(o *apply.Options) {
+		if tune != nil {
+			tune(o)
+		}
+		after := o.AfterBackup
+		o.AfterBackup = func(path string) error {
+			if err := pending.run(); err != nil {
+				return err
+			}
+			if after != nil {
+				return after(path)
+			}
+			return nil
+		}
+	})}
+}
+
+func (d *objectDeleter) run() error {
+	if d.store == nil || len(d.keys) == 0 {
+		return nil
+	}
+	keys := d.keys
+	d.keys = nil
+	if err := d.store.Delete(d.ctx, keys); err != nil {
+		return fmt.Errorf("deleting woodpecker's objects in %s: %w; the etcd metadata is untouched: run again", d.store.Config().Describe(), err)
+	}
+	return nil
+}
+
+// Build reads the instance at one revision and returns the plan: the logs
+// in scope under every woodpecker prefix, their objects, the gates, and the
+// ops (one delete per per-log key), staged through st.
+func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.Stage, pending *objectDeleter) (*apply.Plan, error) {
+	rev, err := inst.Revision(ctx)
+	if err != nil {
+		return nil, err
+	}
+	live, err := gates.LiveComponents(ctx, inst, rev)
+	if err != nil {
+		return nil, err
+	}
+	inflight, err := gates.InFlightBroadcasts(ctx, inst, rev)
+	if err != nil {
+		return nil, err
+	}
+	pchannels, err := woodpecker.InstancePChannels(ctx, inst, rev)
+	if err != nil {
+		return nil, err
+	}
+	scope := map[string]bool{}
+	var unknown []string
+	for _, pc := range p.PChannels {
+		scope[pc] = true
+		if !pchannels[pc] {
+			unknown = append(unknown, pc)
+		}
+	}
+	if len(unknown) > 0 {
+		return nil, framework.Usagef("reset wal: unknown --pchannel %s: the instance has %s", strings.Join(unknown, ", "), strings.Join(sortedKeys(pchannels), ", "))
+	}
+	inScope := func(pc string) bool { return len(scope) == 0 || scope[pc] }
+	inv, err := woodpecker.Find(ctx, inst, rev, woodpecker.Options{MetaPrefix: p.WPMetaPrefix, PChannels: pchannels})
+	if err != nil {
+		return nil, err
+	}
+	storage, from, err := storageType(ctx, inst, rev, p.StorageType)
+	if err != nil {
+		return nil, err
+	}
+	if p.MinioAddress != "" && storage != StorageMinio {
+		return nil, framework.Usagef("reset wal: --minio-address, but woodpecker.storage.type is %s (%s): pass --storage-type minio if that is wrong", storage, from)
+	}
+	s := &Summary{Command: "reset wal", Target: p.Target, Revision: rev, RootPath: inst.Layout.RootPath,
+		Effective: inv.Effective, StorageType: storage, StorageFrom: from, Logs: []LogRow{}, Warnings: []string{}}
+	if len(scope) == 0 {
+		s.Scope = Scope{WholeInstance: true, PChannels: sortedKeys(pchannels)}
+	} else {
+		s.Scope = Scope{PChannels: sortedKeys(scope)}
+	}
+	logs := inv.InstanceLogs(inScope)
+	type logKey struct{ prefix, name string }
+	planned := map[logKey]bool{}
+	prefixes := map[string]bool{}
+	for _, l := range logs {
+		planned[logKey{l.Prefix, l.Name}] = true
+		prefixes[l.Prefix+"/"] = true
+		s.Logs = append(s.Logs, LogRow{Prefix: l.Prefix, Name: l.Name, ID: l.ID, ParkedIDs: l.ParkedIDs, Segments: l.Segments,
+			TruncatedSegment: l.TruncatedSegment, TruncatedEntry: l.TruncatedEntry, Keys: l.Keys, Objects: -1, ObjectBytes: -1})
+		s.Keys += l.Keys
+	}
+	for _, pr := range inv.Prefixes {
+		if !pr.Readable {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("%s/ could not be read (%s): logs there are not in this plan", pr.Prefix, pr.Error))
+		}
+	}
+	if inv.Effective.Note != "" {
+		s.Warnings = append(s.Warnings, inv.Effective.Note)
+	}
+	s.Kept = kept(inv)
+	s.Gates = []framework.Gate{live, inflight}
+	if err := planObjects(ctx, p, storage, logs, inv, s, pending); err != nil {
+		return nil, err
+	}
+	s.Gates = append(s.Gates, storageGate(p, s))
+	s.Reminders = reminders(s)
+	s.Logidgen, err = logidgens(ctx, inst, rev, sortedKeys(prefixes))
+	if err != nil {
+		return nil, err
+	}
+
+	h := apply.Header{Command: commandLine(p), Endpoints: inst.Endpoints, RootPath: inst.Layout.RootPath,
+		MetaRoot: inst.Layout.MetaRoot(), Revision: rev, Target: p.Target, Scope: p.PChannels,
+		Prefixes: sortedKeys(prefixes), RestoreOrder: [][]int{{phaseLogMeta}, {phaseKeys}}}
+	var staged int64
+	err = st.Scan(ctx, h, "reset-wal", func(ctx context.Context, yield func(apply.Op) error) error {
+		staged = 0
+		var ops []apply.Op
+		_, err := woodpecker.Find(ctx, inst, rev, woodpecker.Options{MetaPrefix: p.WPMetaPrefix, PChannels: pchannels,
+			OnKey: func(k woodpecker.Key) error {
+				if !planned[logKey{k.Prefix, k.Log}] {
+					return nil
+				}
+				staged++
+				if yield == nil {
+					return nil
+				}
+				phase := phaseKeys
+				if k.Kind == models.WPLog {
+					phase = phaseLogMeta
+				}
+				ops = append(ops, apply.Op{Key: k.Key, ModRevision: k.ModRevision, Delete: true,
+					Original: append([]byte(nil), k.Value...), Phase: phase})
+				return nil
+			}})
+		if err != nil {
+			return err
+		}
+		// Ops go in nondecreasing phase; the keys of one log are few.
+		sort.SliceStable(ops, func(i, j int) bool { return ops[i].Phase < ops[j].Phase })
+		for _, op := range ops {
+			if err := yield(op); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if staged != s.Keys {
+		return nil, fmt.Errorf("reset wal: the inventory counted %d keys but the scan found %d at revision %d", s.Keys, staged, rev)
+	}
+	return &apply.Plan{Command: "reset wal", Title: "reset wal (woodpecker)", View: s, Gates: s.Gates, Keys: s.Keys,
+		Root: inst.Layout.RootPath, Put: "written", Nothing: "nothing to write (no woodpecker log of a pchannel in scope)",
+		Reminders: s.Reminders, After: []apply.Check{logidgenCheck(inst, s.Logidgen), objectsCheck(pending, s)}}, nil
+}
+
+// planObjects lists the objects of every log in scope (with --minio-address)
+// or says where they stay.
+func planObjects(ctx context.Context, p *Params, storage string, logs []woodpecker.Log, inv *woodpecker.Inventory, s *Summary, pending *objectDeleter) error {
+	cfg, ok := p.objects()
+	pending.ctx, pending.store, pending.keys = ctx, nil, nil
+	base := models.WoodpeckerObjectBase(p.MinioRootPath)
+	switch {
+	case storage == StorageLocal:
+		s.Objects = ObjectsInfo{Reachable: false, Location: "each streamingnode's disk: {localStorage.path}/wp/" + base + "/{logId}/{segId}/data.log",
+			Note: "heron cannot reach those disks: the data of the logs stays there; log ids are never reused (logidgen is kept), so a new log never reads it; remove it by hand on each node once Milvus runs on the emptied logs"}
+		return nil
+	case storage == StorageService:
+		s.Objects = ObjectsInfo{Reachable: false, Location: "the woodpecker service's nodes",
+			Note: "only the woodpecker service deletes its staged data (MarkLogDeleted, POST /admin/log/delete): the data of the logs stays there; log ids are never reused (logidgen is kept), so a new log never reads it"}
+		return nil
+	case !ok:
+		s.Objects = ObjectsInfo{Reachable: false, Location: "object storage: {minio.bucketName}/" + base + "/{logId}/ (ids " + idList(logs) + ")",
+			Note: "without --minio-address heron deletes no object: the logs' objects stay behind; that is safe because log ids are never reused (logidgen is kept), so no new log reads them; they only take space (pass --minio-address to delete them too)"}
+		return nil
+	}
+	store, err := objstore.Open(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("reset wal: %w", err)
+	}
+	s.Objects = ObjectsInfo{Reachable: true, Location: cfg.Describe(),
+		Note: "objects are deleted before the etcd keys, and an etcd backup cannot bring them back: restore puts the metadata back, not the data"}
+	otherIDs := map[int64]string{}
+	for _, l := range inv.Logs {
+		in := false
+		for _, m := range logs {
+			if m.Prefix == l.Prefix && m.Name == l.Name {
+				in = true
+			}
+		}
+		if !in {
+			for _, id := range l.IDs() {
+				otherIDs[id] = l.Prefix + "/logs/" + l.Name
+			}
+		}
+	}
+	var keys []string
+	for i, l := range logs {
+		row := &s.Logs[i]
+		row.Objects, row.ObjectBytes = 0, 0
+		for _, id := range l.IDs() {
+			if other, shared := otherIDs[id]; shared {
+				s.Warnings = append(s.Warnings, fmt.Sprintf("log id %d of %s/logs/%s is also the id of %s (another prefix's counter): its objects under %s are kept, as they may be that log's",
+					id, l.Prefix, l.Name, other, models.WoodpeckerLogObjectPrefix(cfg.RootPath, id)))
+				continue
+			}
+			lo, err := store.Log(ctx, id)
+			if err != nil {
+				return fmt.Errorf("reset wal: %w", err)
+			}
+			row.ObjectPrefixes = append(row.ObjectPrefixes, lo.Prefix)
+			row.Objects += int64(lo.Count)
+			row.ObjectBytes += lo.Bytes
+			for _, o := range lo.Layout {
+				keys = append(keys, o.Key)
+			}
+			for _, o := range lo.Foreign {
+				row.Foreign = append(row.Foreign, o.Key)
+			}
+		}
+		s.ObjectsTotal += row.Objects
+		s.ObjectBytes += row.ObjectBytes
+		if len(row.Foreign) > 0 {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("objects not of woodpecker's layout under the folder of %s/logs/%s, kept: %s",
+				l.Prefix, l.Name, listKeys(row.Foreign)))
+		}
+		if l.Segments > 0 && row.Objects == 0 {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("%s/logs/%s has %d segments in etcd but no object matched under %s: check --minio-bucket and --minio-root-path (Milvus's minio.bucketName and minio.rootPath)",
+				l.Prefix, l.Name, l.Segments, strings.Join(row.ObjectPrefixes, ", ")))
+		}
+	}
+	pending.store, pending.keys = store, keys
+	return nil
+}
+
+// storageType is woodpecker.storage.type: the flag, else Milvus's etcd
+// config override (formatKey "woodpeckerstoragetype"), else minio (the
+// default); from says which.
+func storageType(ctx context.Context, inst *instance.Instance, rev int64, flag string) (string, string, error) {
+	if flag != "" {
+		return flag, "--storage-type", nil
+	}
+	l := inst.Layout
+	var keys []string
+	values := map[string]string{}
+	_, err := inst.Scan(ctx, l.Root(models.ConfigPrefix), rev, func(page []instance.KV) error {
+		for _, kv := range page {
+			rel, ok := strings.CutPrefix(kv.Key, l.Root(""))
+			if ok && models.IsWoodpeckerStorageTypeConfigKey(rel) {
+				keys = append(keys, rel)
+				values[rel] = string(kv.Value)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return "", "", err
+	}
+	best := models.EffectiveWoodpeckerStorageTypeKey(keys)
+	if best == "" {
+		return StorageMinio, "default", nil
+	}
+	v := strings.ToLower(strings.TrimSpace(values[best]))
+	switch v {
+	case StorageMinio, StorageLocal, StorageService:
+		return v, l.Root(best), nil
+	}
+	return "", "", framework.Usagef("reset wal: %s is %q, not minio, local or service: pass --storage-type", l.Root(best), values[best])
+}
+
+// storageGate lets the run go on when heron can delete the data, or the
+// operator said the data may stay.
+func storageGate(p *Params, s *Summary) framework.Gate {
+	g := framework.Gate{Name: "woodpecker data reachable", OK: true}
+	switch {
+	case s.Objects.Reachable:
+		g.Detail = fmt.Sprintf("%d objects (%d bytes) of the logs in %s", s.ObjectsTotal, s.ObjectBytes, s.Objects.Location)
+	case s.StorageType == StorageMinio:
+		g.Detail = "no --minio-address: the logs' objects stay in object storage (safe: log ids are never reused)"
+	case p.AllowDataLeft:
+		g.Overridden = true
+		g.Detail = fmt.Sprintf("--allow-data-left: storage type %s, the logs' data stays in %s", s.StorageType, s.Objects.Location)
+	case len(s.Logs) == 0:
+		g.Detail = fmt.Sprintf("storage type %s, but no log to empty", s.StorageType)
+	default:
+		g.OK, g.Count = false, int64(len(s.Logs))
+		g.Detail = fmt.Sprintf("storage type %s (%s): heron cannot delete the logs' data in %s; pass --allow-data-left to empty the metadata and leave the data there", s.StorageType, s.StorageFrom, s.Objects.Location)
+	}
+	return g
+}
+
+// logidgens reads every prefix's logidgen at rev: the run must not change
+// them (log ids name the data's objects).
+func logidgens(ctx context.Context, inst *instance.Instance, rev int64, prefixes []string) (map[string]string, error) {
+	out := map[string]string{}
+	var keys []string
+	for _, p := range prefixes {
+		keys = append(keys, p+"logidgen")
+	}
+	if len(keys) == 0 {
+		return out, nil
+	}
+	kvs, err := inst.GetMany(ctx, keys, rev)
+	if err != nil {
+		return nil, err
+	}
+	for i, kv := range kvs {
+		if kv.Key == "" {
+			out[keys[i]] = ""
+		} else {
+			out[keys[i]] = string(kv.Value)
+		}
+	}
+	return out, nil
+}
+
+func logidgenCheck(inst *instance.Instance, before map[string]string) apply.Check {
+	return apply.Check{Name: "logidgen unchanged", Run: func(ctx context.Context) (string, error) {
+		var keys []string
+		for k := range before {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		if len(keys) == 0 {
+			return "", nil
+		}
+		kvs, err := inst.GetMany(ctx, keys, 0)
+		if err != nil {
+			return "", err
+		}
+		for i, kv := range kvs {
+			now := ""
+			if kv.Key != "" {
+				now = string(kv.Value)
+			}
+			if now != before[keys[i]] {
+				return "", fmt.Errorf("%s changed from %q to %q during the run", keys[i], before[keys[i]], now)
+			}
+		}
+		return "", nil
+	}}
+}
+
+// objectsCheck lists the emptied logs' folders again: no object of
+// woodpecker's layout is left.
+func objectsCheck(pending *objectDeleter, s *Summary) apply.Check {
+	store := pending.store
+	return apply.Check{Name: "objects deleted", Run: func(ctx context.Context) (string, error) {
+		if store == nil {
+			return "", nil
+		}
+		for _, row := range s.Logs {
+			for _, prefix := range row.ObjectPrefixes {
+				objs, err := store.List(ctx, prefix)
+				if err != nil {
+					return "", err
+				}
+				if lo := objstore.Classify(prefix, objs); lo.Count > 0 {
+					return "", fmt.Errorf("%d objects of woodpecker's layout are left under %s", lo.Count, prefix)
+				}
+			}
+		}
+		return fmt.Sprintf("ok; %d objects (%d bytes) of the logs deleted from %s, none left", s.ObjectsTotal, s.ObjectBytes, store.Config().Describe()), nil
+	}}
+}
+
+// kept names the woodpecker keys the run never touches.
+func kept(inv *woodpecker.Inventory) []string {
+	p := inv.Effective.Prefix
+	out := []string{
+		p + "/logidgen (log ids are never reused: they name the objects of a log's data)",
+		p + "/instance, version, quorumidgen, conditionwrite, quorums/, logstores/",
+		"logs of pchannels out of scope, and every log not named after a pchannel of this instance (other instances' under the shared legacy " + models.WoodpeckerLegacyRoot + "/)",
+	}
+	return out
+}
+
+func reminders(s *Summary) []string {
+	r := []string{
+		"keep the backup file: restore --file BACKUP --run puts every deleted etcd key back as it was (not the objects)",
+		"then move the positions: reset checkpoint --target-wal woodpecker",
+	}
+	if !s.Objects.Reachable && len(s.Logs) > 0 {
+		r = append(r, "the logs' data stays in "+s.Objects.Location)
+	}
+	return r
+}
+
+func commandLine(p *Params) string {
+	var b strings.Builder
+	b.WriteString("reset wal --target " + p.Target)
+	for _, pc := range p.PChannels {
+		b.WriteString(" --pchannel " + pc)
+	}
+	if p.WPMetaPrefix != "" {
+		b.WriteString(" --wp-meta-prefix " + p.WPMetaPrefix)
+	}
+	if p.StorageType != "" {
+		b.WriteString(" --storage-type " + p.StorageType)
+	}
+	if p.AllowDataLeft {
+		b.WriteString(" --allow-data-left")
+	}
+	if p.MinioAddress != "" {
+		fmt.Fprintf(&b, " --minio-address %s --minio-bucket %s --minio-root-path %s", p.MinioAddress, p.MinioBucket, p.MinioRootPath)
+		if p.MinioUseSSL {
+			b.WriteString(" --minio-use-ssl")
+		}
+	}
+	b.WriteString(" --run")
+	return b.String()
+}
+
+func idList(logs []woodpecker.Log) string {
+	var ids []string
+	for _, l := range logs {
+		for _, id := range l.IDs() {
+			ids = append(ids, fmt.Sprint(id))
+		}
+	}
+	if len(ids) == 0 {
+		return "none"
+	}
+	return strings.Join(ids, ", ")
+}
+
+const maxListed = 20
+
+func listKeys(keys []string) string {
+	if len(keys) <= maxListed {
+		return strings.Join(keys, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(keys[:maxListed], ", "), len(keys)-maxListed)
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
