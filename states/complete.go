@@ -13,7 +13,6 @@ import (
 	"github.com/heron-shell/heron/framework"
 	"github.com/heron-shell/heron/models"
 	"github.com/heron-shell/heron/states/instance"
-	"github.com/heron-shell/heron/states/show"
 )
 
 // Completion kinds the connected state lists (a flag's complete tag, by
@@ -127,4 +126,4 @@ func segmentStates() []framework.Completion {
 
 // lessNatural orders completed values as the show listings order them: dml_2
 // before dml_10, 9 before 10.
-var lessNatural = show.NaturalLess
+var lessNatural = models.NaturalLess

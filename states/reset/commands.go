@@ -23,6 +23,7 @@ type Params struct {
 	PChannels           []string `name:"pchannel" placeholder:"PCHANNEL" desc:"only this pchannel (default: every pchannel); refused unless every other pchannel is already on the target, as Milvus reads every position with one WAL"`
 	AllowGrowing        bool     `name:"allow-growing" desc:"go on when Growing, Sealed or Flushing segments exist: their unflushed rows are LOST"`
 	AllowNonEmptyTarget bool     `name:"allow-non-empty-target" desc:"with --target-wal woodpecker, go on when woodpecker's logs of pchannels in scope have segments (a warning)"`
+	Wide                bool     `name:"wide" desc:"list every pchannel in scope by its full name (the plan counts them otherwise: 64 pchannels (dml_0 ... dml_63)) and show example keys whole"`
 	framework.WriteFlags
 	framework.Output
 }

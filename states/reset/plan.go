@@ -5,7 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
@@ -203,6 +203,7 @@ func readContext(ctx context.Context, inst *instance.Instance, p *Params) (*Plan
 	} else {
 		pl.Scope = Scope{PChannels: sortedKeys(scope)}
 	}
+	pl.wide = p.Wide
 	newAccumulator(planner).finish(&pl.Summary, layout)
 	pl.setGates(nil)
 	pl.Warnings = []string{}
@@ -375,7 +376,7 @@ func (pl *Plan) knownOutOfScope(a *accumulator) []string {
 			out = append(out, pc)
 		}
 	}
-	sort.Strings(out)
+	slices.SortFunc(out, models.NaturalCompare)
 	return out
 }
 
@@ -524,7 +525,7 @@ func (pl *Plan) Apply(ctx context.Context, w framework.WriteIO) (framework.Resul
 	// Diagnostics go to stderr too, so that they reach the operator
 	// whatever the format of stdout.
 	for _, n := range pl.Warnings {
-		if w.Stderr != nil {
+		if w.Stderr != nil && !errors.Is(err, framework.ErrNotConfirmed) {
 			fmt.Fprintf(w.Stderr, "warning: %s\n", n)
 		}
 	}
@@ -536,7 +537,7 @@ func sortedKeys(m map[string]bool) []string {
 	for k := range m {
 		out = append(out, k)
 	}
-	sort.Strings(out)
+	slices.SortFunc(out, models.NaturalCompare)
 	return out
 }
 

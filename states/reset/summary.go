@@ -40,6 +40,8 @@ type Summary struct {
 	NotTouched     []string       `json:"not_touched"`
 	Warnings       []string       `json:"warnings"`
 	Reminders      []string       `json:"reminders"`
+	// wide (--wide) lists the scope's pchannels in full in the table.
+	wide bool
 }
 
 // Earliest is the id every position in scope gets.
@@ -115,13 +117,9 @@ func (s *Summary) JSON() any { return s }
 // Table writes the plan for people.
 func (s *Summary) Table(w io.Writer) error {
 	ew := &errWriter{w: w}
-	scope := "whole instance"
-	if !s.Scope.WholeInstance {
-		scope = "pchannels"
-	}
 	ew.printf("reset checkpoint to %s: earliest id %s (bytes %q, text %q), read at revision %d\n",
 		s.TargetWAL, s.Earliest.Human, s.Earliest.BytesHex, s.Earliest.Text, s.Revision)
-	ew.printf("scope: %s: %s\n", scope, strings.Join(s.Scope.PChannels, ", "))
+	ew.printf("scope: %s\n", scopeText(s.Scope, s.wide))
 	ew.printf("\ngates:\n")
 	tw := tabwriter.NewWriter(ew, 0, 4, 2, ' ', 0)
 	for _, g := range s.Gates {
@@ -142,6 +140,7 @@ func (s *Summary) Table(w io.Writer) error {
 		ew.printf("  none\n")
 	}
 	tw = tabwriter.NewWriter(ew, 0, 4, 2, ' ', 0)
+	exampleKey := s.exampleKeys(w)
 	fmt.Fprintf(tw, "  kind\tkeys\tpositions\texample\tbefore\tafter\n")
 	for _, k := range s.Rewrites {
 		for i := 0; i < max(1, len(k.Examples)); i++ {
@@ -250,13 +249,30 @@ func (s *Summary) Lines(w io.Writer) error {
 	return ew.err
 }
 
-// exampleKeyWidth keeps a rewrites row within 120 columns (the JSON and
-// line formats give whole keys).
-const exampleKeyWidth = 44
+// exampleKeyRoom is what a rewrites row needs besides its example key: the
+// key gets 44 columns of 120 (the JSON and line formats give whole keys).
+const (
+	exampleKeyRoom     = 76
+	minExampleKeyWidth = 24
+)
 
-// exampleKey is an example's key in the table: escaped, elided in the middle.
-func exampleKey(key string) string {
-	return framework.ElideMiddle(framework.EscapeText(key), exampleKeyWidth)
+// exampleKeys renders the example keys of the rewrites table written to w:
+// escaped, and unless --wide cut to the width left on w's terminal by
+// dropping the prefix the examples share and keeping their ends, where
+// dml_0 and dml_10 differ (framework.ColumnElider).
+func (s *Summary) exampleKeys(w io.Writer) func(key string) string {
+	var keys []string
+	for _, k := range s.Rewrites {
+		for _, ex := range k.Examples {
+			keys = append(keys, framework.EscapeText(ex.Key))
+		}
+	}
+	width := max(minExampleKeyWidth, framework.Width(w)-exampleKeyRoom)
+	if s.wide {
+		width = 0
+	}
+	col := framework.NewColumnElider(keys, width)
+	return func(key string) string { return col.Elide(framework.EscapeText(key)) }
 }
 
 func walCounts(m map[string]int64) string {
@@ -380,4 +396,42 @@ func (r *RunResult) Lines(w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// maxScopeNames is how many pchannels the scope line names one by one;
+// more are counted, first ... last, unless --wide.
+const maxScopeNames = 4
+
+// scopeText is the plan's scope line: "whole instance: 64 pchannels (dml_0
+// ... dml_63)", each pchannel by the part that tells it from the others;
+// every full name with wide.
+func scopeText(sc Scope, wide bool) string {
+	what := "pchannels"
+	if sc.WholeInstance {
+		what = "whole instance"
+	}
+	names := sc.PChannels
+	n := len(names)
+	switch {
+	case n == 0:
+		return what + ": no pchannel"
+	case wide:
+		return fmt.Sprintf("%s: %s: %s", what, plural(n, "pchannel"), strings.Join(names, ", "))
+	case n <= maxScopeNames:
+		parts := make([]string, n)
+		for i, pc := range names {
+			parts[i] = framework.DistinctPart(pc, names)
+		}
+		return fmt.Sprintf("%s: %s (%s)", what, plural(n, "pchannel"), strings.Join(parts, ", "))
+	}
+	return fmt.Sprintf("%s: %s (%s ... %s; --wide lists them)", what, plural(n, "pchannel"),
+		framework.DistinctPart(names[0], names), framework.DistinctPart(names[n-1], names))
+}
+
+// plural is "1 pchannel", "64 pchannels".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -1,0 +1,28 @@
+package framework
+
+import (
+	"io"
+	"os"
+)
+
+// PipeWidth is the width output keeps to when it does not go to a terminal
+// (a pipe, a file, a test's buffer): the tables' historical 120 columns.
+const PipeWidth = 120
+
+// minWidth is the narrowest width output fits; narrower terminals wrap.
+const minWidth = 40
+
+// Width is the number of columns output written to w fits: the terminal's
+// width when w is a terminal (80 under `kubectl exec -it`), else PipeWidth,
+// so that piped output stays as it is.
+func Width(w io.Writer) int {
+	f, ok := w.(*os.File)
+	if !ok {
+		return PipeWidth
+	}
+	cols, ok := terminalColumns(int(f.Fd()))
+	if !ok {
+		return PipeWidth
+	}
+	return max(cols, minWidth)
+}
