@@ -250,7 +250,7 @@ func (c *Command) parse(args []string) (params any, m mode, err error) {
 		case b.sensitive && !strings.HasPrefix(err.Error(), "unknown flag: --"):
 			return nil, mode{}, Usagef("%s: cannot read the flags (write --name VALUE or --name=VALUE)", name)
 		}
-		return nil, mode{}, Usagef("%s: %v", name, err)
+		return nil, mode{}, Usagef("%s: %v%s", name, err, c.unknownFlagHint(err.Error()))
 	}
 	if rest := fs.Args(); len(rest) > 0 {
 		if b.sensitive {

@@ -51,7 +51,7 @@ func (sh *Shell) Suggest(before string) (out []prompt.Suggest) {
 	}
 	var cmd *Command
 	for k := min(n, ix.depth); k >= 1; k-- {
-		if c, ok := ix.byPath[strings.Join(words[:k], " ")]; ok {
+		if c, ok := ix.lookup(strings.Join(words[:k], " ")); ok {
 			cmd = c
 			break
 		}

@@ -21,7 +21,7 @@ import (
 
 // CheckpointParam is `show checkpoint`.
 type CheckpointParam struct {
-	framework.ParamBase `use:"show checkpoint" desc:"consume checkpoint of every pchannel and the position datacoord would seek each vchannel to" example:"show checkpoint --pchannel by-dev-rootcoord-dml_0 --wide"`
+	framework.ParamBase `use:"show checkpoint" desc:"consume checkpoint of every pchannel and the position datacoord would seek each vchannel to" example:"show checkpoint --pchannel by-dev-rootcoord-dml_0 --wide" alias:"checkpoints,cp"`
 	Collection          int64  `name:"collection" default:"0" placeholder:"ID" desc:"only the vchannels (and their pchannels) of this collection ID (all when omitted)"`
 	PChannel            string `name:"pchannel" default:"" placeholder:"PCHANNEL" desc:"only this pchannel and its vchannels (all when omitted)"`
 	Wide

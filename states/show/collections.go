@@ -17,7 +17,7 @@ import (
 
 // CollectionsParam is `show collections`.
 type CollectionsParam struct {
-	framework.ParamBase `use:"show collections" desc:"collections of both key layouts with their channels and start positions" example:"show collections --wide"`
+	framework.ParamBase `use:"show collections" desc:"collections of both key layouts with their channels and start positions" example:"show collections --wide" alias:"collection"`
 	Wide
 	framework.Output
 }

@@ -24,7 +24,7 @@ const defaultTableLimit = 1000
 
 // SegmentParam is `show segment`.
 type SegmentParam struct {
-	framework.ParamBase `use:"show segment" desc:"datacoord segments (every key under datacoord-meta/s/) with counts by state; the table shows 1000 unless --limit" example:"show segment --collection 449012345678 --state Growing --detail"`
+	framework.ParamBase `use:"show segment" desc:"datacoord segments (every key under datacoord-meta/s/) with counts by state; the table shows 1000 unless --limit" example:"show segment --collection 449012345678 --state Growing --detail" alias:"segments"`
 	Segment             int64  `name:"segment" default:"0" placeholder:"ID" desc:"only the segment with this ID (all when omitted)"`
 	Collection          int64  `name:"collection" default:"0" placeholder:"ID" complete:"collection" desc:"only the segments of this collection ID (all when omitted)"`
 	State               string `name:"state" default:"" placeholder:"STATE" desc:"only segments in this state: Growing, Sealed, Flushing, Flushed, Dropped or Importing (all when omitted)"`
