@@ -123,9 +123,9 @@ func (h *helpResult) list() []*Command {
 }
 
 // Table writes the help, each description wrapped to the width of w's
-// terminal (framework.Width; 120 columns when piped).
+// terminal; piped, lines are not wrapped.
 func (h *helpResult) Table(w io.Writer) error {
-	width := Width(w)
+	width, _ := TerminalWidth(w)
 	var sb strings.Builder
 	if h.builtin != "" {
 		sb.WriteString(wrapText(builtinHelp[h.builtin], width, ""))
@@ -182,11 +182,12 @@ func (h *helpResult) Table(w io.Writer) error {
 const maxNameColumn = 32
 
 // writeTwoColumns writes rows as "  name  description", the descriptions
-// aligned and wrapped to width.
+// aligned and wrapped to width (width 0: not wrapped, and aligned after the
+// longest name, as piped help always was).
 func writeTwoColumns(sb *strings.Builder, rows [][2]string, width int) {
 	col := 0
 	for _, r := range rows {
-		if n := utf8.RuneCountInString(r[0]); n <= maxNameColumn {
+		if n := utf8.RuneCountInString(r[0]); n <= maxNameColumn || width <= 0 {
 			col = max(col, n)
 		}
 	}
@@ -203,10 +204,13 @@ func writeTwoColumns(sb *strings.Builder, rows [][2]string, width int) {
 	}
 }
 
-// wrapText wraps s at spaces to width columns; continuation lines start
-// with indent. Each line of s (its own newlines) is wrapped on its own; a
-// word longer than a line stays whole.
+// wrapText wraps s at spaces to width columns (width 0: s as it is);
+// continuation lines start with indent. Each line of s (its own newlines)
+// is wrapped on its own; a word longer than a line stays whole.
 func wrapText(s string, width int, indent string) string {
+	if width <= 0 {
+		return s
+	}
 	var out []string
 	for _, para := range strings.Split(s, "\n") {
 		lead := para[:len(para)-len(strings.TrimLeft(para, " "))]

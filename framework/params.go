@@ -23,7 +23,8 @@ import (
 // case-insensitively, stored as spelled here), required, secret, env,
 // placeholder (the word help shows for the value: --file BACKUP) and complete
 // (the kind of value the connected state completes: pchannel, collection; by
-// default the flag's name; "-" for none).
+// default the flag's name, or a path kind for the placeholders FILE, DIR and
+// BACKUP, which the shell completes from the file system; "-" for none).
 type ParamBase struct{}
 
 var paramBaseType = reflect.TypeOf(ParamBase{})
@@ -145,6 +146,8 @@ func collectFlags(t reflect.Type, index []int, spec *commandSpec) error {
 		}
 		if c, ok := f.Tag.Lookup("complete"); ok {
 			fs.Complete = c
+		} else if k, ok := placeholderCompletion[fs.Placeholder]; ok {
+			fs.Complete = k
 		}
 		if fs.Complete == "-" {
 			fs.Complete = ""

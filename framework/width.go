@@ -16,13 +16,22 @@ const minWidth = 40
 // width when w is a terminal (80 under `kubectl exec -it`), else PipeWidth,
 // so that piped output stays as it is.
 func Width(w io.Writer) int {
+	if cols, ok := TerminalWidth(w); ok {
+		return cols
+	}
+	return PipeWidth
+}
+
+// TerminalWidth is the width of the terminal w writes to; false when w is
+// not a terminal (then output keeps its piped layout: help does not wrap).
+func TerminalWidth(w io.Writer) (int, bool) {
 	f, ok := w.(*os.File)
 	if !ok {
-		return PipeWidth
+		return 0, false
 	}
 	cols, ok := terminalColumns(int(f.Fd()))
 	if !ok {
-		return PipeWidth
+		return 0, false
 	}
-	return max(cols, minWidth)
+	return max(cols, minWidth), true
 }

@@ -208,7 +208,7 @@ func readContext(ctx context.Context, inst *instance.Instance, p *Params) (*Plan
 	pl.setGates(nil)
 	pl.Warnings = []string{}
 	pl.NotTouched = notTouched(layout)
-	pl.Reminders = reminders(planner, layout)
+	pl.Reminders = reminders(planner, layout, backupReminder(p.BackupDir))
 	return pl, nil
 }
 
@@ -522,6 +522,10 @@ func (pl *Plan) Apply(ctx context.Context, w framework.WriteIO) (framework.Resul
 		Continues: func() bool { return len(pl.SplitPChannels) > 0 },
 	}, w)
 	res.Applied = ar
+	if ar != nil && ar.Backup != "" {
+		pl.Reminders = slices.Clone(pl.Reminders)
+		pl.Reminders[backupReminderIndex] = backupWritten(ar.Backup)
+	}
 	// Diagnostics go to stderr too, so that they reach the operator
 	// whatever the format of stdout.
 	for _, n := range pl.Warnings {
@@ -630,11 +634,11 @@ func notTouched(l models.Layout) []string {
 	}
 }
 
-func reminders(p *Planner, l models.Layout) []string {
+func reminders(p *Planner, l models.Layout, backup string) []string {
 	r := []string{
 		fmt.Sprintf("set mq.type to %s in milvus.yaml (or your deployment's config) before starting Milvus", p.WALName),
 		fmt.Sprintf("the target WAL must be fresh: empty topics%s", map[bool]string{true: ", and no segments in woodpecker's logs of the pchannels (" + l.Root("wp/logs/") + ")", false: ""}[p.WAL == commonpb.WALName_WoodPecker]),
-		"keep the backup file: restore --file BACKUP --run puts every changed key back as it was",
+		backup,
 	}
 	if p.WAL == commonpb.WALName_RocksMQ {
 		r = append(r, "rocksmq as a target needs a Milvus build that initialises rocksmq lazily (3.0.0 does not); the metadata written is correct either way")
