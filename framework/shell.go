@@ -308,8 +308,8 @@ type index struct {
 	byPath map[string]*Command
 	// aliases are the commands by their other paths (birdwatcher's names).
 	aliases map[string]*Command
-	dups   map[string]bool
-	depth  int
+	dups    map[string]bool
+	depth   int
 }
 
 func newIndex(cmds []*Command) *index {
