@@ -68,13 +68,13 @@ func (sh *Shell) Suggest(before string) (out []prompt.Suggest) {
 		prev := rest[len(rest)-1]
 		if name, ok := strings.CutPrefix(prev, "--"); ok && !strings.Contains(name, "=") {
 			if f := cmd.spec.flag(name); f != nil && f.Kind != kindBool {
-				return filter(sh.valueSuggestions(f, listPrefix(f, cur), cur), cur)
+				return filterValues(sh.valueSuggestions(f, listPrefix(f, cur), cur), cur, listPrefix(f, cur))
 			}
 		}
 	}
 	if name, val, ok := strings.Cut(strings.TrimPrefix(cur, "--"), "="); ok && strings.HasPrefix(cur, "--") {
 		if f := cmd.spec.flag(name); f != nil {
-			return filter(sh.valueSuggestions(f, "--"+name+"="+listPrefix(f, val), val), cur)
+			return filterValues(sh.valueSuggestions(f, "--"+name+"="+listPrefix(f, val), val), cur, "--"+name+"="+listPrefix(f, val))
 		}
 		return nil
 	}
@@ -168,6 +168,20 @@ func (ix *index) pathSuggestions(prefix []string, withBuiltins bool) []prompt.Su
 			prompt.Suggest{Text: "help", Description: builtins[0][1]},
 			prompt.Suggest{Text: "exit", Description: builtins[1][1]},
 		)
+	}
+	return out
+}
+
+// filterValues keeps the values whose text, or whose note (a collection's
+// name beside its id), starts with what is typed after prefix: typing a
+// collection's name offers its id.
+func filterValues(s []prompt.Suggest, cur, prefix string) []prompt.Suggest {
+	typed, _ := strings.CutPrefix(cur, prefix)
+	var out []prompt.Suggest
+	for _, sg := range s {
+		if strings.HasPrefix(strings.ToLower(sg.Text), strings.ToLower(cur)) || (typed != "" && strings.HasPrefix(strings.ToLower(sg.Description), strings.ToLower(typed))) {
+			out = append(out, sg)
+		}
 	}
 	return out
 }

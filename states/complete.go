@@ -22,6 +22,10 @@ const (
 	CompletePChannel     = "pchannel"
 	CompleteCollection   = "collection"
 	CompleteSegmentState = "state"
+	// CompleteCollectionName lists collection names (show collections --name).
+	CompleteCollectionName = "collection-name"
+	// CompleteCollectionState lists the states show collections names.
+	CompleteCollectionState = "collection-state"
 )
 
 // maxCompletions bounds the values one kind keeps for completion.
@@ -55,7 +59,9 @@ func (c *Connected) CompleteValues(ctx context.Context, kind string) []framework
 		return segmentStates()
 	case CompletePChannel:
 		prefixes = []string{models.PChannelPrefix, models.WALPrefix}
-	case CompleteCollection:
+	case CompleteCollectionState:
+		return []framework.Completion{{Value: "Created"}, {Value: "Creating"}, {Value: "Dropping"}, {Value: "Dropped"}, {Value: "dropped-tombstone"}}
+	case CompleteCollection, CompleteCollectionName:
 		prefixes = []string{models.CollectionInfoPrefix, models.LegacyCollectionPrefix}
 	default:
 		return nil
@@ -88,14 +94,20 @@ func (c *Connected) CompleteValues(ctx context.Context, kind string) []framework
 				seen[e.PChannel] = ""
 			}
 		case models.KindCollectionInfo, models.KindLegacyCollection:
-			if kind != CompleteCollection {
+			if kind != CompleteCollection && kind != CompleteCollectionName {
 				break
 			}
 			note := ""
 			if ci, err := models.DecodeCollectionInfo(e.Value); err == nil {
 				note = ci.Name
 			}
-			seen[strconv.FormatInt(e.Collection, 10)] = note
+			id := strconv.FormatInt(e.Collection, 10)
+			switch {
+			case kind == CompleteCollection:
+				seen[id] = note
+			case note != "":
+				seen[note] = "id " + id
+			}
 		}
 		return nil
 	})

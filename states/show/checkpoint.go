@@ -24,6 +24,7 @@ type CheckpointParam struct {
 	framework.ParamBase `use:"show checkpoint" desc:"consume checkpoint of every pchannel and the position datacoord would seek each vchannel to" example:"show checkpoint --pchannel by-dev-rootcoord-dml_0 --wide" alias:"checkpoints,cp"`
 	Collection          int64  `name:"collection" default:"0" placeholder:"ID" desc:"only the vchannels (and their pchannels) of this collection ID (all when omitted)"`
 	PChannel            string `name:"pchannel" default:"" placeholder:"PCHANNEL" desc:"only this pchannel and its vchannels (all when omitted)"`
+	PChannelsOnly       bool   `name:"pchannels" desc:"only the pchannels (consume checkpoints), without the vchannel table"`
 	Wide
 	framework.Output
 }
@@ -121,6 +122,8 @@ type CheckpointResult struct {
 	WoodpeckerLogs []WoodpeckerLogRow `json:"woodpecker_logs"`
 	// wide: the table shows every column in full (--wide).
 	wide bool
+	// pchannelsOnly (--pchannels): no vchannel table.
+	pchannelsOnly bool
 }
 
 func runCheckpoint(ctx context.Context, inst *instance.Instance, p *CheckpointParam, out framework.IO) (framework.Result, error) {
@@ -129,6 +132,9 @@ func runCheckpoint(ctx context.Context, inst *instance.Instance, p *CheckpointPa
 		return nil, err
 	}
 	res.wide = p.Wide.Wide
+	if p.PChannelsOnly {
+		res.pchannelsOnly, res.VChannels = true, []VChannelRow{}
+	}
 	return res, nil
 }
 
@@ -601,16 +607,18 @@ func (r *CheckpointResult) Table(w io.Writer) error {
 	if !r.wide {
 		r.alterWALBlock(w)
 	}
-	fmt.Fprintln(w)
-	if r.wide {
-		fmt.Fprintln(w, "VCHANNELS (datacoord seek positions)")
-	} else {
-		fmt.Fprintln(w, "VCHANNELS (datacoord seek positions; --wide adds collection, timestamp and source key)")
+	if !r.pchannelsOnly {
+		fmt.Fprintln(w)
+		if r.wide {
+			fmt.Fprintln(w, "VCHANNELS (datacoord seek positions)")
+		} else {
+			fmt.Fprintln(w, "VCHANNELS (datacoord seek positions; --wide adds collection, timestamp and source key)")
+		}
+		if err := r.vchannelTable(w); err != nil {
+			return err
+		}
 	}
-	if err := r.vchannelTable(w); err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "%d pchannel(s), %d vchannel(s)\n", len(r.PChannels), len(r.VChannels))
+	fmt.Fprintln(w, r.summaryLine())
 	if len(r.WoodpeckerLogs) > 0 {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "WOODPECKER LOGS (woodpecker's own metadata; a log with segments holds data)")

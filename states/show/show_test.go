@@ -121,7 +121,7 @@ func TestShowSegment(t *testing.T) {
 		t.Errorf("--collection 200 --state Dropped: %+v", res)
 	}
 	table, _ := e.mustRun("show segment --collection 100")
-	if !strings.Contains(table, "3 segment(s) shown; by state: Dropped=1 Flushed=2") {
+	if !strings.Contains(table, "3 segment(s) shown (collection 100); by state: Dropped=1 Flushed=2") {
 		t.Errorf("table:\n%s", table)
 	}
 
@@ -432,7 +432,7 @@ func TestShowSegmentLimit(t *testing.T) {
 		t.Errorf("--limit 0: %d lines", n)
 	}
 	table, _ = e.mustRun("show segment --limit 3 --collection 100")
-	if !strings.Contains(table, "\n3 segment(s) shown; by state: Dropped=1 Flushed=2\n") || strings.Contains(table, "more") {
+	if !strings.Contains(table, "\n3 segment(s) shown (collection 100); by state: Dropped=1 Flushed=2\n") || strings.Contains(table, "more") {
 		t.Errorf("--limit 3 of 3:\n%s", table)
 	}
 
