@@ -188,8 +188,27 @@ func (t *table) widths() []int {
 		w[widest]--
 		total--
 	}
+	// A terminal narrower than piped output (80 columns under kubectl
+	// exec) squeezes the other columns too, down to their headers, the
+	// first column (what names the row) aside.
+	for total > t.limit && t.limit < framework.PipeWidth {
+		widest := -1
+		for i, v := range w {
+			if i > 0 && v > max(squeezeFloor, utf8.RuneCountInString(t.header[min(i, len(t.header)-1)])) && (widest < 0 || v > w[widest]) {
+				widest = i
+			}
+		}
+		if widest < 0 {
+			break
+		}
+		w[widest]--
+		total--
+	}
 	return w
 }
+
+// squeezeFloor is the narrowest a column gets on a narrow terminal.
+const squeezeFloor = 6
 
 func (t *table) writeBlock() {
 	if t.wroteHeader && len(t.rows) == 0 {
