@@ -22,9 +22,11 @@ func birdwatcherBackup(t *testing.T, path string) {
 	header := []byte{0x08, 0x02}
 	var lb [8]byte
 	binary.LittleEndian.PutUint64(lb[:], uint64(len(header)))
-	zw.Write(lb[:])
-	zw.Write(header)
-	zw.Write([]byte("\x00\x01\x02 parts follow\n"))
+	for _, b := range [][]byte{lb[:], header, []byte("\x00\x01\x02 parts follow\n")} {
+		if _, err := zw.Write(b); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if err := zw.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -53,9 +55,12 @@ func TestRestoreMessages(t *testing.T) {
 	gz := filepath.Join(e.dir, "other.gz")
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)
-	zw.Write([]byte("hello"))
-	zw.Close()
-	os.WriteFile(gz, buf.Bytes(), 0o600)
+	if _, err := zw.Write([]byte("hello")); err != nil || zw.Close() != nil {
+		t.Fatal("gzip")
+	}
+	if err := os.WriteFile(gz, buf.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	if _, errs, _ = e.run("restore --file " + gz); !strings.Contains(errs, "is a gzip file, not a heron backup") {
 		t.Errorf("gzip file: %s", errs)
 	}
