@@ -241,7 +241,11 @@ func (pl *Plan) setGates(a *accumulator) {
 func (pl *Plan) Preview(ctx context.Context) error {
 	ctx, stop := apply.Watch(ctx)
 	defer stop()
-	return apply.Cause(ctx, pl.scan(ctx, nil))
+	if err := apply.Cause(ctx, pl.scan(ctx, nil)); err != nil {
+		return err
+	}
+	pl.nameSplitBackup()
+	return nil
 }
 
 // scan reads every key the reset may write at the plan's revision, in write

@@ -42,6 +42,9 @@ type Summary struct {
 	Reminders      []string       `json:"reminders"`
 	// wide (--wide) lists the scope's pchannels in full in the table.
 	wide bool
+	// splitBackup is the backup of the interrupted run a split state comes
+	// from, when --backup-dir holds it: the table names it.
+	splitBackup string
 }
 
 // Earliest is the id every position in scope gets.
@@ -185,7 +188,11 @@ func (s *Summary) Table(w io.Writer) error {
 	}
 	ew.printf("\nkeys to write or delete: %d\n", s.TotalKeys)
 	if len(s.SplitPChannels) > 0 {
-		ew.printf("\nSPLIT STATE: positions of %s name more than one WAL (an interrupted reset?); a run completes it, restore --file BACKUP rolls it back:\n", strings.Join(s.SplitPChannels, ", "))
+		rollback := "restore --file BACKUP --run (the backup of the interrupted run)"
+		if s.splitBackup != "" {
+			rollback = "restore --file " + s.splitBackup + " --run"
+		}
+		ew.printf("\nSPLIT STATE: positions of %s name more than one WAL (an interrupted reset?); a run completes it, %s rolls it back:\n", strings.Join(s.SplitPChannels, ", "), rollback)
 		for _, p := range s.SplitState {
 			if p.Split {
 				ew.printf("  %s (consume checkpoint: %s): %s\n", p.PChannel, p.CheckpointWAL, walCounts(p.Positions))
