@@ -56,6 +56,12 @@ func TestDemoREPLAt80Columns(t *testing.T) {
 	tm.Expect("meta/datacoord-meta/channel-cp/by-dev-rootcoord-dml_1_100v1 ", wait) // a key is never cut
 	tm.Expect("Milvus(by-dev) > ", wait)
 
+	tm.Send("reset checkpoint --target-wal kafka\r")
+	tm.Expect("scope: whole instance: 3 pchannels (dml_0, dml_1, dml_2)", wait)
+	tm.Expect("examples (before -> after):", wait) // stacked: the one-row table needs 120 columns
+	tm.Expect("dry run: nothing was written", wait)
+	tm.Expect("Milvus(by-dev) > ", wait)
+
 	tm.Send("show segments --format line\r")
 	tm.Expect("kind=segment id=1001", wait)
 	tm.Expect("Milvus(by-dev) > ", wait)

@@ -144,8 +144,14 @@ func (s *Summary) Table(w io.Writer) error {
 	}
 	tw = tabwriter.NewWriter(ew, 0, 4, 2, ' ', 0)
 	exampleKey := s.exampleKeys(w)
-	fmt.Fprintf(tw, "  kind\tkeys\tpositions\texample\tbefore\tafter\n")
-	for _, k := range s.Rewrites {
+	rewrites := s.Rewrites
+	if s.stackedRewrites(w, ew) {
+		rewrites = nil
+	}
+	if len(rewrites) > 0 {
+		fmt.Fprintf(tw, "  kind\tkeys\tpositions\texample\tbefore\tafter\n")
+	}
+	for _, k := range rewrites {
 		for i := 0; i < max(1, len(k.Examples)); i++ {
 			var ex Example
 			if i < len(k.Examples) {
@@ -158,7 +164,7 @@ func (s *Summary) Table(w io.Writer) error {
 			}
 		}
 	}
-	if len(s.Rewrites) > 0 {
+	if len(rewrites) > 0 {
 		tw.Flush()
 	}
 	ew.printf("\ndeletions:\n")
@@ -441,4 +447,39 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// rewritesRowWidth is the width of the one-row-per-example rewrites table:
+// a terminal narrower than this (80 columns under kubectl exec) gets the
+// examples stacked under their kind instead.
+const rewritesRowWidth = framework.PipeWidth
+
+// stackedRewrites writes the rewrites for a narrow terminal, each kind on a
+// line and its examples under it (the key, then before -> after), and
+// reports whether it did; wider output keeps the table.
+func (s *Summary) stackedRewrites(w io.Writer, ew *errWriter) bool {
+	width, ok := framework.TerminalWidth(w)
+	if !ok || width >= rewritesRowWidth || s.wide || len(s.Rewrites) == 0 {
+		return false
+	}
+	var keys []string
+	for _, k := range s.Rewrites {
+		for _, ex := range k.Examples {
+			keys = append(keys, framework.EscapeText(ex.Key))
+		}
+	}
+	col := framework.NewColumnElider(keys, width-4)
+	tw := tabwriter.NewWriter(ew, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "  kind\tkeys\tpositions\n")
+	for _, k := range s.Rewrites {
+		fmt.Fprintf(tw, "  %s\t%d\t%d\n", k.Kind, k.Keys, k.Positions)
+	}
+	tw.Flush()
+	ew.printf("examples (before -> after):\n")
+	for _, k := range s.Rewrites {
+		for _, ex := range k.Examples {
+			ew.printf("  %s\n    %s -> %s\n", col.Elide(framework.EscapeText(ex.Key)), ex.Before, ex.After)
+		}
+	}
+	return true
 }
