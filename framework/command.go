@@ -188,7 +188,7 @@ func (c *Command) parse(args []string) (params any, m Mode, err error) {
 		case b.sensitive && !strings.HasPrefix(err.Error(), "unknown flag: --"):
 			return nil, Mode{}, Usagef("%s: cannot read the flags (write --name VALUE or --name=VALUE)", name)
 		}
-		return nil, Mode{}, Usagef("%s: %v", name, err)
+		return nil, Mode{}, Usagef("%s: %v%s", name, err, c.unknownFlagHint(err.Error()))
 	}
 	if rest := fs.Args(); len(rest) > 0 {
 		if b.sensitive {

@@ -51,7 +51,7 @@ func (sh *Shell) Suggest(before string) (out []prompt.Suggest) {
 	}
 	var cmd *Command
 	for k := min(n, ix.depth); k >= 1; k-- {
-		if c, ok := ix.byPath[strings.Join(words[:k], " ")]; ok {
+		if c, ok := ix.lookup(strings.Join(words[:k], " ")); ok {
 			cmd = c
 			break
 		}
@@ -68,13 +68,13 @@ func (sh *Shell) Suggest(before string) (out []prompt.Suggest) {
 		prev := rest[len(rest)-1]
 		if name, ok := strings.CutPrefix(prev, "--"); ok && !strings.Contains(name, "=") {
 			if f := cmd.spec.flag(name); f != nil && f.Kind != kindBool {
-				return filter(sh.valueSuggestions(f, listPrefix(f, cur)), cur)
+				return filterValues(sh.valueSuggestions(f, listPrefix(f, cur), cur), cur, listPrefix(f, cur))
 			}
 		}
 	}
 	if name, val, ok := strings.Cut(strings.TrimPrefix(cur, "--"), "="); ok && strings.HasPrefix(cur, "--") {
 		if f := cmd.spec.flag(name); f != nil {
-			return filter(sh.valueSuggestions(f, "--"+name+"="+listPrefix(f, val)), cur)
+			return filterValues(sh.valueSuggestions(f, "--"+name+"="+listPrefix(f, val), val), cur, "--"+name+"="+listPrefix(f, val))
 		}
 		return nil
 	}
@@ -109,15 +109,19 @@ func listPrefix(f *flagSpec, val string) string {
 	return ""
 }
 
-// valueSuggestions are the values of flag f, each after prefix: its enum, or
-// what the state completes for its kind.
-func (sh *Shell) valueSuggestions(f *flagSpec, prefix string) []prompt.Suggest {
+// valueSuggestions are the values of flag f, each after prefix: its enum,
+// the entries of the folder typed names (path kinds), or what the state
+// completes for its kind.
+func (sh *Shell) valueSuggestions(f *flagSpec, prefix, typed string) []prompt.Suggest {
 	var out []prompt.Suggest
 	for _, v := range f.Enum {
 		out = append(out, prompt.Suggest{Text: prefix + v})
 	}
 	if len(f.Enum) > 0 || f.Complete == "" {
 		return out
+	}
+	if isPathKind(f.Complete) {
+		return pathSuggestions(f.Complete, prefix, typed)
 	}
 	vc, ok := sh.state.(ValueCompleter)
 	if !ok {
@@ -139,7 +143,9 @@ func (sh *Shell) replSuggest(before string) []prompt.Suggest {
 	}
 	out := sh.Suggest(before)
 	for i := range out {
-		out[i].Text += " "
+		if !strings.HasSuffix(out[i].Text, "/") { // a folder: completion goes on inside it
+			out[i].Text += " "
+		}
 	}
 	return out
 }
@@ -162,6 +168,20 @@ func (ix *index) pathSuggestions(prefix []string, withBuiltins bool) []prompt.Su
 			prompt.Suggest{Text: "help", Description: builtins[0][1]},
 			prompt.Suggest{Text: "exit", Description: builtins[1][1]},
 		)
+	}
+	return out
+}
+
+// filterValues keeps the values whose text, or whose note (a collection's
+// name beside its id), starts with what is typed after prefix: typing a
+// collection's name offers its id.
+func filterValues(s []prompt.Suggest, cur, prefix string) []prompt.Suggest {
+	typed, _ := strings.CutPrefix(cur, prefix)
+	var out []prompt.Suggest
+	for _, sg := range s {
+		if strings.HasPrefix(strings.ToLower(sg.Text), strings.ToLower(cur)) || (typed != "" && strings.HasPrefix(strings.ToLower(sg.Description), strings.ToLower(typed))) {
+			out = append(out, sg)
+		}
 	}
 	return out
 }

@@ -69,15 +69,3 @@ func isPlain(s string, layout bool) bool {
 	}
 	return true
 }
-
-// ElideMiddle cuts s to width runes, marking the cut with "..." in the
-// middle (keys and ids differ at both ends): wide cells of a table.
-func ElideMiddle(s string, width int) string {
-	r := []rune(s)
-	if len(r) <= width || width <= 3 {
-		return s
-	}
-	keep := width - 3
-	head := (keep + 1) / 2
-	return string(r[:head]) + "..." + string(r[len(r)-(keep-head):])
-}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/spf13/pflag"
 )
@@ -15,10 +16,30 @@ var builtins = [][2]string{
 	{"exit", "leave the shell (also: quit)"},
 }
 
+// builtinHelp is what help --help, exit --help and quit --help print.
+var builtinHelp = map[string]string{
+	"help": "help [COMMAND]: list the commands, or the flags of one command (also COMMAND --help)\n\nExample:\n  help show segment",
+	"exit": "exit: leave the shell (also: quit, Ctrl-D); takes no arguments",
+	"quit": "quit: leave the shell (also: exit, Ctrl-D); takes no arguments",
+}
+
+// HelpNoter is an optional interface of a State: its HelpNote is printed
+// under the list of commands (the offline state names what connect unlocks).
+type HelpNoter interface {
+	HelpNote() string
+}
+
 func (sh *Shell) help(words []string) error {
 	ix := sh.index()
 	if len(words) == 0 {
-		return Render(sh.stdout, &helpResult{cmds: ix.cmds, builtins: true}, FormatTable)
+		h := &helpResult{cmds: ix.cmds, builtins: true}
+		if n, ok := sh.state.(HelpNoter); ok {
+			h.note = n.HelpNote()
+		}
+		return Render(sh.stdout, h, FormatTable)
+	}
+	if len(words) == 1 && (words[0] == "--help" || words[0] == "-h") {
+		return Render(sh.stdout, &helpResult{builtin: "help"}, FormatTable)
 	}
 	for _, w := range words {
 		if strings.HasPrefix(w, "-") {
@@ -26,11 +47,11 @@ func (sh *Shell) help(words []string) error {
 		}
 	}
 	path := strings.Join(words, " ")
-	if c, ok := ix.byPath[path]; ok {
+	if c, ok := ix.lookup(path); ok {
 		return Render(sh.stdout, &helpResult{detail: c}, FormatTable)
 	}
-	if path == "exit" || path == "quit" || path == "help" {
-		return Render(sh.stdout, &helpResult{builtins: true}, FormatTable)
+	if _, ok := builtinHelp[path]; ok {
+		return Render(sh.stdout, &helpResult{builtin: path}, FormatTable)
 	}
 	var under []*Command
 	for _, c := range ix.cmds {
@@ -39,6 +60,9 @@ func (sh *Shell) help(words []string) error {
 		}
 	}
 	if len(under) == 0 {
+		if _, _, err := ix.resolve(words); err != nil {
+			return err
+		}
 		return Usagef("unknown command %q (type help for the list)", path)
 	}
 	return Render(sh.stdout, &helpResult{cmds: under}, FormatTable)
@@ -49,6 +73,10 @@ type helpResult struct {
 	cmds     []*Command
 	builtins bool
 	detail   *Command
+	// builtin is help, exit or quit: its own help.
+	builtin string
+	// note is the state's HelpNote, under the list.
+	note string
 }
 
 type helpFlagJSON struct {
@@ -67,13 +95,14 @@ type helpCommandJSON struct {
 	Command     string         `json:"command"`
 	Description string         `json:"description"`
 	Example     string         `json:"example,omitempty"`
+	Aliases     []string       `json:"aliases,omitempty"`
 	Flags       []helpFlagJSON `json:"flags,omitempty"`
 }
 
 func (h *helpResult) JSON() any {
 	var out []helpCommandJSON
 	for _, c := range h.list() {
-		hc := helpCommandJSON{Command: c.Path(), Description: c.spec.Desc, Example: c.spec.Example}
+		hc := helpCommandJSON{Command: c.Path(), Description: c.spec.Desc, Example: c.spec.Example, Aliases: c.spec.Aliases}
 		for _, f := range c.spec.Flags {
 			hc.Flags = append(hc.Flags, helpFlagJSON{
 				Name: "--" + f.Name, Type: f.Kind.String(), Default: f.Default, Description: f.Desc,
@@ -93,34 +122,118 @@ func (h *helpResult) list() []*Command {
 	return h.cmds
 }
 
+// Table writes the help, each description wrapped to the width of w's
+// terminal; piped, lines are not wrapped.
 func (h *helpResult) Table(w io.Writer) error {
-	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	width, _ := TerminalWidth(w)
+	var sb strings.Builder
+	if h.builtin != "" {
+		sb.WriteString(wrapText(builtinHelp[h.builtin], width, ""))
+		sb.WriteByte('\n')
+		_, err := io.WriteString(w, sb.String())
+		return err
+	}
 	if c := h.detail; c != nil {
-		fmt.Fprintf(tw, "%s: %s\n", c.Path(), c.spec.Desc)
-		if len(c.spec.Flags) > 0 {
-			fmt.Fprintln(tw, "\nFlags:")
+		sb.WriteString(wrapText(c.Path()+": "+c.spec.Desc, width, "  "))
+		sb.WriteByte('\n')
+		if len(c.spec.Aliases) > 0 {
+			sb.WriteString(wrapText("Also: "+strings.Join(c.spec.Aliases, ", "), width, "  "))
+			sb.WriteByte('\n')
 		}
+		var rows [][2]string
 		for _, f := range c.spec.Flags {
-			fmt.Fprintf(tw, "  %s\t%s\n", strings.TrimSpace("--"+f.Name+" "+flagTypeWord(f)), flagHelp(f))
+			rows = append(rows, [2]string{strings.TrimSpace("--" + f.Name + " " + flagTypeWord(f)), flagHelp(f)})
+		}
+		if len(rows) > 0 {
+			sb.WriteString("\nFlags:\n")
+			writeTwoColumns(&sb, rows, width)
 		}
 		if c.spec.Example != "" {
-			fmt.Fprintf(tw, "\nExample:\n  %s\n", c.spec.Example)
+			fmt.Fprintf(&sb, "\nExample:\n  %s\n", c.spec.Example)
 		}
-		return tw.Flush()
+		_, err := io.WriteString(w, sb.String())
+		return err
 	}
-	if len(h.cmds) > 0 {
-		fmt.Fprintln(tw, "Commands:")
-	}
+	var rows [][2]string
 	for _, c := range h.cmds {
-		fmt.Fprintf(tw, "  %s\t%s\n", c.Path(), c.spec.Desc)
+		rows = append(rows, [2]string{c.Path(), c.spec.Desc})
 	}
 	if h.builtins {
-		for _, b := range builtins {
-			fmt.Fprintf(tw, "  %s\t%s\n", b[0], b[1])
-		}
-		fmt.Fprintln(tw, "\nhelp COMMAND or COMMAND --help shows the flags of a command.")
+		rows = append(rows, builtins...)
 	}
-	return tw.Flush()
+	if len(rows) > 0 {
+		sb.WriteString("Commands:\n")
+		writeTwoColumns(&sb, rows, width)
+	}
+	if h.note != "" {
+		sb.WriteByte('\n')
+		sb.WriteString(wrapText(h.note, width, ""))
+		sb.WriteByte('\n')
+	}
+	if h.builtins {
+		sb.WriteString("\nhelp COMMAND or COMMAND --help shows the flags of a command.\n")
+	}
+	_, err := io.WriteString(w, sb.String())
+	return err
+}
+
+// maxNameColumn bounds the first column of a two-column help listing; a
+// longer name puts its description on the next line.
+const maxNameColumn = 32
+
+// writeTwoColumns writes rows as "  name  description", the descriptions
+// aligned and wrapped to width (width 0: not wrapped, and aligned after the
+// longest name, as piped help always was).
+func writeTwoColumns(sb *strings.Builder, rows [][2]string, width int) {
+	col := 0
+	for _, r := range rows {
+		if n := utf8.RuneCountInString(r[0]); n <= maxNameColumn || width <= 0 {
+			col = max(col, n)
+		}
+	}
+	indent := strings.Repeat(" ", 2+col+2)
+	for _, r := range rows {
+		name := "  " + r[0]
+		if n := utf8.RuneCountInString(r[0]); n > col {
+			sb.WriteString(name + "\n" + indent)
+		} else {
+			sb.WriteString(name + strings.Repeat(" ", col-n+2))
+		}
+		sb.WriteString(strings.TrimPrefix(wrapText(indent+r[1], width, indent), indent))
+		sb.WriteByte('\n')
+	}
+}
+
+// wrapText wraps s at spaces to width columns (width 0: s as it is);
+// continuation lines start with indent. Each line of s (its own newlines)
+// is wrapped on its own; a word longer than a line stays whole.
+func wrapText(s string, width int, indent string) string {
+	if width <= 0 {
+		return s
+	}
+	var out []string
+	for _, para := range strings.Split(s, "\n") {
+		lead := para[:len(para)-len(strings.TrimLeft(para, " "))]
+		words := strings.Fields(para)
+		line := lead
+		n := utf8.RuneCountInString(line)
+		for i, word := range words {
+			wn := utf8.RuneCountInString(word)
+			if i > 0 && n+1+wn > width {
+				out = append(out, line)
+				line, n = indent+word, utf8.RuneCountInString(indent)+wn
+				continue
+			}
+			if i > 0 {
+				line += " "
+				n++
+			}
+			line += word
+			n += wn
+		}
+		out = append(out, line)
+	}
+	return strings.Join(out, "\n")
 }
 
 func (h *helpResult) Lines(w io.Writer) error {

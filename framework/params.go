@@ -13,15 +13,18 @@ import (
 )
 
 // ParamBase is embedded in every param struct; its tags declare the command
-// path, its one-line help and an example line shown by help:
+// path, its one-line help, an example line shown by help and aliases
+// (birdwatcher's names: each replaces the last word of the path, or is a
+// whole path when it holds a space):
 //
-//	framework.ParamBase `use:"show checkpoint" desc:"one line help" example:"show checkpoint --format json"`
+//	framework.ParamBase `use:"show checkpoint" desc:"one line help" example:"show checkpoint --format json" alias:"checkpoints,cp"`
 //
 // A flag field's tags: name, desc, default, enum (comma-separated; matched
 // case-insensitively, stored as spelled here), required, secret, env,
 // placeholder (the word help shows for the value: --file BACKUP) and complete
 // (the kind of value the connected state completes: pchannel, collection; by
-// default the flag's name; "-" for none).
+// default the flag's name, or a path kind for the placeholders FILE, DIR and
+// BACKUP, which the shell completes from the file system; "-" for none).
 type ParamBase struct{}
 
 var paramBaseType = reflect.TypeOf(ParamBase{})
@@ -66,6 +69,8 @@ type commandSpec struct {
 	Path    []string
 	Desc    string
 	Example string
+	// Aliases are other paths of the command (show segments).
+	Aliases []string
 	Flags   []*flagSpec
 }
 
@@ -84,6 +89,9 @@ func parseSpec(t reflect.Type) (*commandSpec, error) {
 			spec.Path = strings.Fields(f.Tag.Get("use"))
 			spec.Desc = f.Tag.Get("desc")
 			spec.Example = f.Tag.Get("example")
+			for _, a := range splitList(f.Tag.Get("alias")) {
+				spec.Aliases = append(spec.Aliases, aliasPath(spec.Path, a))
+			}
 		}
 	}
 	if !found || len(spec.Path) == 0 {
@@ -93,6 +101,15 @@ func parseSpec(t reflect.Type) (*commandSpec, error) {
 		return nil, fmt.Errorf("command %q: %w", strings.Join(spec.Path, " "), err)
 	}
 	return spec, nil
+}
+
+// aliasPath is the path alias names: a whole path when it holds a space,
+// else path with its last word replaced.
+func aliasPath(path []string, alias string) string {
+	if strings.Contains(alias, " ") || len(path) == 0 {
+		return strings.Join(strings.Fields(alias), " ")
+	}
+	return strings.Join(append(slices.Clone(path[:len(path)-1]), alias), " ")
 }
 
 func collectFlags(t reflect.Type, index []int, spec *commandSpec) error {
@@ -129,6 +146,8 @@ func collectFlags(t reflect.Type, index []int, spec *commandSpec) error {
 		}
 		if c, ok := f.Tag.Lookup("complete"); ok {
 			fs.Complete = c
+		} else if k, ok := placeholderCompletion[fs.Placeholder]; ok {
+			fs.Complete = k
 		}
 		if fs.Complete == "-" {
 			fs.Complete = ""
@@ -380,6 +399,13 @@ type scalarValue struct {
 
 func (v *scalarValue) Set(s string) error {
 	f := v.spec
+	if s == Redacted && (f.Secret || v.b.sensitive || secretName.MatchString(f.Name)) {
+		hint := ""
+		if f.Env != "" {
+			hint = ", or set $" + f.Env
+		}
+		return v.b.fail(Usagef("%s: --%s is %s, the mask history keeps instead of the value (it never stores one): type the value again%s", v.b.cmd, f.Name, Redacted, hint))
+	}
 	c, ok := f.canonical(s)
 	if !ok {
 		return f.badValue(v.b, s, "must be one of "+strings.Join(f.Enum, ", "))

@@ -108,6 +108,9 @@ func (sh *Shell) Run(ctx context.Context, line string) (err error) {
 	}()
 	switch name {
 	case "exit", "quit":
+		if len(words) == 2 && (words[1] == "--help" || words[1] == "-h") {
+			return Render(sh.stdout, &helpResult{builtin: name}, FormatTable)
+		}
 		if len(words) > 1 {
 			return Usagef("%s takes no arguments", name)
 		}
@@ -302,12 +305,14 @@ func SplitOLC(s string) []string {
 type index struct {
 	cmds   []*Command // sorted by path
 	byPath map[string]*Command
-	dups   map[string]bool
-	depth  int
+	// aliases are the commands by their other paths (birdwatcher's names).
+	aliases map[string]*Command
+	dups    map[string]bool
+	depth   int
 }
 
 func newIndex(cmds []*Command) *index {
-	ix := &index{byPath: map[string]*Command{}, dups: map[string]bool{}}
+	ix := &index{byPath: map[string]*Command{}, aliases: map[string]*Command{}, dups: map[string]bool{}}
 	for _, c := range cmds {
 		if c == nil {
 			continue
@@ -321,12 +326,29 @@ func newIndex(cmds []*Command) *index {
 		ix.cmds = append(ix.cmds, c)
 		ix.depth = max(ix.depth, len(c.spec.Path))
 	}
+	for _, c := range ix.cmds {
+		for _, a := range c.spec.Aliases {
+			if _, taken := ix.byPath[a]; !taken {
+				ix.aliases[a] = c
+				ix.depth = max(ix.depth, len(strings.Fields(a)))
+			}
+		}
+	}
 	sort.Slice(ix.cmds, func(i, j int) bool { return ix.cmds[i].Path() < ix.cmds[j].Path() })
 	return ix
 }
 
-// resolve finds the command named by the leading words (longest match) and
-// returns the words after its path.
+// lookup is the command at path, by its path or an alias.
+func (ix *index) lookup(path string) (*Command, bool) {
+	if c, ok := ix.byPath[path]; ok {
+		return c, true
+	}
+	c, ok := ix.aliases[path]
+	return c, ok
+}
+
+// resolve finds the command named by the leading words (longest match, by
+// path or alias) and returns the words after its path.
 func (ix *index) resolve(words []string) (*Command, []string, error) {
 	n := 0
 	for n < len(words) && n < ix.depth && !strings.HasPrefix(words[n], "-") {
@@ -334,7 +356,7 @@ func (ix *index) resolve(words []string) (*Command, []string, error) {
 	}
 	for k := n; k >= 1; k-- {
 		p := strings.Join(words[:k], " ")
-		if c, ok := ix.byPath[p]; ok {
+		if c, ok := ix.lookup(p); ok {
 			if ix.dups[p] {
 				return nil, nil, fmt.Errorf("command %q is registered twice", p)
 			}
@@ -346,10 +368,16 @@ func (ix *index) resolve(words []string) (*Command, []string, error) {
 		if subs := ix.children(words[:k]); len(subs) > 0 {
 			group := strings.Join(words[:k], " ")
 			if k < len(words) && !strings.HasPrefix(words[k], "-") {
+				if hint := didYouMean(words[k], ix.childWords(words[:k]), group+" "); hint != "" {
+					return nil, nil, Usagef("unknown command %q%s", strings.Join(words[:k+1], " "), hint)
+				}
 				return nil, nil, Usagef("unknown command %q (%s has: %s)", strings.Join(words[:k+1], " "), group, strings.Join(subs, ", "))
 			}
 			return nil, nil, Usagef("%q needs a subcommand: %s", group, strings.Join(subs, ", "))
 		}
+	}
+	if hint := didYouMean(words[0], ix.topWords(), ""); hint != "" {
+		return nil, nil, Usagef("unknown command %q%s", words[0], hint)
 	}
 	return nil, nil, Usagef("unknown command %q (type help for the list)", words[0])
 }
@@ -366,6 +394,19 @@ func (ix *index) children(prefix []string) []string {
 		if w := p[len(prefix)]; !seen[w] {
 			seen[w] = true
 			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// childWords are the next words under prefix, aliases included (for a
+// did-you-mean).
+func (ix *index) childWords(prefix []string) []string {
+	out := ix.children(prefix)
+	for a := range ix.aliases {
+		w := strings.Fields(a)
+		if len(w) > len(prefix) && hasPrefix(w, prefix) {
+			out = append(out, w[len(prefix)])
 		}
 	}
 	return out

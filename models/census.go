@@ -1,7 +1,7 @@
 package models
 
 import (
-	"sort"
+	"slices"
 
 	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
 
@@ -109,13 +109,13 @@ func (c *WALCensus) PChannel(pchannel string) PChannelWALs {
 	return r
 }
 
-// Report returns every pchannel counted, sorted by name.
+// Report returns every pchannel counted, in natural order (dml_2 before dml_10).
 func (c *WALCensus) Report() []PChannelWALs {
 	names := make([]string, 0, len(c.counts))
 	for p := range c.counts {
 		names = append(names, p)
 	}
-	sort.Strings(names)
+	slices.SortFunc(names, NaturalCompare)
 	out := make([]PChannelWALs, 0, len(names))
 	for _, p := range names {
 		out = append(out, c.PChannel(p))

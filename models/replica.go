@@ -92,7 +92,7 @@ func DecodeReplica(b []byte) (*Replica, error) {
 		r.ChannelNodes = append(r.ChannelNodes, cn)
 	}
 	// A map has no order on the wire: sort so that output is stable.
-	sort.Slice(r.ChannelNodes, func(i, j int) bool { return r.ChannelNodes[i].Channel < r.ChannelNodes[j].Channel })
+	sort.Slice(r.ChannelNodes, func(i, j int) bool { return NaturalLess(r.ChannelNodes[i].Channel, r.ChannelNodes[j].Channel) })
 	return r, nil
 }
 

@@ -13,7 +13,6 @@ import (
 	"github.com/heron-shell/heron/framework"
 	"github.com/heron-shell/heron/models"
 	"github.com/heron-shell/heron/states/instance"
-	"github.com/heron-shell/heron/states/show"
 )
 
 // Completion kinds the connected state lists (a flag's complete tag, by
@@ -23,6 +22,10 @@ const (
 	CompletePChannel     = "pchannel"
 	CompleteCollection   = "collection"
 	CompleteSegmentState = "state"
+	// CompleteCollectionName lists collection names (show collections --name).
+	CompleteCollectionName = "collection-name"
+	// CompleteCollectionState lists the states show collections names.
+	CompleteCollectionState = "collection-state"
 )
 
 // maxCompletions bounds the values one kind keeps for completion.
@@ -55,7 +58,9 @@ func (c *Connected) CompleteValues(ctx context.Context, kind string) []framework
 		return segmentStates()
 	case CompletePChannel:
 		prefixes = []string{models.PChannelPrefix, models.WALPrefix}
-	case CompleteCollection:
+	case CompleteCollectionState:
+		return []framework.Completion{{Value: "Created"}, {Value: "Creating"}, {Value: "Dropping"}, {Value: "Dropped"}, {Value: "dropped-tombstone"}}
+	case CompleteCollection, CompleteCollectionName:
 		prefixes = []string{models.CollectionInfoPrefix, models.LegacyCollectionPrefix}
 	default:
 		return nil
@@ -88,14 +93,20 @@ func (c *Connected) CompleteValues(ctx context.Context, kind string) []framework
 				seen[e.PChannel] = ""
 			}
 		case models.KindCollectionInfo, models.KindLegacyCollection:
-			if kind != CompleteCollection {
+			if kind != CompleteCollection && kind != CompleteCollectionName {
 				break
 			}
 			note := ""
 			if ci, err := models.DecodeCollectionInfo(e.Value); err == nil {
 				note = ci.Name
 			}
-			seen[strconv.FormatInt(e.Collection, 10)] = note
+			id := strconv.FormatInt(e.Collection, 10)
+			switch {
+			case kind == CompleteCollection:
+				seen[id] = note
+			case note != "":
+				seen[note] = "id " + id
+			}
 		}
 		return nil
 	})
@@ -126,4 +137,4 @@ func segmentStates() []framework.Completion {
 
 // lessNatural orders completed values as the show listings order them: dml_2
 // before dml_10, 9 before 10.
-var lessNatural = show.NaturalLess
+var lessNatural = models.NaturalLess

@@ -69,6 +69,16 @@ func TestCompleteValuesFromTheInstance(t *testing.T) {
 		}
 	}
 
+	// Issue 16 §9: collections complete by name too: the names for --name,
+	// and typing a name after --collection offers its id.
+	assert.Contains(t, values(c.CompleteValues(ctx, CompleteCollectionName)), "books")
+	sh := framework.NewShell(NewConnected(c.inst, ConnectedCommands(c.inst)), nil, nil)
+	var ids []string
+	for _, sg := range sh.Suggest("show segment --collection boo") {
+		ids = append(ids, sg.Text)
+	}
+	assert.Equal(t, []string{"100"}, ids, "a collection's name completes to its id")
+
 	_, err := cli.Put(ctx, layout.Meta(models.ConsumeCheckpointKey("by-dev-rootcoord-dml_99")), "x")
 	require.NoError(t, err)
 	assert.Contains(t, values(c.CompleteValues(ctx, CompletePChannel)), "by-dev-rootcoord-dml_99", "a new revision is read again")

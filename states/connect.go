@@ -96,9 +96,9 @@ func (p *ConnectParams) dialConfig() instance.DialConfig {
 // connectResult is the result of connect: a transition to Connected.
 type connectResult struct {
 	Endpoints []string `json:"endpoints"`
-	RootPath  string   `json:"rootPath"`
-	MetaPath  string   `json:"metaPath"`
-	MetaRoot  string   `json:"metaRoot"`
+	RootPath  string   `json:"root_path"`
+	MetaPath  string   `json:"meta_path"`
+	MetaRoot  string   `json:"meta_root"`
 	Forced    bool     `json:"forced,omitempty"`
 	next      framework.State
 }

@@ -26,8 +26,8 @@ func connectedTo(t *testing.T, line string) (endpoints []string, root, meta stri
 	require.NoError(t, s.run(t, line+" --format json"), s.errOut.String())
 	var r struct {
 		Endpoints []string `json:"endpoints"`
-		RootPath  string   `json:"rootPath"`
-		MetaPath  string   `json:"metaPath"`
+		RootPath  string   `json:"root_path"`
+		MetaPath  string   `json:"meta_path"`
 	}
 	require.NoError(t, json.Unmarshal(s.out.Bytes(), &r), s.out.String())
 	return r.Endpoints, r.RootPath, r.MetaPath

@@ -77,6 +77,11 @@ func (c *Connected) Commands() []*framework.Command {
 
 // Unknown answers connect typed while connected.
 func (c *Connected) Unknown(words []string) error {
+	if len(words) > 0 {
+		if err := programCommand(words); err != nil {
+			return err
+		}
+	}
 	if len(words) > 0 && words[0] == "connect" {
 		return framework.Usagef("already connected to %s (root path %s): disconnect first",
 			strings.Join(c.inst.Endpoints, ","), c.inst.Layout.RootPath)

@@ -5,6 +5,7 @@
 package states
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/heron-shell/heron/framework"
@@ -38,10 +39,43 @@ func (o *Offline) Unknown(words []string) error {
 	if len(words) == 0 {
 		return nil
 	}
+	if err := programCommand(words); err != nil {
+		return err
+	}
 	for _, c := range o.connected(nil).Commands() {
 		if first, _, _ := strings.Cut(c.Path(), " "); first == words[0] {
 			return framework.Usagef("not connected: run connect --etcd HOST:PORT first")
 		}
+	}
+	return nil
+}
+
+// HelpNote names what connect unlocks, under the offline list of commands.
+func (o *Offline) HelpNote() string {
+	var paths []string
+	for _, c := range o.connected(nil).Commands() {
+		if p := c.Path(); p != "version" && p != "disconnect" {
+			paths = append(paths, p)
+		}
+	}
+	slices.Sort(paths)
+	return "After connect: " + strings.Join(paths, ", ") + "."
+}
+
+// programCommand answers heron's own subcommands (heron demo, heron
+// load-backup FILE), which start a new shell: typed inside one, they say
+// where to run them.
+func programCommand(words []string) error {
+	switch words[0] {
+	case "load-backup", "demo":
+		arg := ""
+		if words[0] == "load-backup" {
+			arg = " FILE"
+			if len(words) > 1 && !strings.HasPrefix(words[1], "-") {
+				arg = " " + words[1]
+			}
+		}
+		return framework.Usagef("%s is not a command of the shell: leave it (exit) and run heron %s%s from your shell; it opens a new shell", words[0], words[0], arg)
 	}
 	return nil
 }

@@ -117,8 +117,8 @@ func TestConnectJSONAndOtherRoot(t *testing.T) {
 	require.NoError(t, s.run(t, "connect --etcd "+ep+" --rootPath other --format json"))
 	var v map[string]any
 	require.NoError(t, json.Unmarshal(s.out.Bytes(), &v))
-	assert.Equal(t, "other", v["rootPath"])
-	assert.Equal(t, "other/meta/", v["metaRoot"])
+	assert.Equal(t, "other", v["root_path"])
+	assert.Equal(t, "other/meta/", v["meta_root"])
 	assert.Contains(t, v["message"], "connected")
 	assert.Equal(t, "Milvus(other) > ", s.sh.State().Prompt())
 }
@@ -325,7 +325,7 @@ func TestVersion(t *testing.T) {
 		require.NoError(t, json.Unmarshal(out.Bytes(), &v))
 		assert.Equal(t, Version, v["heron"])
 		assert.True(t, strings.HasPrefix(v["go"], "go"), v["go"])
-		assert.NotEmpty(t, v["goApi"])
+		assert.NotEmpty(t, v["go_api"])
 		out.Reset()
 		require.NoError(t, sh.Run(context.Background(), "version"))
 		assert.Contains(t, out.String(), "go-api/v3")

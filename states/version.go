@@ -22,7 +22,7 @@ const goAPIModule = "github.com/milvus-io/milvus-proto/go-api/v3"
 type versionResult struct {
 	Heron string `json:"heron"`
 	Go    string `json:"go"`
-	GoAPI string `json:"goApi"`
+	GoAPI string `json:"go_api"`
 }
 
 // VersionInfo returns heron's version, the Go version and go-api/v3's version.
@@ -52,7 +52,7 @@ func (v *versionResult) Table(w io.Writer) error {
 }
 
 func (v *versionResult) Lines(w io.Writer) error {
-	return framework.WriteLine(w, "heron", v.Heron, "go", v.Go, "goApi", v.GoAPI)
+	return framework.WriteLine(w, "heron", v.Heron, "go", v.Go, "go_api", v.GoAPI)
 }
 
 // VersionParams are the flags of version.

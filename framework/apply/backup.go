@@ -364,6 +364,10 @@ func OpenBackup(path string) (*BackupReader, error) {
 		return nil, fmt.Errorf("backup: %w", err)
 	}
 	br := &BackupReader{Path: path, f: f, r: bufio.NewReaderSize(f, 1<<20), sum: sha256.New()}
+	if err := foreignBackup(path, br.r); err != nil {
+		f.Close()
+		return nil, err
+	}
 	b, err := br.readLine()
 	if err != nil {
 		f.Close()

@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
@@ -57,6 +57,7 @@ func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.St
 	if err := st.Scan(ctx, pl.header(), "reset-"+pl.TargetWAL, pl.scan); err != nil {
 		return nil, err
 	}
+	pl.nameSplitBackup()
 	return &apply.Plan{Command: "reset checkpoint", Title: "reset checkpoint to " + pl.TargetWAL, View: &pl.Summary,
 		Gates: pl.Gates, Keys: pl.TotalKeys, Root: inst.Layout.RootPath, SplitState: len(pl.SplitPChannels) > 0,
 		Put: "rewritten", Nothing: "nothing to write (every position in scope is already at the target)", Reminders: pl.Reminders}, nil
@@ -223,11 +224,12 @@ func readContext(ctx context.Context, inst *instance.Instance, p *Params) (*Plan
 	} else {
 		pl.Scope = Scope{PChannels: sortedKeys(scope)}
 	}
+	pl.wide = p.Wide
 	newAccumulator(planner).finish(&pl.Summary, layout)
 	pl.Gates = append([]Gate{}, pl.gates...)
 	pl.Warnings = []string{}
 	pl.NotTouched = notTouched(layout)
-	pl.Reminders = append(reminders(planner, pl.wpEffective), targetReminder...)
+	pl.Reminders = append(reminders(planner, pl.wpEffective, backupReminder(p.BackupDir)), targetReminder...)
 	return pl, nil
 }
 
@@ -388,7 +390,7 @@ func (pl *Plan) knownOutOfScope(a *accumulator) []string {
 			out = append(out, pc)
 		}
 	}
-	sort.Strings(out)
+	slices.SortFunc(out, models.NaturalCompare)
 	return out
 }
 
@@ -528,7 +530,7 @@ func sortedKeys(m map[string]bool) []string {
 	for k := range m {
 		out = append(out, k)
 	}
-	sort.Strings(out)
+	slices.SortFunc(out, models.NaturalCompare)
 	return out
 }
 
@@ -569,7 +571,7 @@ func notTouched(l models.Layout) []string {
 	}
 }
 
-func reminders(p *Planner, wp *woodpecker.Effective) []string {
+func reminders(p *Planner, wp *woodpecker.Effective, backup string) []string {
 	fresh := "the target WAL must be fresh: empty topics"
 	if wp != nil {
 		fresh = "the target WAL must be fresh: no log of the pchannels in woodpecker's metadata under the effective prefix " + wp.Describe() +
@@ -578,7 +580,7 @@ func reminders(p *Planner, wp *woodpecker.Effective) []string {
 	r := []string{
 		fmt.Sprintf("set mq.type to %s in milvus.yaml (or your deployment's config) before starting Milvus", p.WALName),
 		fresh,
-		"keep the backup file: restore --file BACKUP --run puts every changed key back as it was",
+		backup,
 	}
 	switch p.WAL {
 	case commonpb.WALName_RocksMQ:

@@ -333,6 +333,9 @@ func TestSplitStateRerunAndRestore(t *testing.T) {
 			if len(s.SplitPChannels) == 0 {
 				t.Fatalf("no split state reported after %d of %d transactions: %+v", k, txns, s.SplitState)
 			}
+			// Issue 16 §7: the plan names the backup that rolls the split back.
+			table, _, _ := e.reset("--target-wal kafka")
+			mustContain(t, table, "restore --file "+backup+" --run rolls it back")
 			out, errs, code = e.reset("--target-wal kafka --run")
 			if code != 0 {
 				t.Fatalf("re-run: exit %d\n%s\n%s", code, out, errs)

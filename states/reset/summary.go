@@ -39,6 +39,11 @@ type Summary struct {
 	NotTouched     []string       `json:"not_touched"`
 	Warnings       []string       `json:"warnings"`
 	Reminders      []string       `json:"reminders"`
+	// wide (--wide) lists the scope's pchannels in full in the table.
+	wide bool
+	// splitBackup is the backup of the interrupted run a split state comes
+	// from, when --backup-dir holds it: the table names it.
+	splitBackup string
 }
 
 // Earliest is the id every position in scope gets.
@@ -114,13 +119,9 @@ func (s *Summary) JSON() any { return s }
 // Table writes the plan for people.
 func (s *Summary) Table(w io.Writer) error {
 	ew := &errWriter{w: w}
-	scope := "whole instance"
-	if !s.Scope.WholeInstance {
-		scope = "pchannels"
-	}
 	ew.printf("reset checkpoint to %s: earliest id %s (bytes %q, text %q), read at revision %d\n",
 		s.TargetWAL, s.Earliest.Human, s.Earliest.BytesHex, s.Earliest.Text, s.Revision)
-	ew.printf("scope: %s: %s\n", scope, strings.Join(s.Scope.PChannels, ", "))
+	ew.printf("scope: %s\n", scopeText(s.Scope, s.wide))
 	ew.printf("\n")
 	if err := framework.WriteGates(ew, s.Gates); err != nil {
 		return err
@@ -130,8 +131,15 @@ func (s *Summary) Table(w io.Writer) error {
 		ew.printf("  none\n")
 	}
 	tw := tabwriter.NewWriter(ew, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "  kind\tkeys\tpositions\texample\tbefore\tafter\n")
-	for _, k := range s.Rewrites {
+	exampleKey := s.exampleKeys(w)
+	rewrites := s.Rewrites
+	if s.stackedRewrites(w, ew) {
+		rewrites = nil
+	}
+	if len(rewrites) > 0 {
+		fmt.Fprintf(tw, "  kind\tkeys\tpositions\texample\tbefore\tafter\n")
+	}
+	for _, k := range rewrites {
 		for i := 0; i < max(1, len(k.Examples)); i++ {
 			var ex Example
 			if i < len(k.Examples) {
@@ -144,7 +152,7 @@ func (s *Summary) Table(w io.Writer) error {
 			}
 		}
 	}
-	if len(s.Rewrites) > 0 {
+	if len(rewrites) > 0 {
 		tw.Flush()
 	}
 	ew.printf("\ndeletions:\n")
@@ -174,7 +182,11 @@ func (s *Summary) Table(w io.Writer) error {
 	}
 	ew.printf("\nkeys to write or delete: %d\n", s.TotalKeys)
 	if len(s.SplitPChannels) > 0 {
-		ew.printf("\nSPLIT STATE: positions of %s name more than one WAL (an interrupted reset?); a run completes it, restore --file BACKUP rolls it back:\n", strings.Join(s.SplitPChannels, ", "))
+		rollback := "restore --file BACKUP --run (the backup of the interrupted run)"
+		if s.splitBackup != "" {
+			rollback = "restore --file " + s.splitBackup + " --run"
+		}
+		ew.printf("\nSPLIT STATE: positions of %s name more than one WAL (an interrupted reset?); a run completes it, %s rolls it back:\n", strings.Join(s.SplitPChannels, ", "), rollback)
 		for _, p := range s.SplitState {
 			if p.Split {
 				ew.printf("  %s (consume checkpoint: %s): %s\n", p.PChannel, p.CheckpointWAL, walCounts(p.Positions))
@@ -238,13 +250,30 @@ func (s *Summary) Lines(w io.Writer) error {
 	return ew.err
 }
 
-// exampleKeyWidth keeps a rewrites row within 120 columns (the JSON and
-// line formats give whole keys).
-const exampleKeyWidth = 44
+// exampleKeyRoom is what a rewrites row needs besides its example key: the
+// key gets 44 columns of 120 (the JSON and line formats give whole keys).
+const (
+	exampleKeyRoom     = 76
+	minExampleKeyWidth = 24
+)
 
-// exampleKey is an example's key in the table: escaped, elided in the middle.
-func exampleKey(key string) string {
-	return framework.ElideMiddle(framework.EscapeText(key), exampleKeyWidth)
+// exampleKeys renders the example keys of the rewrites table written to w:
+// escaped, and unless --wide cut to the width left on w's terminal by
+// dropping the prefix the examples share and keeping their ends, where
+// dml_0 and dml_10 differ (framework.ColumnElider).
+func (s *Summary) exampleKeys(w io.Writer) func(key string) string {
+	var keys []string
+	for _, k := range s.Rewrites {
+		for _, ex := range k.Examples {
+			keys = append(keys, framework.EscapeText(ex.Key))
+		}
+	}
+	width := max(minExampleKeyWidth, framework.Width(w)-exampleKeyRoom)
+	if s.wide {
+		width = 0
+	}
+	col := framework.NewColumnElider(keys, width)
+	return func(key string) string { return col.Elide(framework.EscapeText(key)) }
 }
 
 func walCounts(m map[string]int64) string {
@@ -275,3 +304,75 @@ func (e *errWriter) Write(b []byte) (int, error) {
 }
 
 func (e *errWriter) printf(format string, a ...any) { fmt.Fprintf(e, format, a...) }
+// maxScopeNames is how many pchannels the scope line names one by one;
+// more are counted, first ... last, unless --wide.
+const maxScopeNames = 4
+
+// scopeText is the plan's scope line: "whole instance: 64 pchannels (dml_0
+// ... dml_63)", each pchannel by the part that tells it from the others;
+// every full name with wide.
+func scopeText(sc Scope, wide bool) string {
+	what := "pchannels"
+	if sc.WholeInstance {
+		what = "whole instance"
+	}
+	names := sc.PChannels
+	n := len(names)
+	switch {
+	case n == 0:
+		return what + ": no pchannel"
+	case wide:
+		return fmt.Sprintf("%s: %s: %s", what, plural(n, "pchannel"), strings.Join(names, ", "))
+	case n <= maxScopeNames:
+		parts := make([]string, n)
+		for i, pc := range names {
+			parts[i] = framework.DistinctPart(pc, names)
+		}
+		return fmt.Sprintf("%s: %s (%s)", what, plural(n, "pchannel"), strings.Join(parts, ", "))
+	}
+	return fmt.Sprintf("%s: %s (%s ... %s; --wide lists them)", what, plural(n, "pchannel"),
+		framework.DistinctPart(names[0], names), framework.DistinctPart(names[n-1], names))
+}
+
+// plural is "1 pchannel", "64 pchannels".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// rewritesRowWidth is the width of the one-row-per-example rewrites table:
+// a terminal narrower than this (80 columns under kubectl exec) gets the
+// examples stacked under their kind instead.
+const rewritesRowWidth = framework.PipeWidth
+
+// stackedRewrites writes the rewrites for a narrow terminal, each kind on a
+// line and its examples under it (the key, then before -> after), and
+// reports whether it did; wider output keeps the table.
+func (s *Summary) stackedRewrites(w io.Writer, ew *errWriter) bool {
+	width, ok := framework.TerminalWidth(w)
+	if !ok || width >= rewritesRowWidth || s.wide || len(s.Rewrites) == 0 {
+		return false
+	}
+	var keys []string
+	for _, k := range s.Rewrites {
+		for _, ex := range k.Examples {
+			keys = append(keys, framework.EscapeText(ex.Key))
+		}
+	}
+	col := framework.NewColumnElider(keys, width-4)
+	tw := tabwriter.NewWriter(ew, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "  kind\tkeys\tpositions\n")
+	for _, k := range s.Rewrites {
+		fmt.Fprintf(tw, "  %s\t%d\t%d\n", k.Kind, k.Keys, k.Positions)
+	}
+	tw.Flush()
+	ew.printf("examples (before -> after):\n")
+	for _, k := range s.Rewrites {
+		for _, ex := range k.Examples {
+			ew.printf("  %s\n    %s -> %s\n", col.Elide(framework.EscapeText(ex.Key)), ex.Before, ex.After)
+		}
+	}
+	return true
+}

@@ -10,8 +10,10 @@ package restore
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -155,9 +157,13 @@ func (pl *Plan) afterRestore() *apply.Check {
 
 func build(ctx context.Context, inst *instance.Instance, p *Params) (*Plan, error) {
 	header, err := apply.ReadBackupHeader(p.File)
-	if err != nil {
-		return nil, err
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("restore: no file %s", p.File)
 	}
+	if err != nil {
+		return nil, fmt.Errorf("restore: %w", err)
+	}
+	previous := newPreviousWALs(header)
 	prefixes, legacy, err := allowedPrefixes(p.File, header)
 	if err != nil {
 		return nil, err
@@ -175,6 +181,7 @@ func build(ctx context.Context, inst *instance.Instance, p *Params) (*Plan, erro
 	// changed byte or a key the backed-up command never writes refuses it.
 	var legacyErr error
 	info, err := apply.VerifyBackup(p.File, p.NoChecksum, func(e apply.Entry) error {
+		previous.add(e)
 		if legacyErr == nil && legacy != nil {
 			legacyErr = outside(e, legacy)
 		}
@@ -232,7 +239,11 @@ func build(ctx context.Context, inst *instance.Instance, p *Params) (*Plan, erro
 		pl.Refused = pl.Refused || !g.OK
 	}
 	if header.Target != "" {
-		pl.Warnings = append(pl.Warnings, fmt.Sprintf("the backup was taken before %q: after the restore, set mq.type in milvus.yaml back to the WAL the instance used before", header.Command))
+		before := "the WAL the instance used before"
+		if n := previous.names(); n != "" {
+			before = n + ", the WAL the instance used before (its consume checkpoints in the backup name it)"
+		}
+		pl.Warnings = append(pl.Warnings, fmt.Sprintf("the backup was taken before %q: after the restore, set mq.type in milvus.yaml back to %s", header.Command, before))
 	}
 	return pl, nil
 }

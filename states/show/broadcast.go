@@ -13,7 +13,7 @@ import (
 
 // BroadcastParam is `show broadcast-task`.
 type BroadcastParam struct {
-	framework.ParamBase `use:"show broadcast-task" desc:"streamingcoord broadcast tasks; Pending, WaitAck and Replicated ones are in flight" example:"show broadcast-task --format json"`
+	framework.ParamBase `use:"show broadcast-task" desc:"streamingcoord broadcast tasks; Pending, WaitAck and Replicated ones are in flight" example:"show broadcast-task --format json" alias:"wal-broadcast,broadcast-tasks,broadcast"`
 	Wide
 	framework.Output
 }

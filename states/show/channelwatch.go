@@ -16,7 +16,7 @@ import (
 
 // ChannelWatchParam is `show channel-watch`.
 type ChannelWatchParam struct {
-	framework.ParamBase `use:"show channel-watch" desc:"datacoord channel watch info (channelwatch/{node}/{vchannel}): state and the seek and delete positions a datanode was given" example:"show channel-watch --format line"`
+	framework.ParamBase `use:"show channel-watch" desc:"datacoord channel watch info (channelwatch/{node}/{vchannel}): state and the seek and delete positions a datanode was given" example:"show channel-watch --format line" alias:"channel-watched,channel-watches"`
 	Wide
 	framework.Output
 }

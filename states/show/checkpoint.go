@@ -23,10 +23,11 @@ import (
 
 // CheckpointParam is `show checkpoint`.
 type CheckpointParam struct {
-	framework.ParamBase `use:"show checkpoint" desc:"consume checkpoint of every pchannel and the position datacoord would seek each vchannel to" example:"show checkpoint --pchannel by-dev-rootcoord-dml_0 --wide"`
+	framework.ParamBase `use:"show checkpoint" desc:"consume checkpoint of every pchannel and the position datacoord would seek each vchannel to" example:"show checkpoint --pchannel by-dev-rootcoord-dml_0 --wide" alias:"checkpoints,cp"`
 	Collection          int64  `name:"collection" default:"0" placeholder:"ID" desc:"only the vchannels (and their pchannels) of this collection ID (all when omitted)"`
 	PChannel            string `name:"pchannel" default:"" placeholder:"PCHANNEL" desc:"only this pchannel and its vchannels (all when omitted)"`
 	WPMetaPrefix        string `name:"wp-meta-prefix" default:"" placeholder:"PREFIX" desc:"woodpecker.meta.prefix as milvus.yaml sets it (default: an etcd config override, else woodpecker)"`
+	PChannelsOnly       bool   `name:"pchannels" desc:"only the pchannels (consume checkpoints), without the vchannel table"`
 	Wide
 	targetcheck.Flags
 	framework.Output
@@ -157,6 +158,8 @@ type CheckpointResult struct {
 	// wide: the table shows every column in full (--wide).
 	wide           bool
 	generationNote string
+	// pchannelsOnly (--pchannels): no vchannel table.
+	pchannelsOnly bool
 }
 
 func runCheckpoint(ctx context.Context, inst *instance.Instance, p *CheckpointParam, out framework.IO) (framework.Result, error) {
@@ -171,6 +174,9 @@ func runCheckpoint(ctx context.Context, inst *instance.Instance, p *CheckpointPa
 		return nil, err
 	}
 	res.wide = p.Wide.Wide
+	if p.PChannelsOnly {
+		res.pchannelsOnly, res.VChannels = true, []VChannelRow{}
+	}
 	return res, nil
 }
 
@@ -626,16 +632,18 @@ func (r *CheckpointResult) Table(w io.Writer) error {
 	if !r.wide {
 		r.alterWALBlock(w)
 	}
-	fmt.Fprintln(w)
-	if r.wide {
-		fmt.Fprintln(w, "VCHANNELS (datacoord seek positions)")
-	} else {
-		fmt.Fprintln(w, "VCHANNELS (datacoord seek positions; --wide adds collection, timestamp and source key)")
+	if !r.pchannelsOnly {
+		fmt.Fprintln(w)
+		if r.wide {
+			fmt.Fprintln(w, "VCHANNELS (datacoord seek positions)")
+		} else {
+			fmt.Fprintln(w, "VCHANNELS (datacoord seek positions; --wide adds collection, timestamp and source key)")
+		}
+		if err := r.vchannelTable(w); err != nil {
+			return err
+		}
 	}
-	if err := r.vchannelTable(w); err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "%d pchannel(s), %d vchannel(s)\n", len(r.PChannels), len(r.VChannels))
+	fmt.Fprintln(w, r.summaryLine())
 	if r.showWoodpecker() {
 		if err := r.woodpeckerBlock(w); err != nil {
 			return err

@@ -618,7 +618,7 @@ func TestShowCheckpointEmptyLineFormat(t *testing.T) {
 	if out, _ := e.mustRun("show checkpoint --format line"); out != "kind=summary pchannels=0 vchannels=0 split=0 woodpecker_logs=0\n" {
 		t.Errorf("empty --format line: %q", out)
 	}
-	if out, _ := e.mustRun("show checkpoint"); !strings.Contains(out, "0 pchannel(s), 0 vchannel(s)") {
+	if out, _ := e.mustRun("show checkpoint"); !strings.Contains(out, "0 pchannel(s); none split; 0 vchannel(s)") {
 		t.Errorf("empty table: %q", out)
 	}
 	seeded := seeded(t, commonpb.WALName_Kafka)

@@ -17,9 +17,50 @@ import (
 
 // CollectionsParam is `show collections`.
 type CollectionsParam struct {
-	framework.ParamBase `use:"show collections" desc:"collections of both key layouts with their channels and start positions" example:"show collections --wide"`
+	framework.ParamBase `use:"show collections" desc:"collections of both key layouts with their channels and start positions" example:"show collections --wide" alias:"collection"`
+	ID                  int64  `name:"id" placeholder:"COLLECTION" complete:"collection" desc:"only the collection with this id"`
+	Name                string `name:"name" placeholder:"NAME" complete:"collection-name" desc:"only collections with this name"`
+	DBID                int64  `name:"dbid" placeholder:"DB" complete:"-" desc:"only collections of this database id"`
+	State               string `name:"state" placeholder:"STATE" complete:"collection-state" desc:"only collections in this state: Created, Creating, Dropping, Dropped or dropped-tombstone (case-insensitive; CollectionCreated is Created)"`
 	Wide
 	framework.Output
+}
+
+// keep reports whether the filters of p keep row c.
+func (p *CollectionsParam) keep(c CollectionRow) bool {
+	return (p.ID == 0 || c.ID == p.ID) && (p.Name == "" || c.Name == p.Name) &&
+		(p.DBID == 0 || c.DB == p.DBID) && (p.State == "" || strings.EqualFold(c.State, trimFold(p.State, "Collection")))
+}
+
+// trimFold removes prefix from s, matched case-insensitively.
+func trimFold(s, prefix string) string {
+	if len(s) > len(prefix) && strings.EqualFold(s[:len(prefix)], prefix) {
+		return s[len(prefix):]
+	}
+	return s
+}
+
+// filter keeps the rows p asks for; the footer counts follow.
+func (p *CollectionsParam) filter(res *CollectionsResult) {
+	if p.ID == 0 && p.Name == "" && p.DBID == 0 && p.State == "" {
+		return
+	}
+	kept := res.Collections[:0]
+	res.Tombstones, res.Errors = 0, 0
+	for _, c := range res.Collections {
+		if !p.keep(c) {
+			continue
+		}
+		kept = append(kept, c)
+		if c.Tombstone {
+			res.Tombstones++
+		}
+		if c.Error != "" {
+			res.Errors++
+		}
+	}
+	res.Collections = kept
+	res.filtered = true
 }
 
 // StartPositionRow is one start_positions pair, decoded with the WAL of its
@@ -63,6 +104,7 @@ type CollectionsResult struct {
 	Tombstones  int             `json:"tombstones"`
 	Errors      int             `json:"errors"`
 	wide        bool
+	filtered    bool // --id, --name, --dbid or --state left rows out
 }
 
 const (
@@ -77,6 +119,10 @@ func runCollections(ctx context.Context, inst *instance.Instance, p *Collections
 		return nil, err
 	}
 	res.wide = p.Wide.Wide
+	p.filter(res)
+	if res.filtered && len(res.Collections) == 0 && p.ID != 0 {
+		return nil, fmt.Errorf("show collections: no collection %d", p.ID)
+	}
 	return res, nil
 }
 
@@ -217,6 +263,28 @@ func startsCell(pchannels []string, sps []StartPositionRow) string {
 	return strings.Join(ids, ",") + " (" + sps[0].WAL + ")"
 }
 
+// maxPChannelsListed is how many pchannels a collection's cell names one by
+// one; more are counted.
+const maxPChannelsListed = 4
+
+// pchannelsCell names a collection's pchannels in the table by the part
+// that tells them from every pchannel listed (dml_0, not
+// by-dev-rootcoord-dml_0), or counts them: "16: dml_0 ... dml_15". all nil
+// (--wide) names them in full.
+func pchannelsCell(pchannels, all []string) string {
+	if all == nil {
+		return strings.Join(pchannels, ",")
+	}
+	parts := make([]string, len(pchannels))
+	for i, pc := range pchannels {
+		parts[i] = framework.DistinctPart(pc, all)
+	}
+	if len(parts) > maxPChannelsListed {
+		return fmt.Sprintf("%d: %s ... %s", len(parts), parts[0], parts[len(parts)-1])
+	}
+	return strings.Join(parts, ",")
+}
+
 // JSON implements framework.Result.
 func (r *CollectionsResult) JSON() any { return r }
 
@@ -232,6 +300,12 @@ func (r *CollectionsResult) Table(w io.Writer) error {
 		header = append(header, "ERROR")
 	}
 	t := newTable(w, header...).fit(r.wide, 2, 5, 8, 9)
+	var all []string
+	if !r.wide {
+		for _, c := range r.Collections {
+			all = append(all, c.PChannels...)
+		}
+	}
 	for _, c := range r.Collections {
 		var cells []string
 		vchannels := strings.Join(c.VChannels, ",")
@@ -242,7 +316,7 @@ func (r *CollectionsResult) Table(w io.Writer) error {
 		case c.Tombstone:
 			cells = []string{i64(c.ID), i64(c.DB), "", c.State, "", "", c.Layout, "", ""}
 		default:
-			cells = []string{i64(c.ID), i64(c.DB), c.Name, c.State, i32(c.Shards), strings.Join(c.PChannels, ","),
+			cells = []string{i64(c.ID), i64(c.DB), c.Name, c.State, i32(c.Shards), pchannelsCell(c.PChannels, all),
 				c.Layout, c.Time, startsCell(c.PChannels, c.StartPositions)}
 		}
 		if r.wide {
@@ -256,10 +330,14 @@ func (r *CollectionsResult) Table(w io.Writer) error {
 	if err := t.flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "%d collection key(s), %d tombstone(s)\n(start positions carry no WAL_name: decoded with the WAL of their pchannel's consume checkpoint)\n",
-		len(r.Collections), r.Tombstones)
+	matching := ""
+	if r.filtered {
+		matching = " matching the filters"
+	}
+	_, err := fmt.Fprintf(w, "%d collection key(s)%s, %d tombstone(s)\n(start positions carry no WAL_name: decoded with the WAL of their pchannel's consume checkpoint)\n",
+		len(r.Collections), matching, r.Tombstones)
 	if err == nil && !r.wide {
-		_, err = fmt.Fprintln(w, "(--wide adds the vchannels and shows every cell in full)")
+		_, err = fmt.Fprintln(w, "(pchannels by the part that tells them apart; --wide adds the vchannels and shows every cell in full)")
 	}
 	if err == nil && r.Errors > 0 {
 		_, err = fmt.Fprintf(w, "%d key(s) do not decode (see ERROR)\n", r.Errors)

@@ -17,7 +17,7 @@ const tombstoneState = "dropped-tombstone"
 
 // DatabaseParam is `show database`.
 type DatabaseParam struct {
-	framework.ParamBase `use:"show database" desc:"rootcoord databases (root-coord/database/db-info/) with their properties and collection counts" example:"show database --format json"`
+	framework.ParamBase `use:"show database" desc:"rootcoord databases (root-coord/database/db-info/) with their properties and collection counts" example:"show database --format json" alias:"databases"`
 	framework.Output
 }
 

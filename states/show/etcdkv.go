@@ -122,6 +122,12 @@ func EtcdKV(ctx context.Context, inst *instance.Instance, key, prefix string, li
 	}
 	root := inst.Layout.Root("")
 	res := &EtcdKVResult{Revision: rev, Root: root, Keys: []KVRow{}, decode: decode}
+	var doc decodedDoc
+	if decode {
+		if doc.checkpointWAL, _, err = consumeWALs(ctx, inst, rev, io.Discard); err != nil {
+			return nil, err
+		}
+	}
 	add := func(kv instance.KV) {
 		row := KVRow{Key: strings.TrimPrefix(kv.Key, root), Size: len(kv.Value), ModRevision: kv.ModRevision, Lease: kv.Lease, value: kv.Value}
 		if decode {
@@ -135,7 +141,7 @@ func EtcdKV(ctx context.Context, inst *instance.Instance, key, prefix string, li
 				res.Undecoded++
 				fmt.Fprintf(warn, "warning: %s: value %s\n", escape(row.Key), row.Error)
 			default:
-				row.Kind, row.Decoded = kind, view
+				row.Kind, row.Decoded = kind, doc.value(view)
 			}
 		}
 		res.Keys = append(res.Keys, row)
@@ -241,17 +247,19 @@ func decodedText(row KVRow) string {
 // JSON implements framework.Result.
 func (r *EtcdKVResult) JSON() any { return r }
 
-// Table implements framework.Result.
+// Table implements framework.Result. A key is never cut (it is what tells
+// rows apart); the raw value is, and under --decode it gives way to the
+// decoded one.
 func (r *EtcdKVResult) Table(w io.Writer) error {
 	header := []string{"KEY", "SIZE", "VALUE"}
 	if r.decode {
-		header = append(header, "KIND", "DECODED")
+		header = []string{"KEY", "SIZE", "KIND", "DECODED"}
 	}
-	t := newTable(w, header...).fit(r.wide, 0, 4)
+	t := newTable(w, header...).fit(r.wide, len(header)-1)
 	for _, row := range r.Keys {
 		cells := []string{row.Key, itoa(row.Size), tableValue(row)}
 		if r.decode {
-			cells = append(cells, row.Kind, decodedText(row))
+			cells = []string{row.Key, itoa(row.Size), row.Kind, decodedText(row)}
 		}
 		t.row(cells...)
 	}

@@ -68,10 +68,6 @@ func yesNo(b bool) string {
 	return "no"
 }
 
-// tableWidth is the width, in columns, that a table fitted with fit keeps
-// to unless --wide is given (issue 10 §4).
-const tableWidth = 120
-
 // tableBlock is how many rows a table holds before it writes them: the first
 // block sets the column widths (later blocks only widen them), so a table of
 // any length is written as it is read, in bounded memory.
@@ -107,19 +103,20 @@ func newTable(w io.Writer, header ...string) *table {
 	return t
 }
 
-// Wide is the --wide flag of the listings whose tables fit 120 columns:
+// Wide is the --wide flag of the listings whose tables fit the terminal
+// (framework.Width: 120 columns when piped):
 // embed it in a param struct and call fit with it.
 type Wide struct {
-	Wide bool `name:"wide" desc:"show every column, each in full (tables fit 120 columns otherwise, eliding wide cells with ...)"`
+	Wide bool `name:"wide" desc:"show every column, each in full (tables fit the terminal otherwise, 120 columns when piped, eliding wide cells with ...)"`
 }
 
-// fit makes the table fit tableWidth columns, unless wide, by eliding the
+// fit makes the table fit the width of its writer (framework.Width), unless wide, by eliding the
 // cells of the given columns (the widest first; see elide).
 func (t *table) fit(wide bool, cols ...int) *table {
 	if wide {
 		return t
 	}
-	t.limit = tableWidth
+	t.limit = framework.Width(t.w)
 	for _, c := range cols {
 		if c >= 0 && c < len(t.elidable) {
 			t.elidable[c] = true
@@ -191,14 +188,34 @@ func (t *table) widths() []int {
 		w[widest]--
 		total--
 	}
+	// A terminal narrower than piped output (80 columns under kubectl
+	// exec) squeezes the other columns too, down to their headers, the
+	// first column (what names the row) aside.
+	for total > t.limit && t.limit < framework.PipeWidth {
+		widest := -1
+		for i, v := range w {
+			if i > 0 && v > max(squeezeFloor, utf8.RuneCountInString(t.header[min(i, len(t.header)-1)])) && (widest < 0 || v > w[widest]) {
+				widest = i
+			}
+		}
+		if widest < 0 {
+			break
+		}
+		w[widest]--
+		total--
+	}
 	return w
 }
+
+// squeezeFloor is the narrowest a column gets on a narrow terminal.
+const squeezeFloor = 6
 
 func (t *table) writeBlock() {
 	if t.wroteHeader && len(t.rows) == 0 {
 		return
 	}
 	widths := t.widths()
+	eliders := t.eliders(widths)
 	var sb strings.Builder
 	write := func(cells []string) {
 		for i, c := range cells {
@@ -207,7 +224,7 @@ func (t *table) writeBlock() {
 			}
 			n := utf8.RuneCountInString(c)
 			if i < len(widths) && n > widths[i] {
-				c, n = elide(c, widths[i], i == len(widths)-1), widths[i]
+				c, n = elide(c, widths[i], i == len(widths)-1, eliders[i]), widths[i]
 			}
 			sb.WriteString(c)
 			if i < len(cells)-1 && i < len(widths) {
@@ -229,12 +246,32 @@ func (t *table) writeBlock() {
 	}
 }
 
-// elide cuts s to width runes, marking the cut with "...": in the middle
-// (ids and keys differ at both ends), or at the end for the last column (a
-// note, read from its start).
-func elide(s string, width int, tail bool) string {
+// eliders are the column eliders of the rows held: each drops the prefix
+// its column's values share in this block (framework.ColumnElider).
+func (t *table) eliders(widths []int) []framework.ColumnElider {
+	out := make([]framework.ColumnElider, len(widths))
+	for i, w := range widths {
+		if i >= len(t.natural) || w >= t.natural[i] {
+			continue
+		}
+		values := make([]string, 0, len(t.rows))
+		for _, r := range t.rows {
+			if i < len(r) {
+				values = append(values, r[i])
+			}
+		}
+		out[i] = framework.NewColumnElider(values, w)
+	}
+	return out
+}
+
+// elide cuts s to width runes, marking the cut with "...": dropping the
+// prefix the column's values share and keeping the end, where names, keys
+// and ids differ (see framework.ColumnElider), or at the end for the last
+// column (a note, read from its start).
+func elide(s string, width int, tail bool, col framework.ColumnElider) string {
 	if !tail {
-		return framework.ElideMiddle(s, width)
+		return col.Elide(s)
 	}
 	r := []rune(s)
 	if len(r) <= width || width <= len(ellipsis) {
@@ -249,55 +286,12 @@ func (t *table) flush() error {
 	return t.err
 }
 
-// NaturalLess orders names with their digit runs compared as numbers, so that
-// by-dev-rootcoord-dml_2 comes before by-dev-rootcoord-dml_10 (pchannels,
-// vchannels); equal numbers with different leading zeros order by length.
-// The listings and the completion of their values (states) share it.
-func NaturalLess(a, b string) bool {
-	for a != "" && b != "" {
-		da, db := digitRun(a), digitRun(b)
-		if da > 0 && db > 0 {
-			na, nb := strings.TrimLeft(a[:da], "0"), strings.TrimLeft(b[:db], "0")
-			if len(na) != len(nb) {
-				return len(na) < len(nb)
-			}
-			if na != nb {
-				return na < nb
-			}
-			if da != db {
-				return da < db
-			}
-			a, b = a[da:], b[db:]
-			continue
-		}
-		ra, sa := utf8.DecodeRuneInString(a)
-		rb, sb := utf8.DecodeRuneInString(b)
-		if ra != rb {
-			return ra < rb
-		}
-		a, b = a[sa:], b[sb:]
-	}
-	return len(a) < len(b)
-}
+// NaturalLess is models.NaturalLess: the listings and the completion of
+// their values (states) order names with it.
+func NaturalLess(a, b string) bool { return models.NaturalLess(a, b) }
 
 // naturalCompare is NaturalLess as a three-way comparison, for slices.SortFunc.
-func naturalCompare(a, b string) int {
-	switch {
-	case NaturalLess(a, b):
-		return -1
-	case NaturalLess(b, a):
-		return 1
-	}
-	return 0
-}
-
-func digitRun(s string) int {
-	i := 0
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		i++
-	}
-	return i
-}
+func naturalCompare(a, b string) int { return models.NaturalCompare(a, b) }
 
 // optionalKeys are left out of a line when empty.
 var optionalKeys = map[string]bool{"error": true, "note": true}

@@ -14,7 +14,7 @@ import (
 
 // IndexParam is `show index`.
 type IndexParam struct {
-	framework.ParamBase `use:"show index" desc:"datacoord field indexes (field-index/) with their segment index builds (segment-index/) counted by state" example:"show index --collection 449123456789012345"`
+	framework.ParamBase `use:"show index" desc:"datacoord field indexes (field-index/) with their segment index builds (segment-index/) counted by state" example:"show index --collection 449123456789012345" alias:"indexes,indices"`
 	Collection          int64 `name:"collection" default:"0" placeholder:"ID" desc:"only the indexes of this collection ID (all when omitted)"`
 	framework.Output
 }

@@ -13,7 +13,7 @@ import (
 
 // PartitionParam is `show partition`.
 type PartitionParam struct {
-	framework.ParamBase `use:"show partition" desc:"rootcoord partitions (root-coord/partitions/)" example:"show partition --collection 449123456789012345"`
+	framework.ParamBase `use:"show partition" desc:"rootcoord partitions (root-coord/partitions/)" example:"show partition --collection 449123456789012345" alias:"partitions"`
 	Collection          int64 `name:"collection" default:"0" placeholder:"ID" desc:"only the partitions of this collection ID (all when omitted)"`
 	framework.Output
 }

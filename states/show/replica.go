@@ -14,7 +14,7 @@ import (
 
 // ReplicaParam is `show replica`.
 type ReplicaParam struct {
-	framework.ParamBase `use:"show replica" desc:"querycoord replicas (querycoord-replica/) with their resource group and nodes" example:"show replica --format json"`
+	framework.ParamBase `use:"show replica" desc:"querycoord replicas (querycoord-replica/) with their resource group and nodes" example:"show replica --format json" alias:"replicas"`
 	framework.Output
 }
 

@@ -24,10 +24,13 @@ const defaultTableLimit = 1000
 
 // SegmentParam is `show segment`.
 type SegmentParam struct {
-	framework.ParamBase `use:"show segment" desc:"datacoord segments (every key under datacoord-meta/s/) with counts by state; the table shows 1000 unless --limit" example:"show segment --collection 449012345678 --state Growing --detail"`
+	framework.ParamBase `use:"show segment" desc:"datacoord segments (every key under datacoord-meta/s/) with counts by state; the table shows 1000 unless --limit" example:"show segment --collection 449012345678 --state Growing --detail" alias:"segments"`
 	Segment             int64  `name:"segment" default:"0" placeholder:"ID" desc:"only the segment with this ID (all when omitted)"`
 	Collection          int64  `name:"collection" default:"0" placeholder:"ID" complete:"collection" desc:"only the segments of this collection ID (all when omitted)"`
 	State               string `name:"state" default:"" placeholder:"STATE" desc:"only segments in this state: Growing, Sealed, Flushing, Flushed, Dropped or Importing (all when omitted)"`
+	Partition           int64  `name:"partition" default:"0" placeholder:"ID" complete:"-" desc:"only the segments of this partition ID (all when omitted)"`
+	VChannel            string `name:"vchannel" default:"" placeholder:"VCHANNEL" desc:"only the segments of this vchannel (all when omitted)"`
+	Level               string `name:"level" default:"" enum:"Legacy,L0,L1,L2" desc:"only the segments of this level: Legacy, L0, L1 or L2 (all when omitted)"`
 	Limit               string `name:"limit" default:"" placeholder:"N" desc:"print at most N segments, 0 for all (when omitted: 1000 in a table, all in json and line)"`
 	Detail              bool   `name:"detail" desc:"table: add the start and dml positions"`
 	Wide
@@ -120,6 +123,17 @@ type SegmentFilter struct {
 	Segment    int64
 	Collection int64
 	State      *commonpb.SegmentState
+	Partition  int64
+	VChannel   string
+	Level      string
+}
+
+// decoded reports whether a decoded segment passes the filters that need
+// its value (an odd key's ids are in its value only).
+func (f SegmentFilter) decoded(seg *models.SegmentInfo) bool {
+	return (f.Collection == 0 || seg.CollectionID == f.Collection) && (f.Segment == 0 || seg.ID == f.Segment) &&
+		(f.Partition == 0 || seg.PartitionID == f.Partition) && (f.VChannel == "" || seg.InsertChannel == f.VChannel) &&
+		(f.Level == "" || levelName(seg.Level) == f.Level)
 }
 
 var segmentLevels = map[int32]string{0: "Legacy", 1: "L0", 2: "L1", 3: "L2"}
@@ -132,7 +146,7 @@ func levelName(l int32) string {
 }
 
 func runSegment(ctx context.Context, inst *instance.Instance, p *SegmentParam, out framework.IO) (framework.Result, error) {
-	f := SegmentFilter{Segment: p.Segment, Collection: p.Collection}
+	f := SegmentFilter{Segment: p.Segment, Collection: p.Collection, Partition: p.Partition, VChannel: p.VChannel, Level: p.Level}
 	if p.State != "" {
 		st, err := models.ParseSegmentState(p.State)
 		if err != nil {
@@ -151,6 +165,19 @@ func runSegment(ctx context.Context, inst *instance.Instance, p *SegmentParam, o
 	scan, err := NewSegmentScan(ctx, inst, f, warn)
 	if err != nil {
 		return nil, err
+	}
+	if p.Segment != 0 {
+		// Like an absent --collection elsewhere, an absent segment is an
+		// error, not an empty table.
+		quiet := *scan
+		quiet.warn = io.Discard
+		sum, err := quiet.Each(ctx, 1, func(SegmentRow) error { return nil }, nil)
+		if err != nil {
+			return nil, err
+		}
+		if sum.Total == 0 && len(sum.Counts) == 0 {
+			return nil, fmt.Errorf("show segment: no segment %d in this instance%s", p.Segment, filtersText(f))
+		}
 	}
 	return &segmentListing{ctx: ctx, scan: scan, limit: limit, detail: p.Detail, wide: p.Wide.Wide}, nil
 }
@@ -190,7 +217,8 @@ func (s *SegmentScan) Each(ctx context.Context, limit int, fn func(SegmentRow) e
 			return nil
 		}
 		// A true segment key names its collection and id: filter before decoding.
-		if !e.Odd && ((f.Collection != 0 && e.Collection != f.Collection) || (f.Segment != 0 && e.Segment != f.Segment)) {
+		if !e.Odd && ((f.Collection != 0 && e.Collection != f.Collection) || (f.Segment != 0 && e.Segment != f.Segment) ||
+			(f.Partition != 0 && e.Partition != f.Partition)) {
 			return nil
 		}
 		row, ok := s.row(e)
@@ -244,7 +272,7 @@ func (s *SegmentScan) row(e instance.Entry) (SegmentRow, bool) {
 		fmt.Fprintf(s.warn, "warning: segment %s\n", framework.EscapeText(row.Error))
 		return row, true
 	}
-	if e.Odd && ((f.Collection != 0 && seg.CollectionID != f.Collection) || (f.Segment != 0 && seg.ID != f.Segment)) {
+	if !f.decoded(seg) {
 		return SegmentRow{}, false
 	}
 	fallback := s.wals[models.PChannelOf(seg.InsertChannel)]
@@ -336,6 +364,31 @@ func (s SegmentSummary) countsText() string {
 		parts[i] = fmt.Sprintf("%s=%d", st, s.Counts[st])
 	}
 	return strings.Join(parts, " ")
+}
+
+// filtersText names the filters of f for a footer or message: " (collection
+// 100, level L1)", "" for none.
+func filtersText(f SegmentFilter) string {
+	var parts []string
+	if f.Collection != 0 {
+		parts = append(parts, "collection "+i64(f.Collection))
+	}
+	if f.Partition != 0 {
+		parts = append(parts, "partition "+i64(f.Partition))
+	}
+	if f.VChannel != "" {
+		parts = append(parts, "vchannel "+f.VChannel)
+	}
+	if f.Level != "" {
+		parts = append(parts, "level "+f.Level)
+	}
+	if f.State != nil {
+		parts = append(parts, "state "+models.SegmentStateName(*f.State))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
 }
 
 // segmentNote is the NOTE cell of a row: its odd key, its decode error.
@@ -500,7 +553,11 @@ func (l *segmentListing) Table(w io.Writer) error {
 	if sum.More > 0 {
 		fmt.Fprintf(&sb, "%d more, --limit 0 for all\n", sum.More)
 	}
-	fmt.Fprintf(&sb, "%d segment(s) shown; by state: %s\n", sum.Total, orDash(sum.countsText()))
+	byState := "by state"
+	if l.scan.filter.State != nil {
+		byState = "every state of the other filters" // --state picks the rows, the counts show what it left out
+	}
+	fmt.Fprintf(&sb, "%d segment(s) shown%s; %s: %s\n", sum.Total, filtersText(l.scan.filter), byState, orDash(sum.countsText()))
 	if sum.OddKeys > 0 {
 		fmt.Fprintf(&sb, "%d odd key(s): not {collection}/{partition}/{segment}, read by Milvus as segments\n", sum.OddKeys)
 	}

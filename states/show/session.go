@@ -14,7 +14,7 @@ import (
 
 // SessionParam is `show session`.
 type SessionParam struct {
-	framework.ParamBase `use:"show session" desc:"Milvus components registered under session/ and whether they are alive (hold an etcd lease)" example:"show session --format json"`
+	framework.ParamBase `use:"show session" desc:"Milvus components registered under session/ and whether they are alive (hold an etcd lease)" example:"show session --format json" alias:"sessions"`
 	Wide
 	framework.Output
 }

@@ -121,7 +121,7 @@ func TestShowSegment(t *testing.T) {
 		t.Errorf("--collection 200 --state Dropped: %+v", res)
 	}
 	table, _ := e.mustRun("show segment --collection 100")
-	if !strings.Contains(table, "3 segment(s) shown; by state: Dropped=1 Flushed=2") {
+	if !strings.Contains(table, "3 segment(s) shown (collection 100); by state: Dropped=1 Flushed=2") {
 		t.Errorf("table:\n%s", table)
 	}
 
@@ -432,7 +432,7 @@ func TestShowSegmentLimit(t *testing.T) {
 		t.Errorf("--limit 0: %d lines", n)
 	}
 	table, _ = e.mustRun("show segment --limit 3 --collection 100")
-	if !strings.Contains(table, "\n3 segment(s) shown; by state: Dropped=1 Flushed=2\n") || strings.Contains(table, "more") {
+	if !strings.Contains(table, "\n3 segment(s) shown (collection 100); by state: Dropped=1 Flushed=2\n") || strings.Contains(table, "more") {
 		t.Errorf("--limit 3 of 3:\n%s", table)
 	}
 
@@ -609,16 +609,23 @@ func TestNaturalOrder(t *testing.T) {
 }
 
 func TestTableElidesAndStreams(t *testing.T) {
-	if got := elide("by-dev-rootcoord-dml_0_100v0", 12, false); got != "by-de...00v0" {
-		t.Errorf("elide middle: %q", got)
+	// The shared prefix goes, the end that tells rows apart stays
+	// (issue 16 §4: dml_0 and dml_10 must not both read ...0v0).
+	vchannels := []string{"by-dev-rootcoord-dml_0_100v0", "by-dev-rootcoord-dml_10_100v0"}
+	col := framework.NewColumnElider(vchannels, 15)
+	if got := elide(vchannels[0], 15, false, col); got != "...dml_0_100v0" {
+		t.Errorf("elide shared prefix: %q", got)
 	}
-	if got := elide("by-dev-rootcoord-dml_0_100v0", 15, false); got != "by-dev..._100v0" {
-		t.Errorf("elide middle: %q", got)
+	if got := elide(vchannels[1], 15, false, col); got != "...dml_10_100v0" {
+		t.Errorf("elide shared prefix: %q", got)
 	}
-	if got := elide("does not decode: not a SegmentInfo", 15, true); got != "does not dec..." {
+	if got := elide(vchannels[1], 12, false, framework.NewColumnElider(vchannels, 12)); got != "..._10_100v0" {
+		t.Errorf("elide keeps the end: %q", got)
+	}
+	if got := elide("does not decode: not a SegmentInfo", 15, true, col); got != "does not dec..." {
 		t.Errorf("elide tail: %q", got)
 	}
-	if got := elide("short", 15, false); got != "short" {
+	if got := elide("short", 15, false, col); got != "short" {
 		t.Errorf("elide short: %q", got)
 	}
 

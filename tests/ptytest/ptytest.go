@@ -37,7 +37,14 @@ type Term struct {
 // test ends if it still runs.
 func Start(t testing.TB, cmd *exec.Cmd) *Term {
 	t.Helper()
-	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
+	return StartSize(t, cmd, 40, 120)
+}
+
+// StartSize is Start on a pseudo-terminal of rows x cols (80 columns is
+// what `kubectl exec -it` gives).
+func StartSize(t testing.TB, cmd *exec.Cmd, rows, cols uint16) *Term {
+	t.Helper()
+	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: rows, Cols: cols})
 	if err != nil {
 		t.Fatalf("ptytest: start %s: %v", cmd.Path, err)
 	}

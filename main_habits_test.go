@@ -1,0 +1,89 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/heron-shell/heron/tests/ptytest"
+)
+
+// ansi matches the escape sequences go-prompt writes around its prompt.
+var ansi = regexp.MustCompile(`\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\a]*\a`)
+
+// Issue 16 §5, §6, §7, §9 on an 80-column terminal (kubectl exec): help and
+// tables fit it, birdwatcher's aliases run, a typo gets a did-you-mean, a
+// collection's name completes to its id, --file completes backup paths.
+func TestDemoREPLAt80Columns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("pty test")
+	}
+	home, dir := t.TempDir(), t.TempDir()
+	backup := filepath.Join(dir, "heron-backup-by-dev-reset-kafka-rev9-20261203T101500Z.jsonl")
+	if err := os.WriteFile(backup, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), mainChildEnv+"=1", mainChildEnv+"_ARGS=demo", "HERON_HOME="+home, "TERM=xterm")
+	tm := ptytest.StartSize(t, cmd, 40, 80)
+	const wait = 20 * time.Second
+	tm.Expect("Milvus(by-dev) > ", wait)
+
+	tm.Send("reset checkpoint --help\r")
+	tm.Expect("Example:", wait)
+	tm.Expect("Milvus(by-dev) > ", wait)
+	tm.Send("show collections\r")
+	tm.Expect("collection key(s)", wait)
+	tm.Expect("Milvus(by-dev) > ", wait)
+	out := tm.Output()
+	start := strings.Index(out, "reset checkpoint: rewrite")
+	end := strings.Index(out, "collection key(s)")
+	assert.Positive(t, start)
+	for _, l := range strings.Split(out[start:end], "\n") {
+		l = ansi.ReplaceAllString(strings.TrimRight(l, "\r"), "")
+		if strings.Contains(l, "Milvus(by-dev)") {
+			continue
+		}
+		assert.LessOrEqual(t, len([]rune(l)), 80, "line wider than the terminal: %q", l)
+	}
+	tm.Send("show etcd-kv --prefix meta/datacoord-meta/channel-cp/ --decode\r")
+	tm.Expect("meta/datacoord-meta/channel-cp/by-dev-rootcoord-dml_1_100v1 ", wait) // a key is never cut
+	tm.Expect("Milvus(by-dev) > ", wait)
+
+	tm.Send("reset checkpoint --target-wal kafka\r")
+	tm.Expect("scope: whole instance: 3 pchannels (dml_0, dml_1, dml_2)", wait)
+	tm.Expect("examples (before -> after):", wait) // stacked: the one-row table needs 120 columns
+	tm.Expect("dry run: nothing was written", wait)
+	tm.Expect("Milvus(by-dev) > ", wait)
+
+	tm.Send("show segments --format line\r")
+	tm.Expect("kind=segment id=1001", wait)
+	tm.Expect("Milvus(by-dev) > ", wait)
+	tm.Send("show segmnt\r")
+	tm.Expect(`did you mean show segment?`, wait)
+	tm.Expect("Milvus(by-dev) > ", wait)
+
+	tm.Send("show segment --collection boo\t")
+	tm.Expect("books", wait) // the menu shows the name beside the id
+	tm.Send("--format line\r")
+	tm.Expect("kind=segment id=1001 collection=100", wait)
+	tm.Expect("Milvus(by-dev) > ", wait)
+
+	tm.Send("restore --file " + dir + "/\t")
+	tm.Expect(dir+"/heron-backup-b", wait) // the menu offers the backup
+	tm.Send("\r")
+	tm.Expect(backup+" is empty", wait)
+	tm.Expect("Milvus(by-dev) > ", wait)
+
+	tm.Send("load-backup " + backup + "\r")
+	tm.Expect("run heron load-backup "+backup+" from your shell", wait)
+	tm.Expect("Milvus(by-dev) > ", wait)
+	tm.Send("exit\r")
+	assert.Equal(t, 0, tm.Wait(wait))
+}

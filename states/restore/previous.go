@@ -1,0 +1,50 @@
+package restore
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/heron-shell/heron/framework/apply"
+	"github.com/heron-shell/heron/models"
+	"github.com/heron-shell/heron/models/msgid"
+)
+
+// previousWALs collects, from the entries of a backup, the WALs its consume
+// checkpoints name: the WAL the instance used before the backed-up write,
+// which the restore puts back.
+type previousWALs struct {
+	layout models.Layout
+	seen   map[string]bool
+}
+
+func newPreviousWALs(h apply.Header) *previousWALs {
+	metaPath := strings.TrimSuffix(strings.TrimPrefix(h.MetaRoot, h.RootPath+"/"), "/")
+	if metaPath == "" || h.MetaRoot == "" {
+		metaPath = "meta"
+	}
+	return &previousWALs{layout: models.NewLayout(h.RootPath, metaPath), seen: map[string]bool{}}
+}
+
+// add notes the WAL of e when it is a consume checkpoint that existed.
+func (p *previousWALs) add(e apply.Entry) {
+	if e.Absent {
+		return
+	}
+	rel, ok := p.layout.Rel(e.Key)
+	if !ok || models.Classify(rel).Kind != models.KindConsumeCheckpoint {
+		return
+	}
+	if cp, err := models.DecodeWALCheckpoint(e.Value); err == nil && cp.HasMessageID {
+		p.seen[msgid.Name(cp.WAL)] = true
+	}
+}
+
+// names are the WALs seen, sorted ("" when none).
+func (p *previousWALs) names() string {
+	var out []string
+	for n := range p.seen {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return strings.Join(out, ", ")
+}
