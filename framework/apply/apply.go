@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"hash/maphash"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -113,72 +112,6 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// Apply backs up and applies the ops of src (see the package doc). It returns
-// what it did, also on error (then Written tells how far it got). Errors:
-// the backup could not be written (nothing written to etcd); the source
-// yielded other ops on the second pass than on the first; a *ConflictError; an
-// *InterruptedError; a *StallError cause when etcd stopped answering.
-func Apply(ctx context.Context, store Store, src Source, opt Options) (*Result, error) {
-	opt = opt.withDefaults()
-	if !watched(ctx) {
-		var stop func()
-		ctx, stop = WithStallTimeout(ctx, opt.StallTimeout)
-		defer stop()
-	}
-	// Pass 1: the backup.
-	st, err := newStaged(opt, opt.Label+": backup", false)
-	if err != nil {
-		return &Result{}, err
-	}
-	st.ctx = ctx
-	err = src(ctx, st.add)
-	if err == nil {
-		err = st.close()
-	}
-	res := st.result()
-	if err == nil && opt.Total > 0 && res.Keys != opt.Total {
-		err = fmt.Errorf("the plan counted %d keys but reading them again at revision %d gave %d: nothing was written; build the plan again", opt.Total, opt.Header.Revision, res.Keys)
-	}
-	if err != nil {
-		st.Abort()
-		return res, Cause(ctx, backupErr(err))
-	}
-	if opt.Check != nil {
-		if err := opt.Check(); err != nil {
-			st.Abort()
-			return res, err
-		}
-	}
-	if res.Keys == 0 && opt.SkipEmpty {
-		st.Abort()
-		res.Seconds = time.Since(st.start).Seconds()
-		return res, nil
-	}
-	if opt.Amend != nil {
-		h := st.bw.header
-		if err := opt.Amend(&h); err != nil {
-			st.Abort()
-			return res, err
-		}
-		st.bw.setHeader(h)
-	}
-	if err := st.checkLimits(ctx, store); err != nil {
-		st.Abort()
-		return res, err
-	}
-	if opt.Approve != nil {
-		if err := opt.Approve(res.Keys); err != nil {
-			st.Abort()
-			return res, err
-		}
-	}
-	src2 := src
-	if opt.Replay != nil {
-		src2 = replay(opt.BackupPath, opt.Replay)
-	}
-	return st.commit(ctx, store, src2)
-}
-
 // Staged is pass 1 done or under way: the ops counted and hashed
 // transaction by transaction, and the backup of their keys written to a
 // temporary file; commit publishes it and writes the ops.
@@ -207,7 +140,7 @@ func newStaged(opt Options, label string, withNew bool) (*Staged, error) {
 	}
 	bw.withNew = withNew
 	st := &Staged{opt: opt, start: time.Now(), bw: bw, seed: maphash.MakeSeed(), phases: map[int]bool{}}
-	st.prog = startProgress(opt.Progress, label, opt.Total, opt.ProgressInterval)
+	st.prog = startProgress(opt.Progress, label, 0, opt.ProgressInterval)
 	st.b1 = newBatcher(opt, st.seed, func(bt *batch) error {
 		for _, op := range bt.ops {
 			if err := bw.add(op); err != nil {
@@ -321,15 +254,6 @@ func (st *Staged) commit(ctx context.Context, store Store, src2 Source) (*Result
 		return res, &InterruptedError{Err: errors.New("the second pass yielded fewer keys than the backup"), Txns: w.txns, Written: w.written, Total: res.Keys}
 	}
 	return res, nil
-}
-
-// backupErr prefixes a pass-1 error with "backup: " unless it has it already
-// (the backup writer's own errors do).
-func backupErr(err error) error {
-	if strings.HasPrefix(err.Error(), "backup") {
-		return err
-	}
-	return fmt.Errorf("backup: %w", err)
 }
 
 // batch is the ops of one transaction.
