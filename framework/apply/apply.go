@@ -33,9 +33,13 @@ type Result struct {
 	SplitState     bool   `json:"split_state,omitempty"`
 	Continues      string `json:"continues,omitempty"`
 	OriginalBackup string `json:"original_backup,omitempty"`
-	// Seconds is the whole run; BackupSeconds pass 1, WriteSeconds pass 2.
+	// Seconds is the whole run but the time spent at the question: the
+	// scan (the plan's one read, staging the backup), publishing the backup,
+	// the writes and the verify.
+	ScanSeconds   float64 `json:"scan_seconds"`
 	BackupSeconds float64 `json:"backup_seconds"`
 	WriteSeconds  float64 `json:"write_seconds"`
+	VerifySeconds float64 `json:"verify_seconds"`
 	Seconds       float64 `json:"seconds"`
 	// KeysPerSecond is the write throughput of pass 2.
 	KeysPerSecond float64 `json:"keys_per_second"`
@@ -82,7 +86,11 @@ func (e *InterruptedError) Error() string {
 	if errors.As(e.Err, &le) {
 		next = "re-run heron to complete once " + le.Fix
 	}
-	return fmt.Sprintf("%v: stopped after %d transactions, %d of %d keys written; %s", e.Err, e.Txns, e.Written, e.Total, next)
+	why := e.Err.Error()
+	if errors.Is(e.Err, context.Canceled) {
+		why = "interrupted"
+	}
+	return fmt.Sprintf("%s: stopped after %d transactions, %d of %d keys written; %s", why, e.Txns, e.Written, e.Total, next)
 }
 
 func (e *InterruptedError) Unwrap() error { return e.Err }
@@ -116,9 +124,11 @@ func (o Options) withDefaults() Options {
 // transaction by transaction, and the backup of their keys written to a
 // temporary file; commit publishes it and writes the ops.
 type Staged struct {
-	ctx    context.Context
-	opt    Options
-	start  time.Time
+	ctx   context.Context
+	opt   Options
+	start time.Time
+	// scan is how long pass 1 took.
+	scan   time.Duration
 	bw     *BackupWriter
 	b1     *batcher
 	seed   maphash.Seed
@@ -170,6 +180,7 @@ func (st *Staged) add(op Op) error {
 
 // close ends pass 1.
 func (st *Staged) close() error {
+	defer func() { st.scan = time.Since(st.start) }()
 	err := st.b1.flush()
 	st.prog.finish(err == nil)
 	return err
@@ -204,19 +215,21 @@ func (st *Staged) checkLimits(ctx context.Context, store Store) error {
 func (st *Staged) commit(ctx context.Context, store Store, src2 Source) (*Result, error) {
 	opt := st.opt
 	res := st.result()
+	res.ScanSeconds = st.scan.Seconds()
+	bstart := time.Now()
 	res.SplitState, res.Continues, res.OriginalBackup = st.bw.header.SplitState, st.bw.header.Continues, st.bw.header.OriginalBackup
 	if err := st.bw.Commit(); err != nil {
 		return res, err
 	}
 	res.Backup = opt.BackupPath
-	res.BackupSeconds = time.Since(st.start).Seconds()
+	res.BackupSeconds = time.Since(bstart).Seconds()
+	res.Seconds = res.ScanSeconds + res.BackupSeconds
 	if opt.AfterBackup != nil {
 		if err := opt.AfterBackup(opt.BackupPath); err != nil {
 			return res, &InterruptedError{Err: err, Total: res.Keys}
 		}
 	}
 	if res.Keys == 0 {
-		res.Seconds = time.Since(st.start).Seconds()
 		return res, nil
 	}
 
@@ -234,7 +247,7 @@ func (st *Staged) commit(ctx context.Context, store Store, src2 Source) (*Result
 	prog.finish(w.err == nil && err == nil)
 	res.Written, res.Puts, res.Deletes, res.Txns = w.written, w.puts, w.deletes, w.txns
 	res.WriteSeconds = time.Since(wstart).Seconds()
-	res.Seconds = time.Since(st.start).Seconds()
+	res.Seconds += res.WriteSeconds
 	if res.WriteSeconds > 0 {
 		res.KeysPerSecond = float64(res.Written) / res.WriteSeconds
 	}

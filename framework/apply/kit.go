@@ -93,7 +93,7 @@ func (s *Stage) Scan(ctx context.Context, h Header, name string, scan Scan) erro
 	opt.BackupPath = BackupPath(opt.BackupDir, h.RootPath, name, h.Revision, time.Now())
 	st, err := newStaged(opt, "scan", h.Rule == "")
 	if err != nil {
-		return err
+		return fmt.Errorf("%w; nothing was written: choose a writable folder with --backup-dir", err)
 	}
 	st.ctx = ctx
 	s.staged = st
@@ -293,7 +293,14 @@ func (k *kit[S, P]) run(ctx context.Context) (framework.Result, error) {
 	res, err := k.commit(ctx, pl, st, flags)
 	out.Applied = res
 	if err == nil {
+		vstart := time.Now()
 		out.Verify, err = k.verify(ctx, opt, pl, st)
+		if res != nil {
+			res.VerifySeconds = time.Since(vstart).Seconds()
+			res.Seconds += res.VerifySeconds
+		}
+	} else if res != nil && res.Backup != "" && !errors.Is(err, framework.ErrNotConfirmed) {
+		out.Stopped = stopped(st, res)
 	}
 	switch {
 	case errors.Is(err, framework.ErrNotConfirmed):
@@ -362,6 +369,20 @@ func (k *kit[S, P]) commit(ctx context.Context, pl *Plan, st *Stage, flags frame
 		return res, fmt.Errorf("%w (%s)", err, rollback(res.Backup, published))
 	}
 	return res, err
+}
+
+// stopped is what a run that stopped after its backup was published says
+// first: what it wrote, that the instance is split, and the two ways out.
+func stopped(st *Stage, res *Result) *Stopped {
+	h := st.staged.bw.header
+	s := &Stopped{Written: res.Written, Total: res.Keys, Complete: h.Command}
+	chain := []string{res.Backup}
+	if h.Continues != "" {
+		rest, _ := BackupChain(h.Continues)
+		chain = append(chain, rest...)
+	}
+	s.RollBack = restoreOrder(chain)
+	return s
 }
 
 // verify reads every key of the published backup back (each put byte for
@@ -528,23 +549,36 @@ func copyFile(from, to string) error {
 }
 
 // Outcome is what a write command's --run prints: the plan, what was
-// applied (nil: nothing to write) and the read-back (nil: not run).
+// applied (nil: nothing to write), the read-back (nil: not run), and for a
+// run that stopped after its backup was published, how to go on.
 type Outcome struct {
 	plan    *Plan
 	Applied *Result
 	Verify  *Verify
+	Stopped *Stopped
+}
+
+// Stopped is a run that stopped part way: Written of Total keys are
+// written, so the instance is split; Complete is the command that completes
+// it, RollBack the restores that roll it back.
+type Stopped struct {
+	Written  int64  `json:"written"`
+	Total    int64  `json:"total"`
+	Complete string `json:"complete"`
+	RollBack string `json:"roll_back"`
 }
 
 type outcomeJSON struct {
 	Plan      any      `json:"plan"`
 	Applied   *Result  `json:"applied"`
 	Verify    *Verify  `json:"verify"`
+	Stopped   *Stopped `json:"stopped,omitempty"`
 	Reminders []string `json:"reminders"`
 }
 
 // JSON is the run document.
 func (o *Outcome) JSON() any {
-	return outcomeJSON{Plan: o.plan.View.JSON(), Applied: o.Applied, Verify: o.Verify, Reminders: o.reminders()}
+	return outcomeJSON{Plan: o.plan.View.JSON(), Applied: o.Applied, Verify: o.Verify, Stopped: o.Stopped, Reminders: o.reminders()}
 }
 
 // reminders are the plan's, once the run verified.
@@ -559,11 +593,17 @@ func (o *Outcome) reminders() []string {
 func (o *Outcome) Table(w io.Writer) error {
 	var b strings.Builder
 	pl := o.plan
+	if s := o.Stopped; s != nil {
+		fmt.Fprintf(&b, "STOPPED: %d of %d keys written: the instance is split, do not start Milvus.\n", s.Written, s.Total)
+		fmt.Fprintf(&b, "  to complete it:  %s\n", framework.EscapeText(s.Complete))
+		fmt.Fprintf(&b, "  to roll it back: %s\n", framework.EscapeText(s.RollBack))
+	}
 	if a := o.Applied; a == nil {
 		fmt.Fprintf(&b, "%s: %s\n", pl.Title, pl.Nothing)
 	} else {
-		fmt.Fprintf(&b, "%s: wrote %d of %d keys (%d %s, %d deleted) in %d transactions, %.1fs (%.0f keys/s)\nbackup: %s\n",
-			pl.Title, a.Written, a.Keys, a.Puts, pl.Put, a.Deletes, a.Txns, a.Seconds, a.KeysPerSecond, a.Backup)
+		fmt.Fprintf(&b, "%s: wrote %d of %d keys (%d %s, %d deleted) in %d transactions, %.1fs: scan %.1fs, backup %.1fs, write %.1fs (%.0f keys/s), verify %.1fs\nbackup: %s\n",
+			pl.Title, a.Written, a.Keys, a.Puts, pl.Put, a.Deletes, a.Txns, a.Seconds, a.ScanSeconds, a.BackupSeconds, a.WriteSeconds,
+			a.KeysPerSecond, a.VerifySeconds, a.Backup)
 	}
 	switch v := o.Verify; {
 	case v == nil:
@@ -596,6 +636,11 @@ func (o *Outcome) Lines(w io.Writer) error {
 	}
 	if err := framework.WriteLine(w, kv...); err != nil {
 		return err
+	}
+	if s := o.Stopped; s != nil {
+		if err := framework.WriteLine(w, "stopped", true, "written", s.Written, "total", s.Total, "complete", s.Complete, "roll_back", s.RollBack); err != nil {
+			return err
+		}
 	}
 	if v := o.Verify; v != nil {
 		if err := framework.WriteLine(w, "verify", v.OK, "revision", v.Revision, "keys", v.Keys, "replanned", v.Replanned,
