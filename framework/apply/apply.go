@@ -446,6 +446,14 @@ func (w *writer) send(bt *batch) error {
 		<-w.sem
 		return errStopped
 	}
+	if w.opt.beforeTxn != nil {
+		if err := w.opt.beforeTxn(w.ctx); err != nil {
+			<-w.sem
+			w.wg.Wait()
+			w.fail(bt.seq, err)
+			return errStopped
+		}
+	}
 	w.wg.Add(1)
 	go func() {
 		defer w.wg.Done()

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -51,6 +52,9 @@ type Plan struct {
 	// After are the checks read once the keys read back (restore's
 	// split-state check, named by its backup's header).
 	After []Check
+	// Guards are read again after the question and watched while the kit
+	// writes and verifies.
+	Guards []Guard
 }
 
 // Refusal is nil when every gate passed: the one place a plan is refused.
@@ -337,6 +341,12 @@ func (k *kit[S, P]) commit(ctx context.Context, pl *Plan, st *Stage, flags frame
 	if err != nil {
 		return nil, err
 	}
+	if err := checkGuards(ctx, k.store, pl.Guards); err != nil {
+		return nil, framework.Refusedf("%s refused after the question, nothing was written: %v", pl.Command, err)
+	}
+	if len(pl.Guards) > 0 {
+		staged.opt.beforeTxn = func(ctx context.Context) error { return checkGuards(ctx, k.store, pl.Guards) }
+	}
 	if pl.SplitState {
 		h := staged.bw.header
 		chainHeader(staged.opt.BackupDir, &h, pl.Command)
@@ -404,6 +414,9 @@ func (k *kit[S, P]) verify(ctx context.Context, opt Options, pl *Plan, st *Stage
 		if again.Keys > 0 {
 			v.fail("planned again, the command still finds %d keys to write", again.Keys)
 		}
+	}
+	if err := checkGuards(ctx, k.store, pl.Guards); err != nil {
+		v.fail("%v", err)
 	}
 	for _, c := range pl.After {
 		note, err := c.Run(ctx)
@@ -664,3 +677,45 @@ func (o *Outcome) Lines(w io.Writer) error {
 // DryStage is a stage that stages nothing: a plan built with it is a dry
 // run (a re-plan, a test).
 func DryStage() *Stage { return &Stage{} }
+
+// Guard is a prefix that must hold no key with a lease while the kit
+// writes (Milvus's sessions: a live component writes metadata at any
+// time). The kit reads it again after the question, before the first
+// write, before each transaction (one small read) and after the verify: a
+// live key stops the run between transactions, naming it, and fails the
+// verify.
+type Guard struct {
+	Name   string
+	Prefix string
+	// Except are keys under Prefix that hold no session (a counter).
+	Except []string
+}
+
+// LiveError is a guard that found a live key.
+type LiveError struct {
+	Guard string
+	Key   string
+	Lease int64
+}
+
+func (e *LiveError) Error() string {
+	return fmt.Sprintf("%s: %s holds lease %x: a Milvus component started; stop it (every component) before going on", e.Guard, e.Key, e.Lease)
+}
+
+// checkGuards reads every guard now.
+func checkGuards(ctx context.Context, store Store, guards []Guard) error {
+	for _, g := range guards {
+		resp, err := store.Txn(ctx).Then(clientv3.OpGet(g.Prefix, clientv3.WithPrefix(), clientv3.WithKeysOnly())).Commit()
+		if err != nil {
+			return fmt.Errorf("%s: read %s: %w", g.Name, g.Prefix, err)
+		}
+		for _, r := range resp.Responses {
+			for _, kv := range r.GetResponseRange().GetKvs() {
+				if kv.Lease != 0 && !slices.Contains(g.Except, string(kv.Key)) {
+					return &LiveError{Guard: g.Name, Key: string(kv.Key), Lease: kv.Lease}
+				}
+			}
+		}
+	}
+	return nil
+}

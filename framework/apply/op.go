@@ -166,4 +166,7 @@ type Options struct {
 	// run as an interruption would: nothing more is sent (transactions already
 	// in flight finish). Tests, the benchmark and kill tests hook here.
 	AfterTxn func(n int) error
+	// beforeTxn runs before each transaction is sent (the kit's guards):
+	// an error stops the run between transactions.
+	beforeTxn func(ctx context.Context) error
 }
