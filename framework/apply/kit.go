@@ -400,16 +400,30 @@ func stopped(st *Stage, res *Result) *Stopped {
 // then runs the plan's After checks.
 func (k *kit[S, P]) verify(ctx context.Context, opt Options, pl *Plan, st *Stage) (*Verify, error) {
 	v := &Verify{Failures: []string{}}
+	// The read-back and the re-plan are independent reads: they run side
+	// by side, so the verify costs about one scan.
+	var readErr error
+	var wg sync.WaitGroup
 	if pl.Keys > 0 {
-		if err := readBack(ctx, k.store, st.staged.opt.BackupPath, opt.MaxTxnOps, v); err != nil {
-			return nil, Cause(ctx, fmt.Errorf("verify: %w", err))
-		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			readErr = readBack(ctx, k.store, st.staged.opt.BackupPath, opt.MaxTxnOps, v)
+		}()
 	}
+	var again *Plan
+	var planErr error
 	if st.path == "" {
-		again, _, err := k.plan(ctx, opt, false)
-		if err != nil {
-			return v, fmt.Errorf("verify: plan again: %w", err)
-		}
+		again, _, planErr = k.plan(ctx, opt, false)
+	}
+	wg.Wait()
+	if readErr != nil {
+		return nil, Cause(ctx, fmt.Errorf("verify: %w", readErr))
+	}
+	if planErr != nil {
+		return v, fmt.Errorf("verify: plan again: %w", planErr)
+	}
+	if again != nil {
 		v.Replanned = again.Keys
 		if again.Keys > 0 {
 			v.fail("planned again, the command still finds %d keys to write", again.Keys)
