@@ -36,8 +36,8 @@ func (sh *Shell) RunREPL(ctx context.Context) (code int) {
 		fmt.Fprintf(sh.stderr, "warning: no terminal for the REPL (%v); reading commands from standard input\n", err)
 		return sh.RunScript(ctx, os.Stdin)
 	}
-	sh.confirm = terminalConfirm(os.Stdin, sh.stderr)
-	defer func() { sh.confirm = nil }()
+	sh.SetConfirm(terminalConfirm(os.Stdin, sh.stderr))
+	defer sh.SetConfirm(nil)
 
 	histPath := sh.historyPath()
 	hist := loadHistory(histPath)

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"hash/maphash"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -34,9 +33,13 @@ type Result struct {
 	SplitState     bool   `json:"split_state,omitempty"`
 	Continues      string `json:"continues,omitempty"`
 	OriginalBackup string `json:"original_backup,omitempty"`
-	// Seconds is the whole run; BackupSeconds pass 1, WriteSeconds pass 2.
+	// Seconds is the whole run but the time spent at the question: the
+	// scan (the plan's one read, staging the backup), publishing the backup,
+	// the writes and the verify.
+	ScanSeconds   float64 `json:"scan_seconds"`
 	BackupSeconds float64 `json:"backup_seconds"`
 	WriteSeconds  float64 `json:"write_seconds"`
+	VerifySeconds float64 `json:"verify_seconds"`
 	Seconds       float64 `json:"seconds"`
 	// KeysPerSecond is the write throughput of pass 2.
 	KeysPerSecond float64 `json:"keys_per_second"`
@@ -83,7 +86,11 @@ func (e *InterruptedError) Error() string {
 	if errors.As(e.Err, &le) {
 		next = "re-run heron to complete once " + le.Fix
 	}
-	return fmt.Sprintf("%v: stopped after %d transactions, %d of %d keys written; %s", e.Err, e.Txns, e.Written, e.Total, next)
+	why := e.Err.Error()
+	if errors.Is(e.Err, context.Canceled) {
+		why = "interrupted"
+	}
+	return fmt.Sprintf("%s: stopped after %d transactions, %d of %d keys written; %s", why, e.Txns, e.Written, e.Total, next)
 }
 
 func (e *InterruptedError) Unwrap() error { return e.Err }
@@ -113,79 +120,15 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// Apply backs up and applies the ops of src (see the package doc). It returns
-// what it did, also on error (then Written tells how far it got). Errors:
-// the backup could not be written (nothing written to etcd); the source
-// yielded other ops on the second pass than on the first; a *ConflictError; an
-// *InterruptedError; a *StallError cause when etcd stopped answering.
-func Apply(ctx context.Context, store Store, src Source, opt Options) (*Result, error) {
-	opt = opt.withDefaults()
-	if !watched(ctx) {
-		var stop func()
-		ctx, stop = WithStallTimeout(ctx, opt.StallTimeout)
-		defer stop()
-	}
-	// Pass 1: the backup.
-	st, err := newStaged(opt, opt.Label+": backup", false)
-	if err != nil {
-		return &Result{}, err
-	}
-	st.ctx = ctx
-	err = src(ctx, st.add)
-	if err == nil {
-		err = st.close()
-	}
-	res := st.result()
-	if err == nil && opt.Total > 0 && res.Keys != opt.Total {
-		err = fmt.Errorf("the plan counted %d keys but reading them again at revision %d gave %d: nothing was written; build the plan again", opt.Total, opt.Header.Revision, res.Keys)
-	}
-	if err != nil {
-		st.Abort()
-		return res, Cause(ctx, backupErr(err))
-	}
-	if opt.Check != nil {
-		if err := opt.Check(); err != nil {
-			st.Abort()
-			return res, err
-		}
-	}
-	if res.Keys == 0 && opt.SkipEmpty {
-		st.Abort()
-		res.Seconds = time.Since(st.start).Seconds()
-		return res, nil
-	}
-	if opt.Amend != nil {
-		h := st.bw.header
-		if err := opt.Amend(&h); err != nil {
-			st.Abort()
-			return res, err
-		}
-		st.bw.setHeader(h)
-	}
-	if err := st.checkLimits(ctx, store); err != nil {
-		st.Abort()
-		return res, err
-	}
-	if opt.Approve != nil {
-		if err := opt.Approve(res.Keys); err != nil {
-			st.Abort()
-			return res, err
-		}
-	}
-	src2 := src
-	if opt.Replay != nil {
-		src2 = replay(opt.BackupPath, opt.Replay)
-	}
-	return st.commit(ctx, store, src2)
-}
-
 // Staged is pass 1 done or under way: the ops counted and hashed
 // transaction by transaction, and the backup of their keys written to a
 // temporary file; commit publishes it and writes the ops.
 type Staged struct {
-	ctx    context.Context
-	opt    Options
-	start  time.Time
+	ctx   context.Context
+	opt   Options
+	start time.Time
+	// scan is how long pass 1 took.
+	scan   time.Duration
 	bw     *BackupWriter
 	b1     *batcher
 	seed   maphash.Seed
@@ -207,7 +150,7 @@ func newStaged(opt Options, label string, withNew bool) (*Staged, error) {
 	}
 	bw.withNew = withNew
 	st := &Staged{opt: opt, start: time.Now(), bw: bw, seed: maphash.MakeSeed(), phases: map[int]bool{}}
-	st.prog = startProgress(opt.Progress, label, opt.Total, opt.ProgressInterval)
+	st.prog = startProgress(opt.Progress, label, 0, opt.ProgressInterval)
 	st.b1 = newBatcher(opt, st.seed, func(bt *batch) error {
 		for _, op := range bt.ops {
 			if err := bw.add(op); err != nil {
@@ -237,6 +180,7 @@ func (st *Staged) add(op Op) error {
 
 // close ends pass 1.
 func (st *Staged) close() error {
+	defer func() { st.scan = time.Since(st.start) }()
 	err := st.b1.flush()
 	st.prog.finish(err == nil)
 	return err
@@ -271,19 +215,21 @@ func (st *Staged) checkLimits(ctx context.Context, store Store) error {
 func (st *Staged) commit(ctx context.Context, store Store, src2 Source) (*Result, error) {
 	opt := st.opt
 	res := st.result()
+	res.ScanSeconds = st.scan.Seconds()
+	bstart := time.Now()
 	res.SplitState, res.Continues, res.OriginalBackup = st.bw.header.SplitState, st.bw.header.Continues, st.bw.header.OriginalBackup
 	if err := st.bw.Commit(); err != nil {
 		return res, err
 	}
 	res.Backup = opt.BackupPath
-	res.BackupSeconds = time.Since(st.start).Seconds()
+	res.BackupSeconds = time.Since(bstart).Seconds()
+	res.Seconds = res.ScanSeconds + res.BackupSeconds
 	if opt.AfterBackup != nil {
 		if err := opt.AfterBackup(opt.BackupPath); err != nil {
 			return res, &InterruptedError{Err: err, Total: res.Keys}
 		}
 	}
 	if res.Keys == 0 {
-		res.Seconds = time.Since(st.start).Seconds()
 		return res, nil
 	}
 
@@ -301,7 +247,7 @@ func (st *Staged) commit(ctx context.Context, store Store, src2 Source) (*Result
 	prog.finish(w.err == nil && err == nil)
 	res.Written, res.Puts, res.Deletes, res.Txns = w.written, w.puts, w.deletes, w.txns
 	res.WriteSeconds = time.Since(wstart).Seconds()
-	res.Seconds = time.Since(st.start).Seconds()
+	res.Seconds += res.WriteSeconds
 	if res.WriteSeconds > 0 {
 		res.KeysPerSecond = float64(res.Written) / res.WriteSeconds
 	}
@@ -321,15 +267,6 @@ func (st *Staged) commit(ctx context.Context, store Store, src2 Source) (*Result
 		return res, &InterruptedError{Err: errors.New("the second pass yielded fewer keys than the backup"), Txns: w.txns, Written: w.written, Total: res.Keys}
 	}
 	return res, nil
-}
-
-// backupErr prefixes a pass-1 error with "backup: " unless it has it already
-// (the backup writer's own errors do).
-func backupErr(err error) error {
-	if strings.HasPrefix(err.Error(), "backup") {
-		return err
-	}
-	return fmt.Errorf("backup: %w", err)
 }
 
 // batch is the ops of one transaction.
@@ -508,6 +445,14 @@ func (w *writer) send(bt *batch) error {
 	if w.failed() {
 		<-w.sem
 		return errStopped
+	}
+	if w.opt.beforeTxn != nil {
+		if err := w.opt.beforeTxn(w.ctx); err != nil {
+			<-w.sem
+			w.wg.Wait()
+			w.fail(bt.seq, err)
+			return errStopped
+		}
 	}
 	w.wg.Add(1)
 	go func() {

@@ -75,7 +75,7 @@ func TestApplyPutsDeletesCreatesAndBacksUp(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "b.jsonl")
 	var progress bytes.Buffer
 	res, err := Apply(context.Background(), cli, Slice(ops), Options{
-		BackupPath: path, Header: Header{Command: "test", RootPath: "r", Revision: 7}, Total: 4,
+		BackupPath: path, Header: Header{Command: "test", RootPath: "r", Revision: 7},
 		Progress: &progress, Label: "test", MaxTxnOps: 2,
 		AfterBackup: func(p string) error {
 			// The backup is complete and named before the first write.
@@ -87,7 +87,7 @@ func TestApplyPutsDeletesCreatesAndBacksUp(t *testing.T) {
 			}
 			return nil
 		},
-	})
+	}, twoPass{Total: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,7 +282,7 @@ func TestSecondPassMustMatchBackup(t *testing.T) {
 		t.Fatal("written")
 	}
 	// A source that yields another count than the plan said writes nothing.
-	_, err = Apply(context.Background(), cli, Slice([]Op{{Key: "k"}}), Options{BackupPath: filepath.Join(t.TempDir(), "b"), Total: 2})
+	_, err = Apply(context.Background(), cli, Slice([]Op{{Key: "k"}}), Options{BackupPath: filepath.Join(t.TempDir(), "b")}, twoPass{Total: 2})
 	if err == nil || !strings.Contains(err.Error(), "counted 2 keys") {
 		t.Fatalf("err %v", err)
 	}
@@ -355,7 +355,7 @@ func TestReplayFromBackup(t *testing.T) {
 		}
 		return Op{Key: e.Key, ModRevision: e.ModRevision, Value: append(append([]byte{}, e.Value...), '+'), Original: e.Value, Phase: phase}, nil
 	}
-	res, err := Apply(context.Background(), cli, src, Options{BackupPath: filepath.Join(t.TempDir(), "b"), Replay: rebuild})
+	res, err := Apply(context.Background(), cli, src, Options{BackupPath: filepath.Join(t.TempDir(), "b")}, twoPass{Replay: rebuild})
 	if err != nil || res.Written != 2 || calls != 1 {
 		t.Fatalf("%+v %v calls=%d", res, err, calls)
 	}
@@ -366,8 +366,8 @@ func TestReplayFromBackup(t *testing.T) {
 	revs = seed(t, cli, map[string]string{"a": "1", "b": "2"})
 	ops[0].ModRevision, ops[1].ModRevision = revs["a"], revs["b"]
 	r0 := rev(t, cli)
-	_, err = Apply(context.Background(), cli, src, Options{BackupPath: filepath.Join(t.TempDir(), "b"),
-		Replay: func(e Entry) (Op, error) { op, _ := rebuild(e); op.Value = []byte("other"); return op, nil }})
+	_, err = Apply(context.Background(), cli, src, Options{BackupPath: filepath.Join(t.TempDir(), "b")},
+		twoPass{Replay: func(e Entry) (Op, error) { op, _ := rebuild(e); op.Value = []byte("other"); return op, nil }})
 	if err == nil || !strings.Contains(err.Error(), "differs from what the backup holds") || rev(t, cli) != r0 {
 		t.Fatalf("err %v", err)
 	}

@@ -120,12 +120,6 @@ func CreateBackup(path string, h Header) (*BackupWriter, error) {
 	return bw, nil
 }
 
-// Path is the final name of the file.
-func (bw *BackupWriter) Path() string { return bw.final }
-
-// Entries is the number of entries added so far.
-func (bw *BackupWriter) Entries() int64 { return bw.n }
-
 func (bw *BackupWriter) line(b []byte) error {
 	if _, err := bw.w.Write(b); err != nil {
 		return fmt.Errorf("backup: write %s: %w", bw.tmp, err)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -51,6 +52,9 @@ type Plan struct {
 	// After are the checks read once the keys read back (restore's
 	// split-state check, named by its backup's header).
 	After []Check
+	// Guards are read again after the question and watched while the kit
+	// writes and verifies.
+	Guards []Guard
 }
 
 // Refusal is nil when every gate passed: the one place a plan is refused.
@@ -93,7 +97,7 @@ func (s *Stage) Scan(ctx context.Context, h Header, name string, scan Scan) erro
 	opt.BackupPath = BackupPath(opt.BackupDir, h.RootPath, name, h.Revision, time.Now())
 	st, err := newStaged(opt, "scan", h.Rule == "")
 	if err != nil {
-		return err
+		return fmt.Errorf("%w; nothing was written: choose a writable folder with --backup-dir", err)
 	}
 	st.ctx = ctx
 	s.staged = st
@@ -293,7 +297,14 @@ func (k *kit[S, P]) run(ctx context.Context) (framework.Result, error) {
 	res, err := k.commit(ctx, pl, st, flags)
 	out.Applied = res
 	if err == nil {
+		vstart := time.Now()
 		out.Verify, err = k.verify(ctx, opt, pl, st)
+		if res != nil {
+			res.VerifySeconds = time.Since(vstart).Seconds()
+			res.Seconds += res.VerifySeconds
+		}
+	} else if res != nil && res.Backup != "" && !errors.Is(err, framework.ErrNotConfirmed) {
+		out.Stopped = stopped(st, res)
 	}
 	switch {
 	case errors.Is(err, framework.ErrNotConfirmed):
@@ -330,6 +341,12 @@ func (k *kit[S, P]) commit(ctx context.Context, pl *Plan, st *Stage, flags frame
 	if err != nil {
 		return nil, err
 	}
+	if err := checkGuards(ctx, k.store, pl.Guards); err != nil {
+		return nil, framework.Refusedf("%s refused after the question, nothing was written: %v", pl.Command, err)
+	}
+	if len(pl.Guards) > 0 {
+		staged.opt.beforeTxn = func(ctx context.Context) error { return checkGuards(ctx, k.store, pl.Guards) }
+	}
 	if pl.SplitState {
 		h := staged.bw.header
 		chainHeader(staged.opt.BackupDir, &h, pl.Command)
@@ -364,25 +381,56 @@ func (k *kit[S, P]) commit(ctx context.Context, pl *Plan, st *Stage, flags frame
 	return res, err
 }
 
+// stopped is what a run that stopped after its backup was published says
+// first: what it wrote, that the instance is split, and the two ways out.
+func stopped(st *Stage, res *Result) *Stopped {
+	h := st.staged.bw.header
+	s := &Stopped{Written: res.Written, Total: res.Keys, Complete: h.Command}
+	chain := []string{res.Backup}
+	if h.Continues != "" {
+		rest, _ := BackupChain(h.Continues)
+		chain = append(chain, rest...)
+	}
+	s.RollBack = restoreOrder(chain)
+	return s
+}
+
 // verify reads every key of the published backup back (each put byte for
 // byte as staged, each delete absent), plans again (nothing more to do),
 // then runs the plan's After checks.
 func (k *kit[S, P]) verify(ctx context.Context, opt Options, pl *Plan, st *Stage) (*Verify, error) {
 	v := &Verify{Failures: []string{}}
+	// The read-back and the re-plan are independent reads: they run side
+	// by side, so the verify costs about one scan.
+	var readErr error
+	var wg sync.WaitGroup
 	if pl.Keys > 0 {
-		if err := readBack(ctx, k.store, st.staged.opt.BackupPath, opt.MaxTxnOps, v); err != nil {
-			return nil, Cause(ctx, fmt.Errorf("verify: %w", err))
-		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			readErr = readBack(ctx, k.store, st.staged.opt.BackupPath, opt.MaxTxnOps, v)
+		}()
 	}
+	var again *Plan
+	var planErr error
 	if st.path == "" {
-		again, _, err := k.plan(ctx, opt, false)
-		if err != nil {
-			return v, fmt.Errorf("verify: plan again: %w", err)
-		}
+		again, _, planErr = k.plan(ctx, opt, false)
+	}
+	wg.Wait()
+	if readErr != nil {
+		return nil, Cause(ctx, fmt.Errorf("verify: %w", readErr))
+	}
+	if planErr != nil {
+		return v, fmt.Errorf("verify: plan again: %w", planErr)
+	}
+	if again != nil {
 		v.Replanned = again.Keys
 		if again.Keys > 0 {
 			v.fail("planned again, the command still finds %d keys to write", again.Keys)
 		}
+	}
+	if err := checkGuards(ctx, k.store, pl.Guards); err != nil {
+		v.fail("%v", err)
 	}
 	for _, c := range pl.After {
 		note, err := c.Run(ctx)
@@ -528,23 +576,36 @@ func copyFile(from, to string) error {
 }
 
 // Outcome is what a write command's --run prints: the plan, what was
-// applied (nil: nothing to write) and the read-back (nil: not run).
+// applied (nil: nothing to write), the read-back (nil: not run), and for a
+// run that stopped after its backup was published, how to go on.
 type Outcome struct {
 	plan    *Plan
 	Applied *Result
 	Verify  *Verify
+	Stopped *Stopped
+}
+
+// Stopped is a run that stopped part way: Written of Total keys are
+// written, so the instance is split; Complete is the command that completes
+// it, RollBack the restores that roll it back.
+type Stopped struct {
+	Written  int64  `json:"written"`
+	Total    int64  `json:"total"`
+	Complete string `json:"complete"`
+	RollBack string `json:"roll_back"`
 }
 
 type outcomeJSON struct {
 	Plan      any      `json:"plan"`
 	Applied   *Result  `json:"applied"`
 	Verify    *Verify  `json:"verify"`
+	Stopped   *Stopped `json:"stopped,omitempty"`
 	Reminders []string `json:"reminders"`
 }
 
 // JSON is the run document.
 func (o *Outcome) JSON() any {
-	return outcomeJSON{Plan: o.plan.View.JSON(), Applied: o.Applied, Verify: o.Verify, Reminders: o.reminders()}
+	return outcomeJSON{Plan: o.plan.View.JSON(), Applied: o.Applied, Verify: o.Verify, Stopped: o.Stopped, Reminders: o.reminders()}
 }
 
 // reminders are the plan's, once the run verified.
@@ -559,11 +620,17 @@ func (o *Outcome) reminders() []string {
 func (o *Outcome) Table(w io.Writer) error {
 	var b strings.Builder
 	pl := o.plan
+	if s := o.Stopped; s != nil {
+		fmt.Fprintf(&b, "STOPPED: %d of %d keys written: the instance is split, do not start Milvus.\n", s.Written, s.Total)
+		fmt.Fprintf(&b, "  to complete it:  %s\n", framework.EscapeText(s.Complete))
+		fmt.Fprintf(&b, "  to roll it back: %s\n", framework.EscapeText(s.RollBack))
+	}
 	if a := o.Applied; a == nil {
 		fmt.Fprintf(&b, "%s: %s\n", pl.Title, pl.Nothing)
 	} else {
-		fmt.Fprintf(&b, "%s: wrote %d of %d keys (%d %s, %d deleted) in %d transactions, %.1fs (%.0f keys/s)\nbackup: %s\n",
-			pl.Title, a.Written, a.Keys, a.Puts, pl.Put, a.Deletes, a.Txns, a.Seconds, a.KeysPerSecond, a.Backup)
+		fmt.Fprintf(&b, "%s: wrote %d of %d keys (%d %s, %d deleted) in %d transactions, %.1fs: scan %.1fs, backup %.1fs, write %.1fs (%.0f keys/s), verify %.1fs\nbackup: %s\n",
+			pl.Title, a.Written, a.Keys, a.Puts, pl.Put, a.Deletes, a.Txns, a.Seconds, a.ScanSeconds, a.BackupSeconds, a.WriteSeconds,
+			a.KeysPerSecond, a.VerifySeconds, a.Backup)
 	}
 	switch v := o.Verify; {
 	case v == nil:
@@ -597,6 +664,11 @@ func (o *Outcome) Lines(w io.Writer) error {
 	if err := framework.WriteLine(w, kv...); err != nil {
 		return err
 	}
+	if s := o.Stopped; s != nil {
+		if err := framework.WriteLine(w, "stopped", true, "written", s.Written, "total", s.Total, "complete", s.Complete, "roll_back", s.RollBack); err != nil {
+			return err
+		}
+	}
 	if v := o.Verify; v != nil {
 		if err := framework.WriteLine(w, "verify", v.OK, "revision", v.Revision, "keys", v.Keys, "replanned", v.Replanned,
 			"failures", v.FailuresTotal, "note", v.Note); err != nil {
@@ -619,3 +691,45 @@ func (o *Outcome) Lines(w io.Writer) error {
 // DryStage is a stage that stages nothing: a plan built with it is a dry
 // run (a re-plan, a test).
 func DryStage() *Stage { return &Stage{} }
+
+// Guard is a prefix that must hold no key with a lease while the kit
+// writes (Milvus's sessions: a live component writes metadata at any
+// time). The kit reads it again after the question, before the first
+// write, before each transaction (one small read) and after the verify: a
+// live key stops the run between transactions, naming it, and fails the
+// verify.
+type Guard struct {
+	Name   string
+	Prefix string
+	// Except are keys under Prefix that hold no session (a counter).
+	Except []string
+}
+
+// LiveError is a guard that found a live key.
+type LiveError struct {
+	Guard string
+	Key   string
+	Lease int64
+}
+
+func (e *LiveError) Error() string {
+	return fmt.Sprintf("%s: %s holds lease %x: a Milvus component started; stop it (every component) before going on", e.Guard, e.Key, e.Lease)
+}
+
+// checkGuards reads every guard now.
+func checkGuards(ctx context.Context, store Store, guards []Guard) error {
+	for _, g := range guards {
+		resp, err := store.Txn(ctx).Then(clientv3.OpGet(g.Prefix, clientv3.WithPrefix(), clientv3.WithKeysOnly())).Commit()
+		if err != nil {
+			return fmt.Errorf("%s: read %s: %w", g.Name, g.Prefix, err)
+		}
+		for _, r := range resp.Responses {
+			for _, kv := range r.GetResponseRange().GetKvs() {
+				if kv.Lease != 0 && !slices.Contains(g.Except, string(kv.Key)) {
+					return &LiveError{Guard: g.Name, Key: string(kv.Key), Lease: kv.Lease}
+				}
+			}
+		}
+	}
+	return nil
+}

@@ -180,6 +180,17 @@ func TestKitRun(t *testing.T) {
 	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "restore --file "+filepath.Join(dir, "heron-backup-r-flip-")) {
 		t.Fatalf("conflict: %v", err)
 	}
+	// An interrupted run leads with the STOPPED block and says no Go error text.
+	interrupted := []*framework.Command{apply.Tuned(flipStore{cli}, flipBuild, func(o *apply.Options) {
+		o.Concurrency = 1
+		o.AfterTxn = func(n int) error { return context.Canceled }
+	})}
+	stdout, stderr, code, _ = shelltest.Run(t, interrupted, "flip --value third --run --max-txn-ops 1 --backup-dir "+dir)
+	if code != framework.ExitFailed || !strings.Contains(stdout, "gates:\n  ok  no bad key  r/meta/bad is absent\nSTOPPED: 1 of 2 keys written: the instance is split, do not start Milvus.") ||
+		!strings.Contains(stdout, "to complete it:  flip --value third --run") || strings.Contains(stdout+stderr, "context canceled") ||
+		!strings.Contains(stderr, "interrupted: stopped after 1 transactions") {
+		t.Fatalf("interrupted: exit %d\n%s\n%s", code, stdout, stderr)
+	}
 	// Names never collide.
 	now := time.Now()
 	a := apply.BackupPath(dir, "r", "n", 1, now)

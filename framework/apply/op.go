@@ -1,22 +1,13 @@
-// Package apply is the generic applier shared by every write command: it takes
-// a plan's operations as a stream, writes a backup of every key they touch,
-// then applies them in etcd transactions guarded by the mod revisions the plan
-// read, with progress on stderr. It knows nothing of Milvus.
-//
-// A plan never hands over a slice of a million operations: it gives a Source,
-// a function that regenerates the same operations, in the same order, every
-// time it is called (typically by re-reading etcd at the plan's pinned
-// revision, page by page, through the same pure per-key function). Apply
-// runs two passes: pass 1 writes and syncs the backup, pass 2 writes etcd
-// (rebuilding the ops from the backup with Options.Replay, or calling the
-// source again), and checks transaction by transaction that it is writing
-// exactly what pass 1 backed up.
-//
-// Run is the kit every write command's --run goes through: a Job (name,
-// backup header, ops, replay, check, verify) run under one stall watchdog,
-// with the backup's name, the plan shown and approved before the first
-// write, the failpoints of `-tags failpoints` builds, and errors that name
-// the backup to roll back from. etcd is reached only through a Store.
+// Package apply is the write kit shared by every write command (README.md
+// beside this file): a command's Build returns a complete Plan, a value, and
+// stages its ops through a Stage as it scans (a temporary backup of every
+// key it touches: old values, and new ones unless a registered Rule derives
+// them). The kit renders the plan, refuses it, asks, publishes the backup,
+// writes the ops rebuilt from the backup file in etcd transactions guarded
+// by the mod revisions the plan read (checking transaction by transaction
+// that it writes exactly what was staged), verifies, and renders the run,
+// with no call back into the command. It knows nothing of Milvus; etcd is
+// reached only through a Store.
 package apply
 
 import (
@@ -61,18 +52,6 @@ type Store interface {
 // the same order. The stall watchdog hears every etcd answer of a client
 // dialed with DialOptions.
 type Source func(ctx context.Context, yield func(Op) error) error
-
-// Slice is a Source over a fixed slice of ops (tests, tiny plans).
-func Slice(ops []Op) Source {
-	return func(ctx context.Context, yield func(Op) error) error {
-		for _, op := range ops {
-			if err := yield(op); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-}
 
 // Header is the first line of a backup file: what wrote it and against what.
 // It never holds credentials.
@@ -165,48 +144,19 @@ type Options struct {
 
 	// BackupDir is the folder the kit names backups in (BackupPath).
 	BackupDir string
-	// BackupPath is the file the backup is written to (required). Apply
+	// BackupPath is the file the backup is written to (the kit names it). It
 	// writes it under a temporary name in the same folder, syncs file and
 	// folder, and renames it; it never overwrites an existing file.
 	BackupPath string
-	// Header is written as the backup's first line (Format and Created are set by Apply).
+	// Header is written as the backup's first line (Format and Created are set).
 	Header Header
 
-	// Total is the number of ops the plan counted; when set, a source that
-	// yields a different number fails pass 1, before anything is written.
-	Total int64
 	// Progress receives progress lines (nil: none). On a terminal the line is
 	// redrawn in place; otherwise one line every ProgressInterval.
 	Progress         io.Writer
 	ProgressInterval time.Duration
 	// Label prefixes progress lines ("reset checkpoint").
 	Label string
-
-	// Replay, when set, makes pass 2 read the ops back from the backup file
-	// instead of calling the source again: it rebuilds each op from its
-	// backup entry (key, value and mod revision as read) with the plan's pure
-	// per-key function. Pass 2 then costs no etcd reads. The rebuilt ops must
-	// equal pass 1's, which Apply checks transaction by transaction.
-	Replay func(e Entry) (Op, error)
-
-	// Check, when set, is called after pass 1 read every op and wrote it to
-	// the temporary backup file, before the file is synced and published: an
-	// error removes the file and stops the run with nothing written (Apply
-	// returns the error as it is). A source that plans while it yields (the
-	// plan and the backup from one read) checks its gates here.
-	Check func() error
-	// Amend, when set, is called once Check passed, with the header, which
-	// it may complete with what pass 1 found (Run records the backup chain
-	// there); the published file starts with the amended header.
-	Amend func(h *Header) error
-	// Approve, when set, is called once pass 1 is done and Check passed, with
-	// the number of ops, before the backup is published (not when SkipEmpty
-	// skipped an empty run): an error removes the file and stops the run with
-	// nothing written (Apply returns the error as it is).
-	Approve func(ops int64) error
-	// SkipEmpty: when pass 1 yields no op, remove the backup file instead of
-	// publishing an empty one (Result.Backup stays "").
-	SkipEmpty bool
 
 	// AfterBackup is called once the backup is synced and renamed, before the
 	// first write to etcd; an error stops the run with nothing written.
@@ -216,4 +166,7 @@ type Options struct {
 	// run as an interruption would: nothing more is sent (transactions already
 	// in flight finish). Tests, the benchmark and kill tests hook here.
 	AfterTxn func(n int) error
+	// beforeTxn runs before each transaction is sent (the kit's guards):
+	// an error stops the run between transactions.
+	beforeTxn func(ctx context.Context) error
 }

@@ -90,8 +90,8 @@ func TestTooManyOpsFailsBeforeTheFirstWrite(t *testing.T) {
 	dir := t.TempDir()
 	r0 := rev(t, cli)
 	approved := false
-	res, err := Apply(context.Background(), cli, Slice(ops), Options{BackupPath: filepath.Join(dir, "b"), MaxTxnOps: 200,
-		Approve: func(int64) error { approved = true; return nil }})
+	res, err := Apply(context.Background(), cli, Slice(ops), Options{BackupPath: filepath.Join(dir, "b"), MaxTxnOps: 200},
+		twoPass{Approve: func(int64) error { approved = true; return nil }})
 	// The embedded etcd has etcd's default --max-txn-ops, 128.
 	want := "etcd allows at most 128 operations per transaction (its --max-txn-ops): use --max-txn-ops <= 128"
 	if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "may or may not") {

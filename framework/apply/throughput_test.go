@@ -56,7 +56,7 @@ func BenchmarkApply(b *testing.B) {
 			var written int64
 			for b.Loop() {
 				size = 599 - size
-				res, err := Apply(ctx, cli, src, Options{BackupPath: filepath.Join(b.TempDir(), "b"), Concurrency: c, Replay: func(e Entry) (Op, error) {
+				res, err := Apply(ctx, cli, src, Options{BackupPath: filepath.Join(b.TempDir(), "b"), Concurrency: c}, twoPass{Replay: func(e Entry) (Op, error) {
 					return Op{Key: e.Key, ModRevision: e.ModRevision, Value: make([]byte, size), Original: e.Value}, nil
 				}})
 				if err != nil || res.Written != n {

@@ -78,12 +78,6 @@ func hold(ctx context.Context) (release func()) {
 	}
 }
 
-// watched reports whether ctx has a watchdog already (Run's, for Apply).
-func watched(ctx context.Context) bool {
-	_, ok := ctx.Value(watchdogKey{}).(*watchdog)
-	return ok
-}
-
 // DialOptions are the gRPC options of every etcd client heron dials: each
 // answer from etcd tells the watchdog of the call's context that etcd is
 // alive, so the kit watches progress without the commands reporting it.

@@ -146,7 +146,7 @@ func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.St
 		s.Refused = s.Refused || !g.OK
 	}
 	return &apply.Plan{Command: "apply", Title: "apply " + p.File, View: s, Gates: s.Gates, Keys: s.TotalKeys,
-		Root: inst.Layout.RootPath, Put: "put", Nothing: "nothing to write, the plan is empty"}, nil
+		Root: inst.Layout.RootPath, Put: "put", Nothing: "nothing to write, the plan is empty", Guards: []apply.Guard{gates.SessionGuard(inst.Layout)}}, nil
 }
 
 // JSON is the plan document.

@@ -38,19 +38,20 @@ func (p *Params) Validate() error {
 }
 
 // Commands are the backup command on a connected instance.
-func Commands(inst *instance.Instance) []*framework.Command { return commands(inst, nil) }
+func Commands(inst *instance.Instance) []*framework.Command {
+	return []*framework.Command{framework.Read(inst, run(Options{}))}
+}
 
-// commands binds the command with afterPage called after each page is
-// written (the tests write to etcd there).
-func commands(inst *instance.Instance, afterPage func()) []*framework.Command {
-	return []*framework.Command{
-		framework.Read(inst, func(ctx context.Context, inst *instance.Instance, p *Params, out framework.IO) (framework.Result, error) {
-			res, err := Write(ctx, inst, Options{Prefix: p.Prefix, File: p.File, Progress: out.Stderr, afterPage: afterPage})
-			if err != nil {
-				return nil, err
-			}
-			return res, nil
-		}),
+// run is the command over base options (tests set a hook there).
+func run(base Options) func(ctx context.Context, inst *instance.Instance, p *Params, out framework.IO) (framework.Result, error) {
+	return func(ctx context.Context, inst *instance.Instance, p *Params, out framework.IO) (framework.Result, error) {
+		o := base
+		o.Prefix, o.File, o.Progress = p.Prefix, p.File, out.Stderr
+		res, err := Write(ctx, inst, o)
+		if err != nil {
+			return nil, err
+		}
+		return res, nil
 	}
 }
 

@@ -119,7 +119,7 @@ func TestBackupPinsOneRevision(t *testing.T) {
 		require.NoError(t, err)
 	}
 	file := filepath.Join(t.TempDir(), "b.jsonl")
-	out, errOut, _, err := shelltest.Run(t, commands(s.Inst.WithPageSize(1), write), "backup --file "+file+" --format json")
+	out, errOut, _, err := shelltest.Run(t, []*framework.Command{framework.Read(s.Inst.WithPageSize(1), run(Options{afterPage: write}))}, "backup --file "+file+" --format json")
 	require.NoError(t, err, errOut)
 	require.Greater(t, pages, 1, "the scan read more than one page")
 	var res Result

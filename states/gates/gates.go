@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/heron-shell/heron/framework"
+	"github.com/heron-shell/heron/framework/apply"
 	"github.com/heron-shell/heron/models"
 	"github.com/heron-shell/heron/states/instance"
 )
@@ -46,6 +47,13 @@ func LiveComponents(ctx context.Context, inst *instance.Instance, rev int64) (fr
 		g.Detail = fmt.Sprintf("%d session keys hold a lease: stop Milvus (every component) and wait for the leases to expire", count)
 	}
 	return g, nil
+}
+
+// SessionGuard is the live-component gate as the write kit watches it:
+// read again after the question and between transactions, a session key
+// with a lease stops the run, named.
+func SessionGuard(l models.Layout) apply.Guard {
+	return apply.Guard{Name: LiveComponentName, Prefix: l.Meta(models.SessionPrefix), Except: []string{l.Meta(models.SessionIDKey)}}
 }
 
 // InFlightBroadcasts is the gate "no in-flight broadcast task": no broadcast

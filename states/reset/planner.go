@@ -62,6 +62,7 @@ const (
 	Delete
 )
 
+// String names the action in messages ("keep", "rewrite", "delete").
 func (a Action) String() string { return [...]string{"keep", "rewrite", "delete"}[a] }
 
 // Reasons a key in a scanned kind is kept.
@@ -158,12 +159,6 @@ func NewPlanner(target string, pchannels []string, c Context) (*Planner, error) 
 
 // InScope reports whether a pchannel is in scope.
 func (p *Planner) InScope(pchannel string) bool { return p.Whole || p.scope[pchannel] }
-
-// CheckpointWAL is the WAL of the consume checkpoint of pchannel, and whether it has one.
-func (p *Planner) CheckpointWAL(pchannel string) (commonpb.WALName, bool) {
-	w, ok := p.checkpointWAL[pchannel]
-	return w, ok
-}
 
 // inScopeKey reports whether a start_positions key (a pchannel, or a vchannel) is in scope.
 func (p *Planner) inScopeKey(key string) bool {
@@ -394,21 +389,6 @@ func (p *Planner) collection(k models.Key, value []byte, kind string) (Decision,
 
 func posTag(pchannel string, pos *msgpb.MsgPosition) Tag {
 	return Tag{PChannel: pchannel, WAL: pos.GetWALName(), Data: pos.GetMsgID()}
-}
-
-// OwnsScope reports whether a collection owns a vchannel in scope.
-func (p *Planner) OwnsScope(c *models.CollectionInfo) bool {
-	for _, v := range c.VChannels {
-		if p.InScope(models.PChannelOf(v)) {
-			return true
-		}
-	}
-	for _, pc := range c.PChannels {
-		if p.InScope(pc) {
-			return true
-		}
-	}
-	return false
 }
 
 // Describe says what a decision changes, for the plan's examples: the first

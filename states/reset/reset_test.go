@@ -497,3 +497,51 @@ func TestDryRunAndRunPlanTheSameKeys(t *testing.T) {
 		}
 	}
 }
+
+// A Milvus component that starts at the question or during the write is
+// noticed: at the question the run is refused with nothing written; during
+// the write it stops between transactions naming the session key, and
+// "verify: ok" is never printed.
+func TestSessionAppearingAtTheQuestionOrMidWrite(t *testing.T) {
+	e := newEnv(t, commonpb.WALName_Pulsar)
+	ctx := context.Background()
+	session := e.meta("session/datacoord")
+	start := func() {
+		lease, err := e.cli.Grant(ctx, 300)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.cli.Put(ctx, session, `{"ServerID":9}`, clientv3.WithLease(lease.ID)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r0 := e.rev()
+	var out, errb strings.Builder
+	sh := framework.NewShell(shelltest.State{Cmds: Commands(e.inst)}, &out, &errb)
+	sh.SetConfirm(func(context.Context, string) (bool, error) { start(); return true, nil })
+	err := sh.Run(ctx, "reset checkpoint --target-wal kafka --run --backup-dir "+e.dir)
+	if framework.ExitCode(err) != framework.ExitRefused || e.rev() != r0+1 || !strings.Contains(err.Error(), session) {
+		t.Fatalf("session at the question: %v\n%s", err, out.String())
+	}
+	if m, _ := filepath.Glob(filepath.Join(e.dir, "heron-backup-*")); len(m) != 0 {
+		t.Fatalf("a refused run left %v", m)
+	}
+	if _, err := e.cli.Delete(ctx, session); err != nil {
+		t.Fatal(err)
+	}
+	e.withTune(func(o *apply.Options) {
+		o.Concurrency = 1
+		o.AfterTxn = func(n int) error {
+			if n == 2 {
+				start()
+			}
+			return nil
+		}
+	})
+	stdout, errs, code := e.reset("--target-wal kafka --run --max-txn-ops 2")
+	e.withTune(nil)
+	if code != framework.ExitFailed || strings.Contains(stdout, "verify: ok") || !strings.Contains(stdout, "STOPPED: 4 of 18 keys written") ||
+		!strings.Contains(errs, session+" holds lease") {
+		t.Fatalf("session mid-write: exit %d\n%s\n%s", code, stdout, errs)
+	}
+}

@@ -112,7 +112,8 @@ func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.St
 		return nil, err
 	}
 	out := &apply.Plan{Command: "restore", Title: "restore from " + pl.File, View: &pl.Summary, Gates: pl.Gates, Keys: pl.TotalKeys,
-		Root: inst.Layout.RootPath, Put: "put back", Nothing: "nothing to write, every key already holds its backed-up state"}
+		Root: inst.Layout.RootPath, Put: "put back", Nothing: "nothing to write, every key already holds its backed-up state",
+		Guards: []apply.Guard{gates.SessionGuard(inst.Layout)}}
 	if check := pl.afterRestore(); check != nil {
 		out.After = []apply.Check{*check}
 	}

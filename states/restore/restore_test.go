@@ -224,11 +224,26 @@ func TestRestoreDeletesKeysThatWereAbsent(t *testing.T) {
 	seg := e.inst.Layout.Meta(models.SegmentKey(100, 101, 1001))
 	resp, _ := cli.Get(ctx, seg)
 	path := filepath.Join(e.dir, "made.jsonl")
-	_, err := apply.Apply(ctx, cli, apply.Slice([]apply.Op{
-		{Key: seg, ModRevision: resp.Kvs[0].ModRevision, Delete: true, Original: resp.Kvs[0].Value},
-		{Key: created, Value: []byte("kafka")},
-	}), apply.Options{BackupPath: path, Header: apply.Header{RootPath: "by-dev"}})
+	bw, err := apply.CreateBackup(path, apply.Header{RootPath: "by-dev"})
 	if err != nil {
+		t.Fatal(err)
+	}
+	for _, en := range []apply.Entry{
+		{Key: seg, ModRevision: resp.Kvs[0].ModRevision, Value: resp.Kvs[0].Value, Delete: true},
+		{Key: created, Absent: true},
+	} {
+		if err := bw.Add(en); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := bw.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	// What the backed-up write did: it deleted seg and created the key.
+	if _, err := cli.Delete(ctx, seg); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cli.Put(ctx, created, "kafka"); err != nil {
 		t.Fatal(err)
 	}
 	if _, errs, code := e.run("restore --backup-dir " + e.dir + " --file " + path + " --run"); code != 0 {
