@@ -249,6 +249,7 @@ func (pl *Plan) Preview(ctx context.Context) error {
 // returns nil: apply's pass 1 then checks its refusal.
 func (pl *Plan) scan(ctx context.Context, sink func(apply.Op) error) error {
 	a := newAccumulator(pl.planner)
+	a.dry = sink == nil
 	steps := []struct {
 		prefixes []string
 		size     int
