@@ -136,3 +136,28 @@ func TestFirstPageThenPagesByBytes(t *testing.T) {
 		t.Fatalf("pages %v: want a first page of 5 keys, then pages of about 200", sizes)
 	}
 }
+
+// An error from fn ends the scan with that error while the next page is
+// in flight; the read ahead is cancelled and waited for.
+func TestScanStopsOnHandlerError(t *testing.T) {
+	cli, _ := etcdtest.Start(t)
+	var keys []string
+	for i := range 3000 {
+		keys = append(keys, fmt.Sprintf("e/m/s/%05d", i))
+	}
+	putAll(t, cli, keys)
+	in := New(cli, models.NewLayout("e", "m"), nil)
+	in.PageSize = 100
+	stop := fmt.Errorf("stop here")
+	pages := 0
+	_, err := in.Scan(context.Background(), "e/m/s/", 0, func(p []KV) error {
+		pages++
+		if pages == 3 {
+			return stop
+		}
+		return nil
+	})
+	if err != stop || pages != 3 {
+		t.Fatalf("got %v after %d pages, want the handler's error after 3", err, pages)
+	}
+}
