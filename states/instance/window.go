@@ -126,7 +126,7 @@ func (s *windows) next() (from, to string) {
 		s.j, s.empties = 0, 0
 	}
 	if s.j > 0 {
-		s.to = s.addUnits(s.from, uint64(max(1, s.w)))
+		s.to = s.addUnits(s.from, uint64(min(max(1, s.w), 1e18)))
 	}
 	return s.from, s.to
 }
