@@ -24,8 +24,10 @@ import (
 // digit counts sort where their bytes put them); only the size estimate
 // assumes keys spread evenly over the units. After each window, the keys it
 // held per unit give the next width; a page that comes back full (More)
-// names the units it covered, and one unit holding more than a page moves j
-// one byte finer.
+// names the units it covered, and moves j to finer units while a page
+// spans fewer than minUnits of them. Two empty windows in a row (the gap
+// after the last key, usually) end with one request for the rest of the
+// range, as the first request of a scan is.
 
 // windowFill is the share of a page a window aims at: a window a little
 // over one page costs a second, nearly empty request.
