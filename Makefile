@@ -43,8 +43,9 @@ demo: build
 	bin/heron demo
 
 # bench: reset checkpoint on a generated instance (BENCH_SEGMENTS, default
-# 1000000; BENCH_SIZES="100000 1000000" side by side) against a local etcd
-# server, beside a raw write loop; see bench/run.sh.
+# 1000000; BENCH_SIZES="100000 1000000" side by side) against etcd 3.5
+# (built from bench/etcd35) and Debian's 3.4, each phase beside a raw read
+# and a raw write loop on the same server; see bench/run.sh.
 bench: build
 	bash bench/run.sh
 

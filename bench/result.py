@@ -2,7 +2,7 @@
 """Reads heron's --format json output and bench/gen's JSON lines for bench/run.sh.
 
   result.py keys RUN_OUT DRY_OUT      the number of keys heron wrote (the raw loop writes as many)
-  result.py table SEG GEN DRY_OUT DRY_SEC DRY_KB RUN_OUT RUN_SEC RUN_KB RAW BACKUP_BYTES STORAGE
+  result.py table SEG GEN DRY_OUT DRY_SEC DRY_KB RUN_OUT RUN_SEC RUN_KB RAW BACKUP_BYTES STORAGE READ
                                       prints the table; exit 1 when a target is missed
   result.py show SEG TABLE_OUT TABLE_SEC TABLE_KB JSON_OUT JSON_SEC JSON_KB
                                       prints the show segment table; exit 1 when a target is missed
@@ -100,7 +100,9 @@ def mib(kb):
 
 
 def table(argv):
-    seg, gen, dry_out, dry_sec, dry_kb, run_out, run_sec, run_kb, raw, backup_bytes, storage = argv
+    seg, gen, dry_out, dry_sec, dry_kb, run_out, run_sec, run_kb, raw, backup_bytes, storage, read = argv
+    rd = json.loads(open(read).read())
+    read_sec = rd["seconds"]
     seg = int(seg)
     g = json.loads(open(gen).read())
     r = json.loads(open(raw).read())
@@ -115,23 +117,31 @@ def table(argv):
     write_rate = res.get("keys_per_second") or 0
     print()
     print(f"reset checkpoint bench: {seg:,} segments ({g['keys']:,} keys in the instance), etcd data on {storage}")
+    raw_sec = r["seconds"]
+    # Each heron phase beside the raw loop it does the work of, measured on
+    # the same server in the same run: reads beside the raw read, writes
+    # beside the raw write loop.
     rows = [
-        ("generate", g["keys"], g["seconds"], g["keys_per_second"], None),
-        ("dry run", planned, dry_sec, planned / dry_sec if dry_sec else 0, mib(dry_kb)),
-        ("--run (whole)", keys, run_sec, run_rate, mib(run_kb)),
+        ("generate", g["keys"], g["seconds"], g["keys_per_second"], None, None),
+        ("dry run", planned, dry_sec, planned / dry_sec if dry_sec else 0, mib(dry_kb), (dry_sec, read_sec, "raw read")),
+        ("--run (whole)", keys, run_sec, run_rate, mib(run_kb), (run_sec, raw_sec, "raw loop")),
     ]
     if res:
-        rows.append(("  backup pass", res.get("keys"), res.get("backup_seconds"), None, None))
-        rows.append(("  write pass", keys, res.get("write_seconds"), write_rate, None))
+        rows.append(("  scan + backup", res.get("keys"), res.get("backup_seconds"), None, None, (res.get("backup_seconds"), read_sec, "raw read")))
+        rows.append(("  write pass", keys, res.get("write_seconds"), write_rate, None, (res.get("write_seconds"), raw_sec, "raw loop")))
         if isinstance(res.get("seconds"), (int, float)):
-            rows.append(("  plan + verify", None, run_sec - res["seconds"], None, None))
-    rows.append(("raw loop", r["keys"], r["seconds"], raw_rate, None))
-    print(f"{'phase':<16} {'keys':>12} {'seconds':>9} {'keys/s':>10} {'peak RSS MiB':>13}")
-    for name, k, s, rate, rss in rows:
+            rows.append(("  context + verify", None, run_sec - res["seconds"], None, None, (run_sec - res["seconds"], read_sec, "raw read")))
+    rows.append(("raw read", rd["keys"], read_sec, rd["keys_per_second"], None, None))
+    rows.append(("raw loop", r["keys"], raw_sec, raw_rate, None, None))
+    print(f"{'phase':<18} {'keys':>12} {'seconds':>9} {'keys/s':>10} {'peak RSS MiB':>13}  ratio to the raw loop")
+    for name, k, s, rate, rss, ratio in rows:
         ss = f"{s:9.2f}" if isinstance(s, (int, float)) else f"{'-':>9}"
         rs = f"{rate:10,.0f}" if isinstance(rate, (int, float)) else f"{'-':>10}"
         ms = f"{rss:13.1f}" if isinstance(rss, float) else f"{'-':>13}"
-        print(f"{name:<16} {fmt_int(k):>12} {ss} {rs} {ms}")
+        xs = ""
+        if ratio and isinstance(ratio[0], (int, float)) and ratio[1]:
+            xs = f"  {ratio[0] / ratio[1]:5.2f}x {ratio[2]}"
+        print(f"{name:<18} {fmt_int(k):>12} {ss} {rs} {ms}{xs}")
     ratio_run = run_rate / raw_rate if raw_rate else 0
     ratio_write = write_rate / raw_rate if raw_rate and write_rate else None
     print(f"heron / raw loop write throughput: {ratio_run:.2f} (whole --run)" +

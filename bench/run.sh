@@ -14,6 +14,11 @@
 #                             /dev/shm when it has room, else under $TMPDIR; see below)
 #   BENCH_WRITERS=4           concurrent writers of the generator
 #   BENCH_STRICT=1            exit 1 when a target is missed
+#   BENCH_ETCD="3.5 3.4"      etcd servers, each measured in turn: 3.5 is etcd's
+#                             own 3.5.17 server (the line Milvus's compose pins),
+#                             built from bench/etcd35 into bin/etcd35; 3.4 is
+#                             Debian's etcd on PATH
+#   BENCH_SHOW=0              skip show segment
 #
 # etcd runs with --quota-backend-bytes 8GiB and no auto-compaction (every
 # revision of the run is kept: the keys are written three times). Its data dir
@@ -29,8 +34,12 @@
 # (heron, `show segment --limit 0` as a table, then `show segment --format json`:
 # both stream, a row at a time), dry run
 # (heron, `reset checkpoint --target-wal T --format json`), run (the same with
-# --run --backup-dir), raw loop (bench/gen raw: the number of keys heron wrote,
-# segment-shaped, in sequential transactions of 128 puts). heron's wall time
+# --run --backup-dir), raw read (bench/gen read: every key of the instance
+# in exact windows of ~10,000 keys, before the dry run) and raw loop
+# (bench/gen raw: the number of keys heron wrote, segment-shaped, in
+# sequential transactions of 128 puts), both on the same server in the same
+# run: each heron phase is printed as a ratio to them (reads to the raw read,
+# the write pass and the whole --run to the raw loop). heron's wall time
 # and peak RSS come from /usr/bin/time -v (VmHWM from /proc when it is missing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -46,7 +55,15 @@ WRITERS=${BENCH_WRITERS:-4}
 HERON=${HERON:-$REPO/bin/heron}
 GEN=$REPO/bin/bench-gen
 
-command -v etcd >/dev/null || { echo "bench: etcd not found (apt-get install -y etcd-server)" >&2; exit 1; }
+SERVERS=${BENCH_ETCD:-3.5 3.4}
+for V in $SERVERS; do
+	case $V in
+	3.4) command -v etcd >/dev/null || { echo "bench: etcd not found (apt-get install -y etcd-server)" >&2; exit 1; } ;;
+	3.5) echo "bench: building etcd 3.5 (bench/etcd35) into bin/etcd35" >&2
+		(cd bench/etcd35 && CGO_ENABLED=0 go build -o "$REPO/bin/etcd35" .) ;;
+	*) echo "bench: BENCH_ETCD: unknown server $V (3.5 or 3.4)" >&2; exit 1 ;;
+	esac
+done
 command -v python3 >/dev/null || { echo "bench: python3 not found" >&2; exit 1; }
 [ -x "$HERON" ] || { echo "bench: $HERON missing (make build)" >&2; exit 1; }
 CGO_ENABLED=0 go build -o "$GEN" ./bench/gen
@@ -79,12 +96,13 @@ free_port() {
 	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
 }
 
-start_etcd() { # start_etcd NAME
-	local port peer
+start_etcd() { # start_etcd NAME VERSION
+	local port peer bin=etcd
+	[ "$2" = 3.5 ] && bin=$REPO/bin/etcd35
 	port=$(free_port)
 	peer=$(free_port)
 	ETCD=127.0.0.1:$port
-	etcd --name bench --data-dir "$BASE/$1" \
+	"$bin" --name bench --data-dir "$BASE/$1" \
 		--listen-client-urls "http://$ETCD" --advertise-client-urls "http://$ETCD" \
 		--listen-peer-urls "http://127.0.0.1:$peer" --initial-advertise-peer-urls "http://127.0.0.1:$peer" \
 		--initial-cluster "bench=http://127.0.0.1:$peer" \
@@ -158,15 +176,21 @@ measure_load() {
 declare -a SUMMARY=()
 FAILED_TARGETS=0
 
+for V in $SERVERS; do
 for SEG in $SIZES; do
-	R=$WORK/results-$SEG
-	echo "== bench: $SEG segments, $COLLECTIONS collections x $SHARDS shards, $PCHANNELS pchannels, $WAL -> $TARGET" >&2
-	start_etcd "etcd-$SEG"
+	R=$WORK/results-$V-$SEG
+	echo "== bench: etcd $V, $SEG segments, $COLLECTIONS collections x $SHARDS shards, $PCHANNELS pchannels, $WAL -> $TARGET" >&2
+	start_etcd "etcd-$V-$SEG" "$V"
 	"$GEN" seed --etcd "$ETCD" --rootPath by-dev --wal "$WAL" --segments "$SEG" --collections "$COLLECTIONS" \
 		--shards "$SHARDS" --pchannels "$PCHANNELS" --writers "$WRITERS" >"$R.gen.json"
 	echo "   generated: $(cat "$R.gen.json")" >&2
 	CONNECT="connect --etcd $ETCD --rootPath by-dev"
 
+	"$GEN" read --etcd "$ETCD" --rootPath by-dev --segments "$SEG" --collections "$COLLECTIONS" >"$R.read.json"
+	echo "   raw read: $(cat "$R.read.json")" >&2
+
+	SHOW_TABLE_SEC=0 SHOW_TABLE_KB=0 SHOW_JSON_SEC=0 SHOW_JSON_KB=0
+	if [ "${BENCH_SHOW:-1}" != 0 ]; then
 	measure "show-table-$SEG" "$CONNECT
 show segment --limit 0"
 	SHOW_TABLE_RC=$M_RC SHOW_TABLE_SEC=$M_SEC SHOW_TABLE_KB=$M_KB
@@ -182,6 +206,7 @@ show segment --format json"
 	python3 "$REPO/bench/result.py" show "$SEG" "$WORK/show-table-$SEG.out" "$SHOW_TABLE_SEC" "$SHOW_TABLE_KB" \
 		"$WORK/show-json-$SEG.out" "$SHOW_JSON_SEC" "$SHOW_JSON_KB" >"$R.show" || FAILED_TARGETS=1
 	rm -f "$WORK/show-table-$SEG.out" "$WORK/show-json-$SEG.out"
+	fi
 
 	# load-backup: a full backup of the instance loaded into heron's embedded
 	# etcd (the rehearsal copy), its peak RSS and peak anonymous RSS sampled
@@ -224,22 +249,24 @@ reset checkpoint --target-wal $TARGET --run --format json --backup-dir $WORK/bac
 	"$GEN" raw --etcd "$ETCD" --keys "$KEYS" --prefix bench-raw/ >"$R.raw.json"
 	echo "   raw loop: $(cat "$R.raw.json")" >&2
 	stop_etcd
-	rm -rf "$BASE/etcd-$SEG"
+	rm -rf "$BASE/etcd-$V-$SEG"
 
 	python3 "$REPO/bench/result.py" table "$SEG" "$R.gen.json" "$WORK/dry-$SEG.out" "$DRY_SEC" "$DRY_KB" \
-		"$WORK/run-$SEG.out" "$RUN_SEC" "$RUN_KB" "$R.raw.json" "$BACKUP_BYTES" "$STORAGE" >"$R.table" || FAILED_TARGETS=1
-	cat "$R.table" "$R.show" "$R.load"
-	SUMMARY+=("$SEG $DRY_KB $RUN_KB $DRY_SEC $RUN_SEC $SHOW_TABLE_KB $SHOW_JSON_KB $LOAD_KB $LOAD_ANON_KB")
+		"$WORK/run-$SEG.out" "$RUN_SEC" "$RUN_KB" "$R.raw.json" "$BACKUP_BYTES" "$STORAGE, etcd $V" "$R.read.json" >"$R.table" || FAILED_TARGETS=1
+	cat "$R.table" "$R.load"
+	[ ! -f "$R.show" ] || cat "$R.show"
+	SUMMARY+=("$V $SEG $DRY_KB $RUN_KB $DRY_SEC $RUN_SEC $SHOW_TABLE_KB $SHOW_JSON_KB $LOAD_KB $LOAD_ANON_KB")
+done
 done
 
 if [ "${#SUMMARY[@]}" -gt 1 ]; then
 	echo
 	echo "peak RSS by instance size (must not grow with the instance, but load-backup's: its etcd indexes every key in memory):"
-	printf '%12s  %16s  %16s  %10s  %10s  %15s  %14s  %16s  %17s\n' segments "dry run RSS MiB" "--run RSS MiB" "dry run s" "--run s" "show table MiB" "show json MiB" "load-backup MiB" "(anonymous MiB)"
+	printf '%5s %12s  %16s  %16s  %10s  %10s  %15s  %14s  %16s  %17s\n' etcd segments "dry run RSS MiB" "--run RSS MiB" "dry run s" "--run s" "show table MiB" "show json MiB" "load-backup MiB" "(anonymous MiB)"
 	for line in "${SUMMARY[@]}"; do
 		set -- $line
-		printf '%12s  %16.1f  %16.1f  %10s  %10s  %15.1f  %14.1f  %16.1f  %17.1f\n' "$1" "$(awk "BEGIN{print $2/1024}")" "$(awk "BEGIN{print $3/1024}")" "$4" "$5" \
-			"$(awk "BEGIN{print $6/1024}")" "$(awk "BEGIN{print $7/1024}")" "$(awk "BEGIN{print $8/1024}")" "$(awk "BEGIN{print $9/1024}")"
+		printf '%5s %12s  %16.1f  %16.1f  %10s  %10s  %15.1f  %14.1f  %16.1f  %17.1f\n' "$1" "$2" "$(awk "BEGIN{print $3/1024}")" "$(awk "BEGIN{print $4/1024}")" "$5" "$6" \
+			"$(awk "BEGIN{print $7/1024}")" "$(awk "BEGIN{print $8/1024}")" "$(awk "BEGIN{print $9/1024}")" "$(awk "BEGIN{print ${10}/1024}")"
 	done
 fi
 if [ "$FAILED_TARGETS" -ne 0 ] && [ "${BENCH_STRICT:-0}" = 1 ]; then

@@ -63,10 +63,8 @@ func (c *WALCensus) Bucket(pchannel string, wal commonpb.WALName, msgID []byte) 
 		return msgid.Name(wal)
 	}
 	cw := c.checkpointWAL[pchannel]
-	if codec, err := msgid.For(cw); err == nil {
-		if _, err := codec.DecodeBytes(msgID); err != nil {
-			return undecodableBucket[cw]
-		}
+	if msgid.Supported(cw) && !msgid.Decodes(cw, msgID) {
+		return undecodableBucket[cw]
 	}
 	return msgid.Name(cw)
 }

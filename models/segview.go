@@ -100,17 +100,33 @@ func RewriteViewedSegment(b []byte, v SegmentView, id msgid.ID) ([]byte, int, er
 	return out, n, nil
 }
 
-// spliceSegment rewrites the positions of a value inspectSegment accepted as v.
-func spliceSegment(b []byte, v SegmentView, id msgid.ID) ([]byte, int) {
-	target := id.Bytes()
-	var change [2]bool
-	n := 0
+// CountViewedRewrites is the number of positions RewriteViewedSegment would
+// change, without building the value (a dry run needs only the count); ok
+// is false when v is not Milvus's plain shape, which only the rewrite counts.
+func CountViewedRewrites(v SegmentView, id msgid.ID) (n int, ok bool) {
+	if !v.plain {
+		return 0, false
+	}
+	_, n = viewedChanges(v, id.WAL(), id.Bytes())
+	return n, true
+}
+
+// viewedChanges says which of a viewed segment's positions (start, dml) a
+// rewrite to the id (wal, target) changes, and how many.
+func viewedChanges(v SegmentView, wal commonpb.WALName, target []byte) (change [2]bool, n int) {
 	for i, p := range [2]PositionView{v.Start, v.DML} {
-		change[i] = p.Present && !(p.WAL == id.WAL() && bytes.Equal(p.MsgID, target))
+		change[i] = p.Present && !(p.WAL == wal && bytes.Equal(p.MsgID, target))
 		if change[i] {
 			n++
 		}
 	}
+	return change, n
+}
+
+// spliceSegment rewrites the positions of a value inspectSegment accepted as v.
+func spliceSegment(b []byte, v SegmentView, id msgid.ID) ([]byte, int) {
+	target := id.Bytes()
+	change, n := viewedChanges(v, id.WAL(), target)
 	if n == 0 {
 		return b, 0
 	}

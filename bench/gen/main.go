@@ -6,6 +6,7 @@
 //	         [--collections 10000] [--shards 2] [--pchannels 64] [--writers 4] [--txn-ops 128]
 //	gen raw  --etcd HOST:PORT --keys N [--prefix bench-raw/] [--txn-ops 128]
 //	gen count --etcd HOST:PORT [--prefix P]
+//	gen read --etcd HOST:PORT [--rootPath by-dev] [--segments N] [--collections N]
 //
 // seed is deterministic: the same flags give the same keys and values, byte
 // for byte, so two runs can be compared by their dumps. Its values come from
@@ -21,6 +22,13 @@
 // with keys and values shaped like segment infos (same lengths as seed's), and
 // prints one JSON line with keys, seconds and keys/s: the ceiling heron's
 // writes are compared with.
+//
+// read reads every key under the root of a seeded instance at one revision
+// the plainest way that costs etcd O(n): the keys outside the segments in
+// two unlimited range requests, the segments in windows of whole
+// collections (their ids all have 18 digits, so a window of collection ids
+// is exact) of about 10,000 keys each; it prints keys, requests, seconds and
+// keys/s: the floor heron's reads are compared with.
 package main
 
 import (
@@ -100,6 +108,8 @@ func run(args []string) error {
 		return seed(ctx, cli, cfg, *writers, *txnOps)
 	case "raw":
 		return raw(ctx, cli, *prefix, *keys, *txnOps)
+	case "read":
+		return read(ctx, cli, *root, *segments, *collections)
 	case "count":
 		resp, err := cli.Get(ctx, *prefix, clientv3.WithPrefix(), clientv3.WithCountOnly())
 		if err != nil {
@@ -293,3 +303,49 @@ func raw(ctx context.Context, cli *clientv3.Client, prefix string, n, txnOps int
 }
 
 func round(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }
+
+// read is the raw read loop (see the package comment).
+func read(ctx context.Context, cli *clientv3.Client, root string, segments, collections int) error {
+	layout := models.NewLayout(root, "meta")
+	segPrefix := layout.Meta(models.SegmentPrefix)
+	start := time.Now()
+	var keys, requests, rev int64
+	get := func(from, to string) (*clientv3.GetResponse, error) {
+		opts := []clientv3.OpOption{clientv3.WithRange(to)}
+		if rev > 0 {
+			opts = append(opts, clientv3.WithRev(rev))
+		}
+		resp, err := cli.Get(ctx, from, opts...)
+		if err == nil {
+			keys += int64(len(resp.Kvs))
+			requests++
+		}
+		return resp, err
+	}
+	first, err := get(layout.Root(""), segPrefix)
+	if err != nil {
+		return fmt.Errorf("read: %w", err)
+	}
+	rev = first.Header.Revision
+	per := max(1, 10000*collections/max(1, segments))
+	for c := 0; c < collections; c += per {
+		from := segPrefix + strconv.FormatInt(collectionBase+int64(c), 10)
+		if c == 0 {
+			from = segPrefix
+		}
+		to := segPrefix + strconv.FormatInt(collectionBase+int64(c+per), 10)
+		if c+per >= collections {
+			to = clientv3.GetPrefixRangeEnd(segPrefix)
+		}
+		if _, err := get(from, to); err != nil {
+			return fmt.Errorf("read: %w", err)
+		}
+	}
+	if _, err := get(clientv3.GetPrefixRangeEnd(segPrefix), clientv3.GetPrefixRangeEnd(layout.Root(""))); err != nil {
+		return fmt.Errorf("read: %w", err)
+	}
+	sec := time.Since(start).Seconds()
+	return json.NewEncoder(os.Stdout).Encode(map[string]any{
+		"keys": keys, "requests": requests, "seconds": round(sec), "keys_per_second": round(float64(keys) / sec),
+	})
+}

@@ -79,14 +79,25 @@ func Names() []string {
 }
 
 // Name is the lower-case operator name of a WAL ("unknown" for Unknown).
+// A switch, not a walk over names: the census names a bucket per position.
 func Name(wal commonpb.WALName) string {
-	for n, w := range names {
-		if w == wal {
-			return n
-		}
-	}
-	if wal == commonpb.WALName_Unknown {
+	switch wal {
+	case commonpb.WALName_Pulsar:
+		return "pulsar"
+	case commonpb.WALName_Kafka:
+		return "kafka"
+	case commonpb.WALName_RocksMQ:
+		return "rocksmq"
+	case commonpb.WALName_WoodPecker:
+		return "woodpecker"
+	case commonpb.WALName_Unknown:
 		return "unknown"
 	}
 	return strings.ToLower(wal.String())
+}
+
+// Supported reports whether heron has a codec for wal (For returns one).
+func Supported(wal commonpb.WALName) bool {
+	_, ok := codecs[wal]
+	return ok
 }

@@ -37,6 +37,9 @@ type Instance struct {
 	// PageBytes the bytes a page aims at (0: DefaultPageBytes).
 	PageSize  int
 	PageBytes int
+	// FirstPage is the most keys of a scan's first page, before any key
+	// size is known (0: firstPageKeys): small for large values.
+	FirstPage int
 }
 
 // New wraps a connected client.
@@ -59,7 +62,11 @@ func (in *Instance) pager() *pager {
 	if p.target <= 0 {
 		p.target = DefaultPageBytes
 	}
-	p.limit = min(p.max, firstPageKeys)
+	first := in.FirstPage
+	if first <= 0 {
+		first = firstPageKeys
+	}
+	p.limit = min(p.max, first)
 	return p
 }
 
@@ -167,6 +174,17 @@ func (in *Instance) WithPageSize(n int) *Instance {
 	c := *in
 	if n > 0 {
 		c.PageSize = n
+	}
+	return &c
+}
+
+// WithFirstPage is a copy of the instance whose scans read at most n keys
+// in their first page (0: the instance's own), then pages sized by bytes:
+// for values that may be large (collection schemas).
+func (in *Instance) WithFirstPage(n int) *Instance {
+	c := *in
+	if n > 0 {
+		c.FirstPage = n
 	}
 	return &c
 }

@@ -3,6 +3,7 @@ package instance
 import (
 	"context"
 	"fmt"
+	"strconv"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
@@ -10,80 +11,244 @@ import (
 // etcd answers a range request with a limit only after counting every key up
 // to the range end, so paging [from, prefixEnd) with a limit costs O(keys
 // left) per page and O(n²/page) for a whole prefix: seconds per 200k keys at
-// 1,000 keys a page, minutes for a million. Scan reads windows
-// [from, to) that end where a subtree of the key hierarchy ends (the keys
-// that share the first j bytes of the last key read), and adapts j: one byte
-// longer when a window held more than a page, one byte shorter when it held
-// less than a quarter of one. A scan then costs O(n) etcd work.
+// 1,000 keys a page, minutes for a million. Scan reads windows [from, to)
+// sized to hold about one page, so that etcd counts about as many keys as
+// it returns.
+//
+// A window is w units wide, a unit being one step of the key's byte at
+// position j-1; when that byte ends a run of decimal digits (Milvus ids:
+// datacoord-meta/s/{collection}/{partition}/{segment}), a step of the
+// number that run spells, with its carry, so that ...09 steps to ...10 and
+// not into the empty ...0: of a byte step. Each window's end is a key
+// boundary, so windows tile the range whatever the keys are (ids of other
+// digit counts sort where their bytes put them); only the size estimate
+// assumes keys spread evenly over the units. After each window, the keys it
+// held per unit give the next width; a page that comes back full (More)
+// names the units it covered, and moves j to finer units while a page
+// spans fewer than minUnits of them. Two empty windows in a row (the gap
+// after the last key, usually) end with one request for the rest of the
+// range, as the first request of a scan is.
+
+// windowFill is the share of a page a window aims at: a window a little
+// over one page costs a second, nearly empty request.
+const windowFill = 0.8
+
+// minUnits is the fewest units a window spans when finer units exist: a
+// window of one or two coarse units overshoots or falls short of a page.
+const minUnits = 8
 
 // Scan reads every key under the absolute prefix at revision rev (0: the
 // current one), a page at a time, calls fn with each page (keys absolute),
-// and returns the revision it read at, in O(n) etcd work. Pages
-// may be shorter than PageSize; keys come in order, each exactly once.
+// and returns the revision it read at, in O(n) etcd work. The next page is
+// read while fn handles the current one. Pages may be shorter than
+// PageSize; keys come in order, each exactly once.
 func (in *Instance) Scan(ctx context.Context, prefix string, rev int64, fn func(page []KV) error) (int64, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	pg := in.pager()
-	end := clientv3.GetPrefixRangeEnd(prefix)
-	from := prefix
-	j := 0 // 0: the window is the whole rest of the range
-	for {
-		to := windowEnd(from, j, len(prefix), end)
-		size := pg.limit
-		opts := []clientv3.OpOption{clientv3.WithRange(to), clientv3.WithLimit(int64(size))}
+	win := newWindows(prefix)
+	type result struct {
+		resp *clientv3.GetResponse
+		err  error
+	}
+	get := func(from, to string, limit int, rev int64) chan result {
+		ch := make(chan result, 1)
+		opts := []clientv3.OpOption{clientv3.WithRange(to), clientv3.WithLimit(int64(limit))}
 		if rev > 0 {
 			opts = append(opts, clientv3.WithRev(rev))
 		}
-		resp, err := in.cli.Get(ctx, from, opts...)
-		if err != nil {
-			return rev, fmt.Errorf("read %s: %w", prefix, err)
+		go func() {
+			resp, err := in.cli.Get(ctx, from, opts...)
+			ch <- result{resp, err}
+		}()
+		return ch
+	}
+	// The first request fixes the revision of the scan: it is not prefetched.
+	from, to := win.next()
+	pending := get(from, to, pg.limit, rev)
+	for {
+		res := <-pending
+		if res.err != nil {
+			return rev, fmt.Errorf("read %s: %w", prefix, res.err)
 		}
+		resp := res.resp
 		if rev == 0 {
 			rev = resp.Header.Revision
 		}
 		pg.saw(resp.Kvs)
+		var first, last string
+		if n := len(resp.Kvs); n > 0 {
+			first, last = string(resp.Kvs[0].Key), string(resp.Kvs[n-1].Key)
+		}
+		done := win.read(len(resp.Kvs), pg.limit, resp.More, first, last)
+		if !done {
+			from, to = win.next()
+			pending = get(from, to, pg.limit, rev)
+		}
 		if len(resp.Kvs) > 0 {
 			page := make([]KV, len(resp.Kvs))
 			for i, kv := range resp.Kvs {
 				page[i] = KV{Key: string(kv.Key), Value: kv.Value, ModRevision: kv.ModRevision, Lease: kv.Lease}
 			}
 			if err := fn(page); err != nil {
+				if !done {
+					cancel()
+					<-pending
+				}
 				return rev, err
 			}
 		}
-		switch {
-		case resp.More:
-			// More than a page in the window: go on after the last key,
-			// within the subtree one level below the page's common prefix.
-			first, last := string(resp.Kvs[0].Key), string(resp.Kvs[len(resp.Kvs)-1].Key)
-			j = min(max(commonPrefix(first, last)+1, j+1), len(last))
-			from = last + "\x00"
-		case to == end:
+		if done {
 			return rev, nil
-		default:
-			// The whole window was read: the next one is its next sibling,
-			// or the rest of its parent when this one was sparse.
-			if n := len(resp.Kvs); (n == 0 || 4*n < size) && j > len(prefix)+1 {
-				j--
-			}
-			from = to
 		}
 	}
 }
 
-// windowEnd is the end of the subtree of keys sharing from's first j bytes,
-// bounded by end; the whole range when j does not name a subtree under prefix.
-func windowEnd(from string, j, prefixLen int, end string) string {
-	if j <= prefixLen || j > len(from) {
-		if j > len(from) && len(from) > prefixLen {
-			j = len(from)
-		} else {
-			return end
-		}
+// windows is the window state of one scan.
+type windows struct {
+	prefixLen int
+	end       string
+	from, to  string
+	j         int     // 0: the window is the whole rest of the range
+	w         float64 // the width of the next window, in units at j
+	empties   int     // windows in a row that held no key
+}
+
+func newWindows(prefix string) *windows {
+	return &windows{prefixLen: len(prefix), end: clientv3.GetPrefixRangeEnd(prefix), from: prefix}
+}
+
+// next is the next window to read.
+func (s *windows) next() (from, to string) {
+	s.to = s.end
+	if s.j > len(s.from) || s.empties > 1 {
+		// A window ended with its parent subtree, on a key shorter than
+		// the units, or two windows in a row were empty: the rest of the
+		// range, whose page (if any) sizes the windows again.
+		s.j, s.empties = 0, 0
 	}
-	to := clientv3.GetPrefixRangeEnd(from[:j])
-	if to == "\x00" || to > end || to <= from {
-		return end
+	if s.j > 0 {
+		s.to = s.addUnits(s.from, uint64(min(max(1, s.w), 1e18)))
+	}
+	return s.from, s.to
+}
+
+// read takes in the answer to the window: n keys (the first and the last),
+// more when the window held more than the page asked for; limit is the next
+// page's. It reports whether the scan is done.
+func (s *windows) read(n, limit int, more bool, first, last string) bool {
+	aim := windowFill * float64(limit)
+	if more {
+		// The page covered the units from the window's start to its last
+		// key: the window goes on after that key.
+		if s.j == 0 {
+			s.j = min(commonPrefix(first, last)+1, len(last))
+			s.w = 1
+		}
+		span, ok := s.span(first, last)
+		for ok && aim*float64(span) < minUnits*float64(n) && s.j < min(len(first), len(last)) {
+			// Units too coarse to size a window by: finer ones.
+			s.j++
+			span, ok = s.span(first, last)
+		}
+		if ok {
+			s.w = max(1, aim*float64(span)/float64(n))
+		}
+		s.from = last + "\x00"
+		return false
+	}
+	if s.to == s.end {
+		return true
+	}
+	s.from = s.to
+	if n > 0 {
+		s.empties = 0
+	}
+	switch {
+	case n == 0:
+		s.w *= 16
+		s.empties++
+	case float64(n) < aim/4:
+		s.w *= 4
+	default:
+		s.w = min(s.w*aim/float64(n), s.w*4)
+	}
+	s.w = max(1, s.w)
+	return false
+}
+
+// unit locates the unit of key at j: the digits key[start:j] (digits) or
+// the byte key[j-1], and its value. ok is false when key has no unit at j.
+func (s *windows) unit(key string) (start int, val uint64, digits, ok bool) {
+	j := s.j
+	if j <= s.prefixLen || j > len(key) {
+		return 0, 0, false, false
+	}
+	if !isDigit(key[j-1]) {
+		return j - 1, uint64(key[j-1]), false, true
+	}
+	start = j - 1
+	for start > s.prefixLen && isDigit(key[start-1]) && j-start < 18 {
+		start--
+	}
+	v, err := strconv.ParseUint(key[start:j], 10, 64)
+	return start, v, true, err == nil
+}
+
+// span is the number of units from a's to b's (both counted); ok is false
+// when they are not units of the same run.
+func (s *windows) span(a, b string) (uint64, bool) {
+	sa, va, da, oka := s.unit(a)
+	sb, vb, db, okb := s.unit(b)
+	if !oka || !okb || sa != sb || da != db || a[:sa] != b[:sb] || vb < va {
+		return 0, false
+	}
+	return vb - va + 1, true
+}
+
+// addUnits is the key w units after from's unit at j: the end of the
+// window that starts at from. It is bounded by the range's end, and is the
+// end of the enclosing subtree when the run overflows.
+func (s *windows) addUnits(from string, w uint64) string {
+	start, v, digits, ok := s.unit(from)
+	if !ok {
+		return s.end
+	}
+	var to string
+	if digits {
+		width := s.j - start
+		limit := uint64(1)
+		for range width {
+			limit *= 10
+		}
+		if v+w < limit && v+w > v {
+			d := strconv.FormatUint(v+w, 10)
+			to = from[:start] + zeros(width-len(d)) + d
+		}
+	} else if v+w <= 0xff {
+		to = from[:start] + string([]byte{byte(v + w)})
+	}
+	if to == "" {
+		// The run overflows: the window ends with its parent subtree.
+		if start <= s.prefixLen {
+			return s.end
+		}
+		to = clientv3.GetPrefixRangeEnd(from[:start])
+	}
+	if to == "\x00" || to > s.end || to <= from {
+		return s.end
 	}
 	return to
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+func zeros(n int) string {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = '0'
+	}
+	return string(b)
 }
 
 func commonPrefix(a, b string) int {

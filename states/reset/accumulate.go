@@ -19,6 +19,8 @@ type accumulator struct {
 	kept      map[[2]string]int64
 	census    *models.WALCensus
 	total     int64
+	// dry: the dry run, whose decisions build no new segment value.
+	dry bool
 
 	unflushed, assigns int64
 	unflushedKeys      []string
@@ -43,7 +45,7 @@ func newAccumulator(p *Planner) *accumulator {
 
 // decide plans one entry under the meta root, adds it, and returns the decision.
 func (a *accumulator) decide(e instance.Entry) (Decision, error) {
-	d, err := a.p.Decide(e.Key, e.Value)
+	d, err := a.p.decide(e.Key, e.Value, !a.dry)
 	if err != nil {
 		var de *DecodeError
 		if errors.As(err, &de) {

@@ -20,7 +20,8 @@ import (
 	"github.com/heron-shell/heron/states/woodpecker"
 )
 
-// collectionPageSize bounds a page of collection infos, whose schemas can be large.
+// collectionPageSize bounds the first page of collection infos, whose
+// schemas can be large; later pages are sized by bytes.
 const collectionPageSize = 50
 
 // Prefixes (relative to the meta root) in the order the reset writes them.
@@ -265,6 +266,7 @@ func (pl *Plan) setGates(a *accumulator) {
 // returns nil.
 func (pl *Plan) scan(ctx context.Context, sink func(apply.Op) error) error {
 	a := newAccumulator(pl.planner)
+	a.dry = sink == nil
 	steps := []struct {
 		prefixes []string
 		size     int
@@ -442,10 +444,10 @@ func gate(name string, count int64, keys []string, okDetail, failDetail string) 
 	return g
 }
 
-// walk walks prefixes at rev with windowed pages (pageSize 0: the
-// instance's).
-func walk(ctx context.Context, inst *instance.Instance, rev int64, prefixes []string, pageSize int, fn func(e instance.Entry) error) error {
-	_, err := inst.WithPageSize(pageSize).Walk(ctx, rev, prefixes, fn)
+// walk walks prefixes at rev with windowed pages (firstPage: the keys of
+// the first, 0: the instance's).
+func walk(ctx context.Context, inst *instance.Instance, rev int64, prefixes []string, firstPage int, fn func(e instance.Entry) error) error {
+	_, err := inst.WithFirstPage(firstPage).Walk(ctx, rev, prefixes, fn)
 	return err
 }
 

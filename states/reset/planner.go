@@ -179,12 +179,19 @@ func (e *DecodeError) Unwrap() error { return e.Err }
 
 // Decide plans one key under the meta root (rel is relative to it).
 func (p *Planner) Decide(k models.Key, value []byte) (Decision, error) {
+	return p.decide(k, value, true)
+}
+
+// decide is Decide; without build (the dry run) a segment rewrite of
+// Milvus's plain shape counts its positions and builds no value: a dry run
+// only counts, and segments are nearly every key it decides.
+func (p *Planner) decide(k models.Key, value []byte, build bool) (Decision, error) {
 	if strings.HasPrefix(k.Rel, models.QueryTargetPrefix) {
 		return p.queryTarget(k), nil
 	}
 	switch k.Kind {
 	case models.KindSegment:
-		return p.segment(k, value)
+		return p.segment(k, value, build)
 	case models.KindChannelCP:
 		return p.channelCP(k, value)
 	case models.KindCollectionInfo:
@@ -312,7 +319,7 @@ func (p *Planner) channelCP(k models.Key, value []byte) (Decision, error) {
 // segment decides a segment from its models.SegmentView (one pass over the
 // value, without allocating per field, for the plain shape Milvus writes);
 // a rewrite splices the positions in without reading the value again.
-func (p *Planner) segment(k models.Key, value []byte) (Decision, error) {
+func (p *Planner) segment(k models.Key, value []byte, build bool) (Decision, error) {
 	d := Decision{Kind: KindSegment}
 	v, err := models.ViewSegment(value)
 	if err != nil {
@@ -336,6 +343,12 @@ func (p *Planner) segment(k models.Key, value []byte) (Decision, error) {
 	}
 	if p.positionDone(v.Start) && p.positionDone(v.DML) {
 		d.Reason = KeepAtTarget
+		return d, nil
+	}
+	if n, ok := models.CountViewedRewrites(v, p.Target); !build && ok && len(value) < maxValueBytes/2 {
+		// A value near etcd's request limit is built: the plan warns
+		// about the size of the new value.
+		d.Action, d.Positions = Rewrite, n
 		return d, nil
 	}
 	nv, n, err := models.RewriteViewedSegment(value, v, p.Target)

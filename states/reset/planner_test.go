@@ -265,18 +265,28 @@ func TestSegmentFastPathMatchesModels(t *testing.T) {
 		(&wire.Builder{}).String(4, "by-dev-rootcoord-dml_0_1v0").Message(10, (&wire.Builder{}).Bytes(1, []byte{0xff, 0xfe}).Build()).Build(),
 		v[:len(v)-1],
 	)
+	dryOnly := 0
 	for _, target := range allWALs {
 		for _, scope := range [][]string{nil, {"by-dev-rootcoord-dml_1"}} {
 			p, _ := NewPlanner(msgid.Name(target), scope, Context{CheckpointWAL: map[string]commonpb.WALName{"by-dev-rootcoord-dml_0": commonpb.WALName_Pulsar}})
 			for i, val := range values {
 				k := models.Classify(models.SegmentKey(1, 2, int64(i)))
 				slow, serr := p.segmentReference(k, val)
-				fast, ferr := p.segment(k, val)
-				if (serr != nil) != (ferr != nil) {
-					t.Fatalf("value %d: errors %v and %v", i, ferr, serr)
+				fast, ferr := p.segment(k, val, true)
+				dry, derr := p.segment(k, val, false)
+				if (serr != nil) != (ferr != nil) || (derr != nil) != (ferr != nil) {
+					t.Fatalf("value %d: errors %v, %v (dry run) and %v", i, ferr, derr, serr)
 				}
 				if serr != nil {
 					continue
+				}
+				// The dry run decides the same, without the new value.
+				if dry.Action == Rewrite && dry.Value == nil {
+					dryOnly++
+					dry.Value = fast.Value
+				}
+				if !reflect.DeepEqual(fast, dry) {
+					t.Fatalf("value %d to %s:\nrun %+v\ndry run %+v", i, msgid.Name(target), fast, dry)
 				}
 				if len(fast.Value) == 0 && len(slow.Value) == 0 {
 					fast.Value, slow.Value = nil, nil
@@ -286,5 +296,37 @@ func TestSegmentFastPathMatchesModels(t *testing.T) {
 				}
 			}
 		}
+	}
+	if dryOnly == 0 {
+		t.Fatal("no dry-run decision went without its value")
+	}
+}
+
+// A dry run builds no new segment value (it counts the positions a rewrite
+// changes), except for a value large enough that the plan must check the
+// size of the new one against etcd's request limit.
+func TestDryRunBuildsNoSegmentValue(t *testing.T) {
+	p, err := NewPlanner("woodpecker", nil, Context{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := "by-dev-rootcoord-dml_0_1v0"
+	seg := sample.Segment{ID: 1, Collection: 1, Partition: 2, Channel: ch, Rows: 10, State: commonpb.SegmentState_Flushed, Level: 2,
+		Start: sample.Position(ch, sample.ID(commonpb.WALName_Pulsar, 3), 9, 0), DML: sample.Position(ch, sample.ID(commonpb.WALName_Pulsar, 4), 10, 0)}
+	k := models.Classify(models.SegmentKey(1, 2, 1))
+	val := seg.Encode()
+	dry, err := p.decide(k, val, false)
+	if err != nil || dry.Action != Rewrite || dry.Positions != 2 || dry.Value != nil {
+		t.Fatalf("dry run: %+v, %v", dry, err)
+	}
+	built := testing.AllocsPerRun(200, func() { _, _ = p.decide(k, val, true) })
+	counted := testing.AllocsPerRun(200, func() { _, _ = p.decide(k, val, false) })
+	if counted >= built {
+		t.Fatalf("a dry-run decision allocates %v times, a run's %v: the dry run builds the value", counted, built)
+	}
+	seg.Extra = (&wire.Builder{}).Bytes(100, make([]byte, maxValueBytes/2)).Build()
+	large, err := p.decide(k, seg.Encode(), false)
+	if err != nil || large.Action != Rewrite || len(large.Value) <= maxValueBytes/2 {
+		t.Fatalf("a large value is built in a dry run too: %+v, %v", large.Action, err)
 	}
 }
