@@ -7,9 +7,6 @@ import (
 	"github.com/heron-shell/heron/framework/apply"
 )
 
-// backupReminderIndex is where reminders puts the backup's reminder.
-const backupReminderIndex = 2
-
 // backupReminder is the plan's reminder about the backup a run writes: the
 // folder it goes to (--backup-dir, made absolute), so that the operator
 // knows where to find it before it exists.
@@ -18,11 +15,6 @@ func backupReminder(dir string) string {
 		dir = abs
 	}
 	return fmt.Sprintf("keep the backup file a run writes to %s (heron-backup-*.jsonl; its path is printed): restore --file <that file> --run puts every changed key back as it was", dir)
-}
-
-// backupWritten is the same reminder once the run wrote the backup at path.
-func backupWritten(path string) string {
-	return fmt.Sprintf("keep the backup file: restore --file %s --run puts every changed key back as it was", path)
 }
 
 // nameSplitBackup finds, for a plan that found a split state, the backup

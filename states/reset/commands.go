@@ -25,7 +25,7 @@ type Params struct {
 	AllowNonEmptyTarget bool     `name:"allow-non-empty-target" desc:"go on when the target is not fresh (a warning): woodpecker's metadata holds logs of pchannels in scope, or (checked with --kafka-brokers / --pulsar-admin) their Kafka or Pulsar topics hold records"`
 	WPMetaPrefix        string   `name:"wp-meta-prefix" placeholder:"PREFIX" desc:"woodpecker.meta.prefix as milvus.yaml sets it (default: an etcd config override, else woodpecker): woodpecker's metadata is under {rootPath}/PREFIX unless the legacy top-level woodpecker/ holds keys"`
 	targetcheck.Flags
-	Wide                bool     `name:"wide" desc:"list every pchannel in scope by its full name (the plan counts them otherwise: 64 pchannels (dml_0 ... dml_63)) and show example keys whole"`
+	Wide bool `name:"wide" desc:"list every pchannel in scope by its full name (the plan counts them otherwise: 64 pchannels (dml_0 ... dml_63)) and show example keys whole"`
 	framework.WriteFlags
 	framework.Output
 }

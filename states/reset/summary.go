@@ -304,6 +304,7 @@ func (e *errWriter) Write(b []byte) (int, error) {
 }
 
 func (e *errWriter) printf(format string, a ...any) { fmt.Fprintf(e, format, a...) }
+
 // maxScopeNames is how many pchannels the scope line names one by one;
 // more are counted, first ... last, unless --wide.
 const maxScopeNames = 4
