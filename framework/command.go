@@ -150,7 +150,11 @@ func Write[S any, P any, T any, L interface {
 	Plan
 }](s S, build func(ctx context.Context, s S, p *P) (L, error)) *Command {
 	c := newCommand[P](true)
+	var once func(ctx context.Context, p any, m mode, w WriteIO) (Result, error)
 	c.exec = func(ctx context.Context, p any, m mode, w WriteIO) (Result, error) {
+		return rereadOnce(w.Stderr, func() (Result, error) { return once(ctx, p, m, w) })
+	}
+	once = func(ctx context.Context, p any, m mode, w WriteIO) (Result, error) {
 		plan, err := build(ctx, s, p.(*P))
 		if err != nil {
 			return nil, err
@@ -190,6 +194,8 @@ func Write[S any, P any, T any, L interface {
 			return nil, nil
 		case isRefused(err):
 			return refuse(err)
+		case isStaleRead(err):
+			return nil, err
 		}
 		if res != nil {
 			if rerr := Render(w.Stdout, res, w.Format); rerr != nil && err == nil {

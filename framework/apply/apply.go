@@ -83,6 +83,10 @@ func (e *InterruptedError) Error() string {
 	if errors.As(e.Err, &le) {
 		next = "re-run heron to complete once " + le.Fix
 	}
+	var re *RefusedTxnError
+	if errors.As(e.Err, &re) && re.Once != "" {
+		next = "re-run heron to complete once " + re.Once
+	}
 	return fmt.Sprintf("%v: stopped after %d transactions, %d of %d keys written; %s", e.Err, e.Txns, e.Written, e.Total, next)
 }
 
@@ -157,8 +161,10 @@ func Apply(ctx context.Context, store Store, src Source, opt Options) (*Result, 
 		}
 		return nil
 	})
+	probe := newProber(opt.Header.Prefixes)
 	err = src(ctx, func(op Op) error {
 		Heartbeat(ctx)
+		probe.add(op)
 		return b1.add(op)
 	})
 	if err == nil {
@@ -203,6 +209,10 @@ func Apply(ctx context.Context, store Store, src Source, opt Options) (*Result, 
 			bw.Abort()
 			return res, Cause(ctx, err)
 		}
+	}
+	if err := probe.run(ctx, store); err != nil {
+		bw.Abort()
+		return res, Cause(ctx, err)
 	}
 	if opt.Approve != nil {
 		if err := opt.Approve(res.Keys); err != nil {
@@ -485,10 +495,7 @@ func (w *writer) commit(bt *batch) {
 			w.fail(bt.seq, lerr)
 			return
 		}
-		if errors.Is(err, context.DeadlineExceeded) {
-			err = &timeoutError{d: w.opt.TxnTimeout, err: err}
-		}
-		w.fail(bt.seq, fmt.Errorf("etcd transaction %d (%d keys from %s) failed, its keys may or may not be written: %w", bt.seq+1, len(bt.ops), bt.ops[0].Key, err))
+		w.fail(bt.seq, w.txnError(tctx, bt, err))
 		return
 	}
 	Heartbeat(w.ctx)

@@ -115,7 +115,7 @@ func Run(ctx context.Context, store Store, job Job, w framework.WriteIO) (*Resul
 	}
 	if job.Verify != nil {
 		if err := job.Verify(ctx); err != nil {
-			return res, Cause(ctx, fmt.Errorf("verify: %w", err))
+			return res, afterWrite(Cause(ctx, fmt.Errorf("verify: %w", err)))
 		}
 	}
 	return res, nil

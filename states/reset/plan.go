@@ -80,6 +80,10 @@ func readContext(ctx context.Context, inst *instance.Instance, p *Params) (*Plan
 	if err != nil {
 		return nil, err
 	}
+	alarm, err := gates.NoAlarm(ctx, inst)
+	if err != nil {
+		return nil, err
+	}
 	scope := map[string]bool{}
 	for _, pc := range p.PChannels {
 		scope[pc] = true
@@ -173,7 +177,7 @@ func readContext(ctx context.Context, inst *instance.Instance, p *Params) (*Plan
 	if err != nil {
 		return nil, framework.Usagef("reset checkpoint: --target-wal: %v", err)
 	}
-	pl := &Plan{inst: inst, planner: planner, params: *p, gates: []Gate{live, inflight}}
+	pl := &Plan{inst: inst, planner: planner, params: *p, gates: []Gate{alarm, live, inflight}}
 	if len(replication) > 0 {
 		pl.notes = append(pl.notes, "this instance is a replication source ("+listKeys(replication)+"): the reset does not rewrite replication state; set replication up again after the switch")
 	}
@@ -249,6 +253,7 @@ func (pl *Plan) Preview(ctx context.Context) error {
 // returns nil: apply's pass 1 then checks its refusal.
 func (pl *Plan) scan(ctx context.Context, sink func(apply.Op) error) error {
 	a := newAccumulator(pl.planner)
+	var writeBytes int64
 	steps := []struct {
 		prefixes []string
 		size     int
@@ -274,6 +279,9 @@ func (pl *Plan) scan(ctx context.Context, sink func(apply.Op) error) error {
 				return nil
 			}
 			d, err := a.decide(e)
+			if err == nil && d.Action != Keep {
+				writeBytes += gates.WriteCost(e.KV.Key, d.Value)
+			}
 			if err != nil || sink == nil || d.Action == Keep {
 				return err
 			}
@@ -288,6 +296,7 @@ func (pl *Plan) scan(ctx context.Context, sink func(apply.Op) error) error {
 	a.finish(&pl.Summary, pl.inst.Layout)
 	pl.Warnings = append(pl.Warnings, pl.notes...)
 	pl.Warnings = append(pl.Warnings, pl.warnings(a)...)
+	pl.noteSpace(ctx, writeBytes)
 	return nil
 }
 
@@ -511,8 +520,11 @@ func (pl *Plan) Apply(ctx context.Context, w framework.WriteIO) (framework.Resul
 		Plan:   &pl.Summary,
 		Verify: func(ctx context.Context) error {
 			v, err := pl.verify(ctx)
+			if err != nil {
+				return err // not a verdict: the read failed
+			}
 			res.Verify = &v
-			if err == nil && !v.OK {
+			if !v.OK {
 				err = fmt.Errorf("%d problems after the run, first: %s", v.FailuresTotal, strings.Join(v.Failures[:min(3, len(v.Failures))], "; "))
 			}
 			return err
@@ -525,7 +537,7 @@ func (pl *Plan) Apply(ctx context.Context, w framework.WriteIO) (framework.Resul
 	// whatever the format of stdout.
 	for _, n := range pl.Warnings {
 		if w.Stderr != nil {
-			fmt.Fprintf(w.Stderr, "warning: %s\n", n)
+			fmt.Fprintf(w.Stderr, "warning: %s\n", framework.EscapeText(n))
 		}
 	}
 	return res, err

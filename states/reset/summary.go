@@ -10,6 +10,7 @@ import (
 	"github.com/heron-shell/heron/framework"
 	"github.com/heron-shell/heron/framework/apply"
 	"github.com/heron-shell/heron/models"
+	"github.com/heron-shell/heron/states/gates"
 )
 
 // The JSON shapes of the plan and of a run are documented in README.md.
@@ -40,6 +41,9 @@ type Summary struct {
 	NotTouched     []string       `json:"not_touched"`
 	Warnings       []string       `json:"warnings"`
 	Reminders      []string       `json:"reminders"`
+	// EtcdSpace is what the write adds beside etcd's database size (absent
+	// when etcd does not tell the connected user its status).
+	EtcdSpace *gates.Space `json:"etcd_space,omitempty"`
 }
 
 // Earliest is the id every position in scope gets.
@@ -185,6 +189,9 @@ func (s *Summary) Table(w io.Writer) error {
 		tw.Flush()
 	}
 	ew.printf("\nkeys to write or delete: %d\n", s.TotalKeys)
+	if s.EtcdSpace != nil {
+		ew.printf("etcd space: %s\n", s.EtcdSpace)
+	}
 	if len(s.SplitPChannels) > 0 {
 		ew.printf("\nSPLIT STATE: positions of %s name more than one WAL (an interrupted reset?); a run completes it, restore --file BACKUP rolls it back:\n", strings.Join(s.SplitPChannels, ", "))
 		for _, p := range s.SplitState {
@@ -200,7 +207,7 @@ func (s *Summary) Table(w io.Writer) error {
 	if len(s.Warnings) > 0 {
 		ew.printf("\nwarnings:\n")
 		for _, n := range s.Warnings {
-			ew.printf("  %s\n", n)
+			ew.printf("  %s\n", framework.EscapeText(n))
 		}
 	}
 	ew.printf("\nreminders:\n")
@@ -344,7 +351,7 @@ func (r *RunResult) Table(w io.Writer) error {
 		}
 	}
 	for _, n := range r.Plan.Warnings {
-		ew.printf("warning: %s\n", n)
+		ew.printf("warning: %s\n", framework.EscapeText(n))
 	}
 	for _, n := range r.Plan.Reminders {
 		ew.printf("reminder: %s\n", n)

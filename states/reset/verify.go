@@ -19,8 +19,22 @@ const maxListedFailures = 20
 // target's codec as its earliest id with WAL_name set to the target, no
 // segment-assign record and no query target in scope is left, the mq.type
 // overrides name the target, and the planner plans nothing more.
-// It runs under the watchdog of apply.Run.
+// It runs under the watchdog of apply.Run. A compaction past the revision it
+// reads at (another writer and etcd's compactor) makes it read again at the
+// new current revision, a few times.
 func (pl *Plan) verify(ctx context.Context) (Verify, error) {
+	for attempt := 1; ; attempt++ {
+		v, err := pl.verifyOnce(ctx)
+		if err == nil || !instance.IsCompacted(err) || attempt == maxVerifyReads {
+			return v, err
+		}
+	}
+}
+
+// maxVerifyReads is how many times verify reads when etcd compacts under it.
+const maxVerifyReads = 3
+
+func (pl *Plan) verifyOnce(ctx context.Context) (Verify, error) {
 	inst := pl.inst
 	rev, err := inst.Revision(ctx)
 	if err != nil {
