@@ -54,8 +54,10 @@ type Instance struct {
 func New(cli *clientv3.Client, layout models.Layout, endpoints []string) *Instance {
 	in := &Instance{cli: cli, Layout: layout, Endpoints: endpoints, PageSize: DefaultPageSize, PageBytes: DefaultPageBytes}
 	in.waiter = &waiter{in: in}
-	if _, wrapped := cli.KV.(*waitKV); !wrapped {
-		cli.KV = &waitKV{KV: cli.KV, w: in.waiter}
+	if cli != nil {
+		if _, wrapped := cli.KV.(*waitKV); !wrapped {
+			cli.KV = &waitKV{KV: cli.KV, w: in.waiter}
+		}
 	}
 	return in
 }
