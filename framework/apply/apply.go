@@ -18,6 +18,8 @@ import (
 type Result struct {
 	// Backup is the path of the backup file ("" when nothing was backed up).
 	Backup string `json:"backup"`
+	// BackupDeleted: the backup file (or its folder) was deleted during the run.
+	BackupDeleted bool `json:"backup_deleted,omitempty"`
 	// Keys is the number of ops of the plan; PlannedPuts and PlannedDeletes
 	// split it.
 	Keys           int64 `json:"keys"`

@@ -104,7 +104,11 @@ func Run(ctx context.Context, store Store, job Job, w framework.WriteIO) (*Resul
 	ctx, stop := WithStallTimeout(ctx, opt.StallTimeout)
 	defer stop()
 	res, err := Apply(ctx, store, job.Ops, opt)
+	gone := noteBackupGone(res, w.Stderr)
 	if err != nil {
+		if gone != "" {
+			return res, fmt.Errorf("%w (%s)", err, gone)
+		}
 		if res != nil && res.Backup != "" {
 			return res, fmt.Errorf("%w (%s)", err, rollback(res.Backup, published))
 		}

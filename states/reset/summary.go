@@ -330,7 +330,11 @@ func (r *RunResult) Table(w io.Writer) error {
 		a := r.Applied
 		ew.printf("reset checkpoint to %s: wrote %d of %d keys (%d rewritten, %d deleted) in %d transactions, %.1fs (%.0f keys/s)\n",
 			r.Plan.TargetWAL, a.Written, a.Keys, a.Puts, a.Deletes, a.Txns, a.Seconds, a.KeysPerSecond)
-		ew.printf("backup: %s\nplanned:\n", a.Backup)
+		if a.BackupDeleted {
+			ew.printf("backup: %s DELETED during the run (with its folder or alone): nothing keeps the original values\nplanned:\n", a.Backup)
+		} else {
+			ew.printf("backup: %s\nplanned:\n", a.Backup)
+		}
 		for _, k := range r.Plan.Rewrites {
 			ew.printf("  %-26s %d keys, %d positions\n", k.Kind, k.Keys, k.Positions)
 		}
