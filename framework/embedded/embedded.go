@@ -18,13 +18,23 @@ type Server struct {
 	etcd *embed.Etcd
 }
 
+// Options tune the server (the zero value: etcd's defaults).
+type Options struct {
+	// QuotaBackendBytes is etcd's --quota-backend-bytes: past it etcd raises
+	// its NOSPACE alarm and refuses writes (0: 2 GiB).
+	QuotaBackendBytes int64
+}
+
 // Start starts etcd with its data in dir. A free port found by listening can
 // be taken before etcd binds it, so it retries a few times.
-func Start(dir string) (*Server, error) {
+func Start(dir string) (*Server, error) { return StartWith(dir, Options{}) }
+
+// StartWith is Start with options.
+func StartWith(dir string, opt Options) (*Server, error) {
 	var err error
 	for attempt := 0; attempt < 5; attempt++ {
 		var e *embed.Etcd
-		if e, err = startOnce(dir); err == nil {
+		if e, err = startOnce(dir, opt); err == nil {
 			return &Server{etcd: e}, nil
 		}
 	}
@@ -37,7 +47,7 @@ func (s *Server) Endpoint() string { return s.etcd.Clients[0].Addr().String() }
 // Close stops the server.
 func (s *Server) Close() { s.etcd.Close() }
 
-func startOnce(dir string) (*embed.Etcd, error) {
+func startOnce(dir string, opt Options) (*embed.Etcd, error) {
 	clientURL, err := freeURL()
 	if err != nil {
 		return nil, err
@@ -57,6 +67,7 @@ func startOnce(dir string) (*embed.Etcd, error) {
 	cfg.ListenPeerUrls = []url.URL{*peerURL}
 	cfg.AdvertisePeerUrls = []url.URL{*peerURL}
 	cfg.InitialCluster = cfg.Name + "=" + peerURL.String()
+	cfg.QuotaBackendBytes = opt.QuotaBackendBytes
 	e, err := embed.StartEtcd(cfg)
 	if err != nil {
 		return nil, err
