@@ -152,7 +152,7 @@ func Write[S any, P any, T any, L interface {
 	c := newCommand[P](true)
 	var once func(ctx context.Context, p any, m mode, w WriteIO) (Result, error)
 	c.exec = func(ctx context.Context, p any, m mode, w WriteIO) (Result, error) {
-		return rereadOnce(w.Stderr, func() (Result, error) { return once(ctx, p, m, w) })
+		return RereadOnce(w.Stderr, func() (Result, error) { return once(ctx, p, m, w) })
 	}
 	once = func(ctx context.Context, p any, m mode, w WriteIO) (Result, error) {
 		plan, err := build(ctx, s, p.(*P))

@@ -18,10 +18,11 @@ func isStaleRead(err error) bool {
 	return errors.As(err, &s) && s.StaleRead()
 }
 
-// rereadOnce runs attempt, and once more when it failed on a stale read
+// RereadOnce runs attempt (building a write command's plan and previewing or
+// applying it), and once more when it failed on a stale read
 // with nothing written, telling stderr why. A second stale read fails the
 // command, saying that nothing was written.
-func rereadOnce(stderr io.Writer, attempt func() (Result, error)) (Result, error) {
+func RereadOnce(stderr io.Writer, attempt func() (Result, error)) (Result, error) {
 	res, err := attempt()
 	if !isStaleRead(err) {
 		return res, err
