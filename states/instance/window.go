@@ -34,7 +34,7 @@ func (in *Instance) Scan(ctx context.Context, prefix string, rev int64, fn func(
 		}
 		resp, err := in.cli.Get(ctx, from, opts...)
 		if err != nil {
-			return rev, fmt.Errorf("read %s: %w", prefix, err)
+			return rev, fmt.Errorf("read %s: %w", prefix, compacted(rev, err))
 		}
 		if rev == 0 {
 			rev = resp.Header.Revision

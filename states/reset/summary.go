@@ -9,6 +9,7 @@ import (
 
 	"github.com/heron-shell/heron/framework"
 	"github.com/heron-shell/heron/models"
+	"github.com/heron-shell/heron/states/gates"
 )
 
 // The JSON shapes of the plan and of a run are documented in README.md.
@@ -39,6 +40,9 @@ type Summary struct {
 	NotTouched     []string       `json:"not_touched"`
 	Warnings       []string       `json:"warnings"`
 	Reminders      []string       `json:"reminders"`
+	// EtcdSpace is what the write adds beside etcd's database size (absent
+	// when etcd does not tell the connected user its status).
+	EtcdSpace *gates.Space `json:"etcd_space,omitempty"`
 }
 
 // Earliest is the id every position in scope gets.
@@ -173,6 +177,9 @@ func (s *Summary) Table(w io.Writer) error {
 		tw.Flush()
 	}
 	ew.printf("\nkeys to write or delete: %d\n", s.TotalKeys)
+	if s.EtcdSpace != nil {
+		ew.printf("etcd space: %s\n", s.EtcdSpace)
+	}
 	if len(s.SplitPChannels) > 0 {
 		ew.printf("\nSPLIT STATE: positions of %s name more than one WAL (an interrupted reset?); a run completes it, restore --file BACKUP rolls it back:\n", strings.Join(s.SplitPChannels, ", "))
 		for _, p := range s.SplitState {
