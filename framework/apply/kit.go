@@ -197,6 +197,12 @@ func ruleFor(h Header) (func(Entry) (Op, error), error) {
 	return rule(h)
 }
 
+// Derive is the function that gives each entry of a backup with header h
+// the op its command wrote (its new value: in the entry, or derived again by
+// the header's Rule): what restore compares a key with to see whether the
+// instance moved on since.
+func Derive(h Header) (func(Entry) (Op, error), error) { return ruleFor(h) }
+
 // entryOp is the op of an entry that carries its new value.
 func entryOp(e Entry) (Op, error) {
 	op := Op{Key: e.Key, ModRevision: e.ModRevision, Delete: e.Delete, Phase: e.Phase}
@@ -428,6 +434,7 @@ func (k *kit[S, P]) verifyWritten(ctx context.Context, opt Options, pl *Plan, st
 		note, err := c.Run(ctx)
 		if err != nil {
 			v.OK = false
+			v.fail("%s", err)
 			return v, fmt.Errorf("verify: %s", err)
 		}
 		v.Note = note

@@ -100,7 +100,9 @@ type KV struct {
 	Key         string
 	Value       []byte
 	ModRevision int64
-	Lease       int64
+	// CreateRevision is the revision the key was created at (Scan sets it).
+	CreateRevision int64
+	Lease          int64
 }
 
 // Revision returns the current revision of etcd: reads pinned to it see one snapshot.

@@ -21,6 +21,15 @@ import (
 // and returns the revision it read at, in O(n) etcd work. Pages
 // may be shorter than PageSize; keys come in order, each exactly once.
 func (in *Instance) Scan(ctx context.Context, prefix string, rev int64, fn func(page []KV) error) (int64, error) {
+	return in.scan(ctx, prefix, rev, nil, fn)
+}
+
+// ScanKeys is Scan without the values (each KV's Value is nil).
+func (in *Instance) ScanKeys(ctx context.Context, prefix string, rev int64, fn func(page []KV) error) (int64, error) {
+	return in.scan(ctx, prefix, rev, []clientv3.OpOption{clientv3.WithKeysOnly()}, fn)
+}
+
+func (in *Instance) scan(ctx context.Context, prefix string, rev int64, extra []clientv3.OpOption, fn func(page []KV) error) (int64, error) {
 	pg := in.pager()
 	end := clientv3.GetPrefixRangeEnd(prefix)
 	from := prefix
@@ -28,7 +37,7 @@ func (in *Instance) Scan(ctx context.Context, prefix string, rev int64, fn func(
 	for {
 		to := windowEnd(from, j, len(prefix), end)
 		size := pg.limit
-		opts := []clientv3.OpOption{clientv3.WithRange(to), clientv3.WithLimit(int64(size))}
+		opts := append([]clientv3.OpOption{clientv3.WithRange(to), clientv3.WithLimit(int64(size))}, extra...)
 		if rev > 0 {
 			opts = append(opts, clientv3.WithRev(rev))
 		}
@@ -43,7 +52,7 @@ func (in *Instance) Scan(ctx context.Context, prefix string, rev int64, fn func(
 		if len(resp.Kvs) > 0 {
 			page := make([]KV, len(resp.Kvs))
 			for i, kv := range resp.Kvs {
-				page[i] = KV{Key: string(kv.Key), Value: kv.Value, ModRevision: kv.ModRevision, Lease: kv.Lease}
+				page[i] = KV{Key: string(kv.Key), Value: kv.Value, ModRevision: kv.ModRevision, CreateRevision: kv.CreateRevision, Lease: kv.Lease}
 			}
 			if err := fn(page); err != nil {
 				return rev, err
