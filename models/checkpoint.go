@@ -125,6 +125,9 @@ func DecodeWALCheckpoint(b []byte) (*WALCheckpoint, error) {
 	if err != nil {
 		return nil, fmt.Errorf("not a WALCheckpoint: %w", err)
 	}
+	if err := checkpointShape.check(b); err != nil {
+		return nil, err
+	}
 	cp := &WALCheckpoint{
 		TimeTick:           m.Varint(cpTimeTick),
 		RecoveryMagic:      int64(m.Varint(cpRecoveryMagic)),

@@ -33,6 +33,9 @@ func DecodePosition(b []byte) (*msgpb.MsgPosition, error) {
 	if err := proto.Unmarshal(b, &p); err != nil {
 		return nil, fmt.Errorf("not a MsgPosition: %w", err)
 	}
+	if err := positionShape.check(b); err != nil {
+		return nil, err
+	}
 	return &p, nil
 }
 

@@ -45,6 +45,9 @@ func DecodeSegmentInfo(b []byte) (*SegmentInfo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("not a SegmentInfo: %w", err)
 	}
+	if err := segmentShape.check(b); err != nil {
+		return nil, err
+	}
 	s := &SegmentInfo{
 		ID:            int64(m.Varint(segID)),
 		CollectionID:  int64(m.Varint(segCollection)),

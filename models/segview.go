@@ -164,6 +164,9 @@ func inspectSegment(b []byte) (v SegmentView, channel []byte, ok bool) {
 		if m < 0 {
 			return v, nil, false
 		}
+		if int(num) < len(segmentWire) && segmentWire[num] != 0 && protowire.Type(segmentWire[num]-1) != typ {
+			return v, nil, false // the general path names the field
+		}
 		val := b[off+n : off+n+m]
 		switch num {
 		case segChannel:

@@ -132,6 +132,7 @@ func runConnect(ctx context.Context, o *Offline, p *ConnectParams, out framework
 	if err != nil {
 		return nil, err
 	}
+	inst.SetNotice(out.Stderr)
 	cctx, cancel := context.WithTimeout(ctx, configs.DefaultDialTimeout)
 	defer cancel()
 	ok, err := inst.HasMeta(cctx)

@@ -17,6 +17,8 @@ import (
 type Result struct {
 	// Backup is the path of the backup file ("" when nothing was backed up).
 	Backup string `json:"backup"`
+	// BackupDeleted: the backup file (or its folder) was deleted during the run.
+	BackupDeleted bool `json:"backup_deleted,omitempty"`
 	// Keys is the number of ops of the plan; PlannedPuts and PlannedDeletes
 	// split it.
 	Keys           int64 `json:"keys"`
@@ -86,6 +88,10 @@ func (e *InterruptedError) Error() string {
 	if errors.As(e.Err, &le) {
 		next = "re-run heron to complete once " + le.Fix
 	}
+	var re *RefusedTxnError
+	if errors.As(e.Err, &re) && re.Once != "" {
+		next = "re-run heron to complete once " + re.Once
+	}
 	why := e.Err.Error()
 	if errors.Is(e.Err, context.Canceled) {
 		why = "interrupted"
@@ -139,6 +145,9 @@ type Staged struct {
 	biggestOps int
 	biggestKey string
 	phases     map[int]bool
+	// probe checks, before the first write, that the user may write every
+	// prefix the ops touch.
+	probe *prober
 }
 
 // newStaged starts pass 1 into a temporary backup at opt.BackupPath
@@ -149,7 +158,7 @@ func newStaged(opt Options, label string, withNew bool) (*Staged, error) {
 		return nil, err
 	}
 	bw.withNew = withNew
-	st := &Staged{opt: opt, start: time.Now(), bw: bw, seed: maphash.MakeSeed(), phases: map[int]bool{}}
+	st := &Staged{opt: opt, start: time.Now(), bw: bw, seed: maphash.MakeSeed(), phases: map[int]bool{}, probe: newProber(opt.Header.Prefixes)}
 	st.prog = startProgress(opt.Progress, label, 0, opt.ProgressInterval)
 	st.b1 = newBatcher(opt, st.seed, func(bt *batch) error {
 		for _, op := range bt.ops {
@@ -175,6 +184,7 @@ func newStaged(opt Options, label string, withNew bool) (*Staged, error) {
 
 func (st *Staged) add(op Op) error {
 	heartbeat(st.ctx)
+	st.probe.add(op)
 	return st.b1.add(op)
 }
 
@@ -484,10 +494,7 @@ func (w *writer) commit(bt *batch) {
 			w.fail(bt.seq, lerr)
 			return
 		}
-		if errors.Is(err, context.DeadlineExceeded) {
-			err = &timeoutError{d: w.opt.TxnTimeout, err: err}
-		}
-		w.fail(bt.seq, fmt.Errorf("etcd transaction %d (%d keys from %s) failed, its keys may or may not be written: %w", bt.seq+1, len(bt.ops), bt.ops[0].Key, err))
+		w.fail(bt.seq, w.txnError(tctx, bt, err))
 		return
 	}
 	heartbeat(w.ctx)

@@ -343,7 +343,7 @@ type BackupReader struct {
 	AllowNoChecksum bool
 	// Checksummed: the end line's checksum matched (set at the end line).
 	Checksummed bool
-	f           *os.File
+	f           io.Closer
 	r           *bufio.Reader
 	sum         hash.Hash
 	line        int64
@@ -357,7 +357,19 @@ func OpenBackup(path string) (*BackupReader, error) {
 	if err != nil {
 		return nil, fmt.Errorf("backup: %w", err)
 	}
-	br := &BackupReader{Path: path, f: f, r: bufio.NewReaderSize(f, 1<<20), sum: sha256.New()}
+	return newBackupReader(path, f, f)
+}
+
+// reopen reads the backup held open in f from its start (the kit holds the
+// published backup open until its verify: a backup deleted meanwhile is
+// still read back); closing the reader leaves f open.
+func reopen(path string, f *os.File) (*BackupReader, error) {
+	return newBackupReader(path, io.NewSectionReader(f, 0, 1<<62), io.NopCloser(nil))
+}
+
+// newBackupReader reads the header of the backup at path from r; f closes it.
+func newBackupReader(path string, r io.Reader, f io.Closer) (*BackupReader, error) {
+	br := &BackupReader{Path: path, f: f, r: bufio.NewReaderSize(r, 1<<20), sum: sha256.New()}
 	if err := foreignBackup(path, br.r); err != nil {
 		f.Close()
 		return nil, err

@@ -81,6 +81,25 @@ type Stage struct {
 	staging bool
 	staged  *Staged
 	path    string // the plan file a Load staged from
+	// held is the published backup, open until the verify has read it back
+	// (a backup deleted during the run is still read back, and reported).
+	held *os.File
+}
+
+// openBackup reads the published backup from its start.
+func (s *Stage) openBackup() (*BackupReader, error) {
+	if s.held != nil {
+		return reopen(s.staged.opt.BackupPath, s.held)
+	}
+	return OpenBackup(s.staged.opt.BackupPath)
+}
+
+// release closes the held backup.
+func (s *Stage) release() {
+	if s.held != nil {
+		_ = s.held.Close()
+		s.held = nil
+	}
 }
 
 // Scan runs scan once with the header of the backup the run publishes
@@ -182,6 +201,12 @@ func ruleFor(h Header) (func(Entry) (Op, error), error) {
 	return rule(h)
 }
 
+// Derive is the function that gives each entry of a backup with header h
+// the op its command wrote (its new value: in the entry, or derived again by
+// the header's Rule): what restore compares a key with to see whether the
+// instance moved on since.
+func Derive(h Header) (func(Entry) (Op, error), error) { return ruleFor(h) }
+
 // entryOp is the op of an entry that carries its new value.
 func entryOp(e Entry) (Op, error) {
 	op := Op{Key: e.Key, ModRevision: e.ModRevision, Delete: e.Delete, Phase: e.Phase}
@@ -212,7 +237,9 @@ func Command[S Store, P any](s S, build Build[S, P]) *framework.Command {
 func Tuned[S Store, P any](s S, build Build[S, P], tune func(*Options)) *framework.Command {
 	return framework.WriteCommand(func(ctx context.Context, p *P, m framework.Mode, w framework.WriteIO) (framework.Result, error) {
 		k := &kit[S, P]{store: s, build: build, tune: tune, p: p, m: m, w: w}
-		return k.run(ctx)
+		// A plan read at a revision etcd compacted away before anything was
+		// written is read again, once, at the current revision.
+		return framework.RereadOnce(w.Stderr, func() (framework.Result, error) { return k.run(ctx) })
 	})
 }
 
@@ -270,6 +297,7 @@ func (k *kit[S, P]) run(ctx context.Context) (framework.Result, error) {
 		return nil, err
 	}
 	defer st.staged.Abort()
+	defer st.release()
 	if st.staged != nil {
 		st.staged.opt.Label = pl.Command
 		if got := st.staged.result().Keys; got != pl.Keys {
@@ -310,7 +338,7 @@ func (k *kit[S, P]) run(ctx context.Context) (framework.Result, error) {
 	case errors.Is(err, framework.ErrNotConfirmed):
 		fmt.Fprintln(w.Stderr, "nothing was written")
 		return nil, nil
-	case err != nil && res == nil:
+	case err != nil && (res == nil || framework.IsStaleRead(err)):
 		return nil, err
 	}
 	if rerr := framework.Render(w.Stdout, out, w.Format); rerr != nil && err == nil {
@@ -331,6 +359,9 @@ func (k *kit[S, P]) commit(ctx context.Context, pl *Plan, st *Stage, flags frame
 	}
 	if err := staged.checkLimits(ctx, k.store); err != nil {
 		return nil, err
+	}
+	if err := staged.probe.run(ctx, k.store); err != nil {
+		return nil, Cause(ctx, err)
 	}
 	release := hold(ctx)
 	ok, err := w.Approve(ctx, pl.View, pl.Keys, pl.Root)
@@ -355,6 +386,11 @@ func (k *kit[S, P]) commit(ctx context.Context, pl *Plan, st *Stage, flags frame
 	published := staged.bw.header
 	after := staged.opt.AfterBackup
 	staged.opt.AfterBackup = func(path string) error {
+		held, err := os.Open(path)
+		if err != nil {
+			return fmt.Errorf("backup: %w", err)
+		}
+		st.held = held
 		fmt.Fprintf(w.Stderr, "backup: %s (%d keys, synced)\n", path, pl.Keys)
 		if published.SplitState {
 			fmt.Fprintf(w.Stderr, "%s\n", chainNote(published))
@@ -375,7 +411,11 @@ func (k *kit[S, P]) commit(ctx context.Context, pl *Plan, st *Stage, flags frame
 		return nil, err
 	}
 	res, err := staged.commit(ctx, k.store, replay(staged.opt.BackupPath, derive))
-	if err != nil && res != nil && res.Backup != "" {
+	gone := noteBackupGone(res, w.Stderr)
+	switch {
+	case err != nil && gone != "":
+		return res, fmt.Errorf("%w (%s)", err, gone)
+	case err != nil && res != nil && res.Backup != "":
 		return res, fmt.Errorf("%w (%s)", err, rollback(res.Backup, published))
 	}
 	return res, err
@@ -397,8 +437,14 @@ func stopped(st *Stage, res *Result) *Stopped {
 
 // verify reads every key of the published backup back (each put byte for
 // byte as staged, each delete absent), plans again (nothing more to do),
-// then runs the plan's After checks.
+// then runs the plan's After checks. Its errors come after the writes: a
+// compaction under it is never a stale read that planning again would fix.
 func (k *kit[S, P]) verify(ctx context.Context, opt Options, pl *Plan, st *Stage) (*Verify, error) {
+	v, err := k.verifyWritten(ctx, opt, pl, st)
+	return v, afterWrite(err)
+}
+
+func (k *kit[S, P]) verifyWritten(ctx context.Context, opt Options, pl *Plan, st *Stage) (*Verify, error) {
 	v := &Verify{Failures: []string{}}
 	// The read-back and the re-plan are independent reads: they run side
 	// by side, so the verify costs about one scan.
@@ -408,13 +454,13 @@ func (k *kit[S, P]) verify(ctx context.Context, opt Options, pl *Plan, st *Stage
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			readErr = readBack(ctx, k.store, st.staged.opt.BackupPath, opt.MaxTxnOps, v)
+			readErr = readBackPinned(ctx, k.store, st.openBackup, opt.MaxTxnOps, v)
 		}()
 	}
 	var again *Plan
 	var planErr error
 	if st.path == "" {
-		again, _, planErr = k.plan(ctx, opt, false)
+		again, planErr = k.replan(ctx, opt)
 	}
 	wg.Wait()
 	if readErr != nil {
@@ -436,6 +482,7 @@ func (k *kit[S, P]) verify(ctx context.Context, opt Options, pl *Plan, st *Stage
 		note, err := c.Run(ctx)
 		if err != nil {
 			v.OK = false
+			v.fail("%s", err)
 			return v, fmt.Errorf("verify: %s", err)
 		}
 		v.Note = note
@@ -445,6 +492,17 @@ func (k *kit[S, P]) verify(ctx context.Context, opt Options, pl *Plan, st *Stage
 		return v, fmt.Errorf("verify: %d problems after the run, first: %s", v.FailuresTotal, strings.Join(v.Failures[:min(3, len(v.Failures))], "; "))
 	}
 	return v, nil
+}
+
+// replan builds the plan again at the current revision, again when etcd
+// compacts the one it reads at (up to maxReadBacks times).
+func (k *kit[S, P]) replan(ctx context.Context, opt Options) (*Plan, error) {
+	for attempt := 1; ; attempt++ {
+		again, _, err := k.plan(ctx, opt, false)
+		if err == nil || !framework.IsStaleRead(err) || attempt == maxReadBacks {
+			return again, err
+		}
+	}
 }
 
 const maxListedFailures = 20
@@ -471,10 +529,27 @@ func (v *Verify) fail(format string, a ...any) {
 	}
 }
 
-// readBack reads every key of the backup at path back at one revision,
+// maxReadBacks is how many times verify reads the keys back when etcd
+// compacts the revision it reads at.
+const maxReadBacks = 3
+
+// readBackPinned is readBack, read again from the start at the new current
+// revision when etcd compacts the one it reads at (another writer and
+// etcd's compactor): a compaction is no verdict on the keys.
+func readBackPinned(ctx context.Context, store Store, open func() (*BackupReader, error), n int, v *Verify) error {
+	for attempt := 1; ; attempt++ {
+		err := readBack(ctx, store, open, n, v)
+		if err == nil || !IsCompacted(err) || attempt == maxReadBacks {
+			return err
+		}
+		*v = Verify{Failures: []string{}}
+	}
+}
+
+// readBack reads every key of the backup open opens back at one revision,
 // n keys a transaction.
-func readBack(ctx context.Context, store Store, path string, n int, v *Verify) error {
-	br, err := OpenBackup(path)
+func readBack(ctx context.Context, store Store, open func() (*BackupReader, error), n int, v *Verify) error {
+	br, err := open()
 	if err != nil {
 		return err
 	}
@@ -628,9 +703,14 @@ func (o *Outcome) Table(w io.Writer) error {
 	if a := o.Applied; a == nil {
 		fmt.Fprintf(&b, "%s: %s\n", pl.Title, pl.Nothing)
 	} else {
-		fmt.Fprintf(&b, "%s: wrote %d of %d keys (%d %s, %d deleted) in %d transactions, %.1fs: scan %.1fs, backup %.1fs, write %.1fs (%.0f keys/s), verify %.1fs\nbackup: %s\n",
+		fmt.Fprintf(&b, "%s: wrote %d of %d keys (%d %s, %d deleted) in %d transactions, %.1fs: scan %.1fs, backup %.1fs, write %.1fs (%.0f keys/s), verify %.1fs\n",
 			pl.Title, a.Written, a.Keys, a.Puts, pl.Put, a.Deletes, a.Txns, a.Seconds, a.ScanSeconds, a.BackupSeconds, a.WriteSeconds,
-			a.KeysPerSecond, a.VerifySeconds, a.Backup)
+			a.KeysPerSecond, a.VerifySeconds)
+		if a.BackupDeleted {
+			fmt.Fprintf(&b, "backup: %s DELETED during the run (with its folder or alone): nothing keeps the original values\n", a.Backup)
+		} else {
+			fmt.Fprintf(&b, "backup: %s\n", a.Backup)
+		}
 	}
 	switch v := o.Verify; {
 	case v == nil:
@@ -656,7 +736,7 @@ func (o *Outcome) Table(w io.Writer) error {
 func (o *Outcome) Lines(w io.Writer) error {
 	kv := []any{"run", o.plan.Command}
 	if a := o.Applied; a != nil {
-		kv = append(kv, "backup", a.Backup, "keys", a.Keys, "written", a.Written, "puts", a.Puts, "deletes", a.Deletes,
+		kv = append(kv, "backup", a.Backup, "backup_deleted", a.BackupDeleted, "keys", a.Keys, "written", a.Written, "puts", a.Puts, "deletes", a.Deletes,
 			"txns", a.Txns, "seconds", fmt.Sprintf("%.3f", a.Seconds))
 	} else {
 		kv = append(kv, "keys", 0)

@@ -18,13 +18,23 @@ type Server struct {
 	etcd *embed.Etcd
 }
 
+// Options tune the server (the zero value: etcd's defaults).
+type Options struct {
+	// QuotaBackendBytes is etcd's --quota-backend-bytes: past it etcd raises
+	// its NOSPACE alarm and refuses writes (0: 8 GiB, see startOnce).
+	QuotaBackendBytes int64
+}
+
 // Start starts etcd with its data in dir. A free port found by listening can
 // be taken before etcd binds it, so it retries a few times.
-func Start(dir string) (*Server, error) {
+func Start(dir string) (*Server, error) { return StartWith(dir, Options{}) }
+
+// StartWith is Start with options.
+func StartWith(dir string, opt Options) (*Server, error) {
 	var err error
 	for attempt := 0; attempt < 5; attempt++ {
 		var e *embed.Etcd
-		if e, err = startOnce(dir); err == nil {
+		if e, err = startOnce(dir, opt); err == nil {
 			return &Server{etcd: e}, nil
 		}
 	}
@@ -44,7 +54,7 @@ const (
 	quotaBackendBytes      = 8 << 30
 )
 
-func startOnce(dir string) (*embed.Etcd, error) {
+func startOnce(dir string, opt Options) (*embed.Etcd, error) {
 	clientURL, err := freeURL()
 	if err != nil {
 		return nil, err
@@ -67,6 +77,9 @@ func startOnce(dir string) (*embed.Etcd, error) {
 	cfg.SnapshotCatchUpEntries = snapshotCatchUpEntries
 	// A copy must hold what the original held: production quotas go to 8 GiB.
 	cfg.QuotaBackendBytes = quotaBackendBytes
+	if opt.QuotaBackendBytes > 0 {
+		cfg.QuotaBackendBytes = opt.QuotaBackendBytes
+	}
 	cfg.ListenClientUrls = []url.URL{*clientURL}
 	cfg.AdvertiseClientUrls = []url.URL{*clientURL}
 	cfg.ListenPeerUrls = []url.URL{*peerURL}

@@ -146,7 +146,9 @@ func Dial(ctx context.Context, cfg DialConfig, layout models.Layout) (*Instance,
 		cli.Close()
 		return nil, dialError(addrs, timeout, cfg.UserName, err)
 	}
-	return New(cli, layout, cfg.Endpoints), nil
+	inst := New(cli, layout, cfg.Endpoints)
+	inst.User = cfg.UserName
+	return inst, nil
 }
 
 // CheckEndpoint rejects an address etcd's client cannot dial as meant: a

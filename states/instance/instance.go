@@ -6,6 +6,8 @@ package instance
 import (
 	"context"
 	"fmt"
+	"io"
+	"time"
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -40,11 +42,27 @@ type Instance struct {
 	// FirstPage is the most keys of a scan's first page, before any key
 	// size is known (0: firstPageKeys): small for large values.
 	FirstPage int
+	// User is the etcd user of the connection ("": no auth).
+	User string
+	// Notice receives "waiting for etcd" when a request waits longer than
+	// NoticeAfter (nil: silent); RequestTimeout bounds every request. Zero
+	// durations are DefaultNoticeAfter and DefaultRequestTimeout.
+	Notice         io.Writer
+	NoticeAfter    time.Duration
+	RequestTimeout time.Duration
+	waiter         *waiter
 }
 
 // New wraps a connected client.
 func New(cli *clientv3.Client, layout models.Layout, endpoints []string) *Instance {
-	return &Instance{cli: cli, Layout: layout, Endpoints: endpoints, PageSize: DefaultPageSize, PageBytes: DefaultPageBytes}
+	in := &Instance{cli: cli, Layout: layout, Endpoints: endpoints, PageSize: DefaultPageSize, PageBytes: DefaultPageBytes}
+	in.waiter = &waiter{in: in}
+	if cli != nil {
+		if _, wrapped := cli.KV.(*waitKV); !wrapped {
+			cli.KV = &waitKV{KV: cli.KV, w: in.waiter}
+		}
+	}
+	return in
 }
 
 // pager sizes the pages of one scan by the bytes of the keys it has seen.
@@ -89,7 +107,9 @@ type KV struct {
 	Key         string
 	Value       []byte
 	ModRevision int64
-	Lease       int64
+	// CreateRevision is the revision the key was created at (Scan sets it).
+	CreateRevision int64
+	Lease          int64
 }
 
 // Revision returns the current revision of etcd: reads pinned to it see one snapshot.
@@ -114,7 +134,7 @@ func (in *Instance) Get(ctx context.Context, key string, rev int64) (KV, bool, e
 	}
 	resp, err := in.cli.Get(ctx, key, opts...)
 	if err != nil {
-		return KV{}, false, fmt.Errorf("read %s: %w", key, err)
+		return KV{}, false, fmt.Errorf("read %s: %w", key, compacted(rev, err))
 	}
 	if len(resp.Kvs) == 0 {
 		return KV{}, false, nil
@@ -131,7 +151,7 @@ func (in *Instance) Count(ctx context.Context, prefix string, rev int64) (int64,
 	}
 	resp, err := in.cli.Get(ctx, prefix, opts...)
 	if err != nil {
-		return 0, fmt.Errorf("read %s: %w", prefix, err)
+		return 0, fmt.Errorf("read %s: %w", prefix, compacted(rev, err))
 	}
 	return resp.Count, nil
 }
@@ -152,7 +172,7 @@ func (in *Instance) GetMany(ctx context.Context, keys []string, rev int64) ([]KV
 	}
 	resp, err := in.cli.Txn(ctx).Then(gets...).Commit()
 	if err != nil {
-		return nil, fmt.Errorf("read %d keys from %s at revision %d: %w", len(keys), keys[0], rev, err)
+		return nil, fmt.Errorf("read %d keys from %s at revision %d: %w", len(keys), keys[0], rev, compacted(rev, err))
 	}
 	out := make([]KV, len(keys))
 	for i, r := range resp.Responses {

@@ -43,6 +43,15 @@ const minUnits = 8
 // read while fn handles the current one. Pages may be shorter than
 // PageSize; keys come in order, each exactly once.
 func (in *Instance) Scan(ctx context.Context, prefix string, rev int64, fn func(page []KV) error) (int64, error) {
+	return in.scan(ctx, prefix, rev, nil, fn)
+}
+
+// ScanKeys is Scan without the values (each KV's Value is nil).
+func (in *Instance) ScanKeys(ctx context.Context, prefix string, rev int64, fn func(page []KV) error) (int64, error) {
+	return in.scan(ctx, prefix, rev, []clientv3.OpOption{clientv3.WithKeysOnly()}, fn)
+}
+
+func (in *Instance) scan(ctx context.Context, prefix string, rev int64, extra []clientv3.OpOption, fn func(page []KV) error) (int64, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	pg := in.pager()
@@ -53,7 +62,7 @@ func (in *Instance) Scan(ctx context.Context, prefix string, rev int64, fn func(
 	}
 	get := func(from, to string, limit int, rev int64) chan result {
 		ch := make(chan result, 1)
-		opts := []clientv3.OpOption{clientv3.WithRange(to), clientv3.WithLimit(int64(limit))}
+		opts := append([]clientv3.OpOption{clientv3.WithRange(to), clientv3.WithLimit(int64(limit))}, extra...)
 		if rev > 0 {
 			opts = append(opts, clientv3.WithRev(rev))
 		}
@@ -69,7 +78,7 @@ func (in *Instance) Scan(ctx context.Context, prefix string, rev int64, fn func(
 	for {
 		res := <-pending
 		if res.err != nil {
-			return rev, fmt.Errorf("read %s: %w", prefix, res.err)
+			return rev, fmt.Errorf("read %s: %w", prefix, compacted(rev, res.err))
 		}
 		resp := res.resp
 		if rev == 0 {
@@ -88,7 +97,7 @@ func (in *Instance) Scan(ctx context.Context, prefix string, rev int64, fn func(
 		if len(resp.Kvs) > 0 {
 			page := make([]KV, len(resp.Kvs))
 			for i, kv := range resp.Kvs {
-				page[i] = KV{Key: string(kv.Key), Value: kv.Value, ModRevision: kv.ModRevision, Lease: kv.Lease}
+				page[i] = KV{Key: string(kv.Key), Value: kv.Value, ModRevision: kv.ModRevision, CreateRevision: kv.CreateRevision, Lease: kv.Lease}
 			}
 			if err := fn(page); err != nil {
 				if !done {

@@ -102,6 +102,10 @@ func readContext(ctx context.Context, inst *instance.Instance, p *Params) (*Plan
 	if err != nil {
 		return nil, err
 	}
+	alarm, err := gates.NoAlarm(ctx, inst)
+	if err != nil {
+		return nil, err
+	}
 	generation, err := gates.Generation(ctx, inst, rev)
 	if err != nil {
 		return nil, err
@@ -199,7 +203,7 @@ func readContext(ctx context.Context, inst *instance.Instance, p *Params) (*Plan
 	if err != nil {
 		return nil, framework.Usagef("reset checkpoint: --target-wal: %v", err)
 	}
-	pl := &Plan{inst: inst, planner: planner, params: *p, gates: []Gate{generation, live, inflight}}
+	pl := &Plan{inst: inst, planner: planner, params: *p, gates: []Gate{alarm, generation, live, inflight}}
 	if len(replication) > 0 {
 		pl.notes = append(pl.notes, "this instance is a replication source ("+listKeys(replication)+"): the reset does not rewrite replication state; set replication up again after the switch")
 	}
@@ -267,6 +271,7 @@ func (pl *Plan) setGates(a *accumulator) {
 func (pl *Plan) scan(ctx context.Context, sink func(apply.Op) error) error {
 	a := newAccumulator(pl.planner)
 	a.dry = sink == nil
+	var writeBytes int64
 	steps := []struct {
 		prefixes []string
 		size     int
@@ -292,6 +297,9 @@ func (pl *Plan) scan(ctx context.Context, sink func(apply.Op) error) error {
 				return nil
 			}
 			d, err := a.decide(e)
+			if err == nil && d.Action != Keep {
+				writeBytes += gates.WriteCost(e.KV.Key, d.Value)
+			}
 			if err != nil || sink == nil || d.Action == Keep {
 				return err
 			}
@@ -306,6 +314,7 @@ func (pl *Plan) scan(ctx context.Context, sink func(apply.Op) error) error {
 	a.finish(&pl.Summary, pl.inst.Layout)
 	pl.Warnings = append(pl.Warnings, pl.notes...)
 	pl.Warnings = append(pl.Warnings, pl.warnings(a)...)
+	pl.noteSpace(ctx, writeBytes)
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/heron-shell/heron/framework"
 	"github.com/heron-shell/heron/models"
+	"github.com/heron-shell/heron/states/gates"
 )
 
 // The JSON shapes of the plan and of a run are documented in README.md.
@@ -44,6 +45,9 @@ type Summary struct {
 	// splitBackup is the backup of the interrupted run a split state comes
 	// from, when --backup-dir holds it: the table names it.
 	splitBackup string
+	// EtcdSpace is what the write adds beside etcd's database size (absent
+	// when etcd does not tell the connected user its status).
+	EtcdSpace *gates.Space `json:"etcd_space,omitempty"`
 }
 
 // Earliest is the id every position in scope gets.
@@ -181,6 +185,9 @@ func (s *Summary) Table(w io.Writer) error {
 		tw.Flush()
 	}
 	ew.printf("\nkeys to write or delete: %d\n", s.TotalKeys)
+	if s.EtcdSpace != nil {
+		ew.printf("etcd space: %s\n", s.EtcdSpace)
+	}
 	if len(s.SplitPChannels) > 0 {
 		rollback := "restore --file BACKUP --run (the backup of the interrupted run)"
 		if s.splitBackup != "" {

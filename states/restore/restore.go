@@ -14,6 +14,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -29,6 +31,7 @@ type Params struct {
 	framework.ParamBase `use:"restore" desc:"put back every key of a heron backup file as it was (a plan unless --run)" example:"restore --file heron-backup-by-dev-reset-kafka-rev1234-20261203T101500Z.jsonl --run"`
 	File                string `name:"file" required:"true" placeholder:"BACKUP" desc:"the backup file a write command (reset checkpoint, ...) wrote"`
 	NoChecksum          bool   `name:"no-checksum" desc:"restore a backup written before heron checksummed backups (its changes cannot be detected)"`
+	ForceMovedOn        bool   `name:"force-moved-on" desc:"restore although keys changed, were deleted or created since the backed-up write (rolls back what Milvus did since)"`
 	framework.WriteFlags
 	framework.Output
 }
@@ -76,6 +79,34 @@ type Summary struct {
 	// empty otherwise. OriginalBackup holds the values before the first run.
 	Chain          []string `json:"chain"`
 	OriginalBackup string   `json:"original_backup,omitempty"`
+	// MovedOn lists the keys that changed since the backed-up command wrote
+	// them (gate "instance did not move on").
+	MovedOn MovedOn `json:"moved_on"`
+}
+
+// MovedOn is what happened to the instance since the write that made the
+// backup: keys of the backup that no longer hold what that write left
+// (changed, deleted, created again), and keys created since under its
+// prefixes. Checked: false when the backup does not record what its
+// command wrote (a backup of an older heron, a rule this heron lacks).
+type MovedOn struct {
+	Checked bool     `json:"checked"`
+	Changed []string `json:"changed"`
+	Deleted []string `json:"deleted"`
+	Created []string `json:"created"`
+	// Total counts every key (at most maxMovedOnListed are listed a kind).
+	Total int64 `json:"total"`
+	// Unknown counts entries whose written value the backup does not record.
+	Unknown int64 `json:"unknown"`
+}
+
+const maxMovedOnListed = 20
+
+func (m *MovedOn) add(list *[]string, key string) {
+	m.Total++
+	if len(*list) < maxMovedOnListed {
+		*list = append(*list, key)
+	}
 }
 
 // Gate is one safety check.
@@ -92,6 +123,11 @@ type Plan struct {
 	Summary
 	inst   *instance.Instance
 	params Params
+	// written gives an entry the op its command wrote (nil: unknown);
+	// created are the keys created since under the prefixes, not yet seen
+	// in the file.
+	written func(apply.Entry) (apply.Op, error)
+	created map[string]bool
 	// groups: the restore phase of each backed-up phase (Header.RestoreOrder);
 	// phases bounds them.
 	groups map[int]int
@@ -108,9 +144,13 @@ func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.St
 	if err != nil {
 		return nil, err
 	}
+	if err := pl.readCreated(ctx); err != nil {
+		return nil, err
+	}
 	if err := st.Scan(ctx, pl.header(), "restore", pl.scan); err != nil {
 		return nil, err
 	}
+	pl.gateMovedOn()
 	out := &apply.Plan{Command: "restore", Title: "restore from " + pl.File, View: &pl.Summary, Gates: pl.Gates, Keys: pl.TotalKeys,
 		Root: inst.Layout.RootPath, Put: "put back", Nothing: "nothing to write, every key already holds its backed-up state",
 		Guards: []apply.Guard{gates.SessionGuard(inst.Layout)}}
@@ -229,6 +269,11 @@ func build(ctx context.Context, inst *instance.Instance, p *Params) (*Plan, erro
 		g.Detail = fmt.Sprintf("the backup was taken of root path %q, this instance is %q", header.RootPath, inst.Layout.RootPath)
 	}
 	pl.Gates = append(pl.Gates, g)
+	alarm, err := gates.NoAlarm(ctx, inst)
+	if err != nil {
+		return nil, err
+	}
+	pl.Gates = append(pl.Gates, alarm)
 	for _, check := range []func(context.Context, *instance.Instance, int64) (Gate, error){gates.Generation, gates.LiveComponents, gates.InFlightBroadcasts} {
 		g, err := check(ctx, inst, rev)
 		if err != nil {
@@ -254,8 +299,14 @@ func build(ctx context.Context, inst *instance.Instance, p *Params) (*Plan, erro
 func (pl *Plan) scan(ctx context.Context, sink func(apply.Op) error) error {
 	s := &pl.Summary
 	s.Entries, s.Puts, s.Deletes, s.Unchanged, s.Examples = 0, 0, 0, 0, []Example{}
-	err := pl.stream(ctx, pl.Revision, func(e apply.Entry, op *apply.Op) error {
+	s.MovedOn = MovedOn{Checked: pl.written != nil, Changed: []string{}, Deleted: []string{}, Created: []string{}}
+	created := maps.Clone(pl.created)
+	err := pl.stream(ctx, pl.Revision, func(e apply.Entry, cur instance.KV, op *apply.Op) error {
 		s.Entries++
+		delete(created, e.Key)
+		if op != nil {
+			pl.movedOn(e, cur)
+		}
 		if op == nil {
 			s.Unchanged++
 			return nil
@@ -279,14 +330,104 @@ func (pl *Plan) scan(ctx context.Context, sink func(apply.Op) error) error {
 		return sink(*op)
 	})
 	s.TotalKeys = s.Puts + s.Deletes
+	if err == nil && s.MovedOn.Checked {
+		for _, k := range slices.Sorted(maps.Keys(created)) {
+			s.MovedOn.add(&s.MovedOn.Created, k)
+		}
+	}
 	return err
+}
+
+// movedOn compares a key that does not hold its backed-up state with what
+// the backed-up command wrote there.
+func (pl *Plan) movedOn(e apply.Entry, cur instance.KV) {
+	m := &pl.MovedOn
+	if pl.written == nil {
+		return
+	}
+	w, err := pl.written(e)
+	if err != nil {
+		m.Unknown++
+		return
+	}
+	exists := cur.ModRevision != 0
+	switch {
+	case w.Delete && exists:
+		m.add(&m.Created, e.Key)
+	case !w.Delete && !exists:
+		m.add(&m.Deleted, e.Key)
+	case !w.Delete && !bytes.Equal(cur.Value, w.Value):
+		m.add(&m.Changed, e.Key)
+	}
+}
+
+// readCreated reads the keys created under the backup's prefixes since the
+// revision its plan was read at (keys only): those not in the file were
+// created by someone else after the backed-up write.
+func (pl *Plan) readCreated(ctx context.Context) error {
+	pl.created = map[string]bool{}
+	written, err := apply.Derive(pl.Backup)
+	if err != nil || pl.Backup.Revision == 0 {
+		return nil // not checked: the plan says so
+	}
+	pl.written = written
+	for _, prefix := range pl.Prefixes {
+		_, err := pl.inst.ScanKeys(ctx, prefix, pl.Revision, func(page []instance.KV) error {
+			for _, kv := range page {
+				if kv.CreateRevision > pl.Backup.Revision {
+					pl.created[kv.Key] = true
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// gateMovedOn is the gate on what happened since the backed-up write.
+func (pl *Plan) gateMovedOn() {
+	m := &pl.MovedOn
+	g := Gate{Name: "instance did not move on", OK: true, Count: m.Total}
+	switch {
+	case !m.Checked:
+		g.Detail = "not checked: the backup does not record what its command wrote (a backup of an older heron, or a rule this heron does not know)"
+	case m.Total == 0 && m.Unknown > 0:
+		g.Detail = fmt.Sprintf("every key holds what %q wrote or its backed-up state (%d entries without their written value not checked)", pl.Backup.Command, m.Unknown)
+	case m.Total == 0:
+		g.Detail = fmt.Sprintf("every key holds what %q wrote or its backed-up state, and no key was created since under %s", pl.Backup.Command, strings.Join(pl.Prefixes, ", "))
+	default:
+		for _, kind := range []struct {
+			what string
+			keys []string
+		}{{"changed since", m.Changed}, {"deleted since", m.Deleted}, {"created since", m.Created}} {
+			for _, k := range kind.keys {
+				g.Keys = append(g.Keys, kind.what+": "+k)
+			}
+		}
+		g.OK = false
+		g.Detail = fmt.Sprintf("%d keys moved on since %q wrote them (%d changed, %d deleted, %d created): Milvus ran on the instance since. "+
+			"Restoring rolls back what it did since: keys deleted since (segments garbage-collected, whose data files are gone) are created again, keys changed since (checkpoints that advanced) go back to their backed-up values, "+
+			"and keys created since are left as they are, still naming the WAL they were written for (a split state after the restore); "+
+			"not restoring keeps the instance as it is now, on what %q wrote. --force-moved-on restores anyway",
+			m.Total, pl.Backup.Command, len(m.Changed), len(m.Deleted), len(m.Created), pl.Backup.Command)
+		if pl.params.ForceMovedOn {
+			g.OK, g.Overridden = true, true
+			g.Detail = "--force-moved-on: " + g.Detail
+			pl.Warnings = append(pl.Warnings, fmt.Sprintf("--force-moved-on: the restore rolls back what Milvus did since %q on %d keys: keys deleted since are created again, changed ones go back, created ones stay", pl.Backup.Command, m.Total))
+		}
+	}
+	pl.Gates = append(pl.Gates, g)
+	pl.Refused = pl.Refused || !g.OK
 }
 
 // stream reads the backup file once per restore phase (the groups of the
 // header's RestoreOrder, then the phases it does not name), fetches the
 // current values of each chunk of keys at rev, and calls fn with each entry
 // and its op (nil: the key already holds its backed-up state).
-func (pl *Plan) stream(ctx context.Context, rev int64, fn func(e apply.Entry, op *apply.Op) error) error {
+func (pl *Plan) stream(ctx context.Context, rev int64, fn func(e apply.Entry, cur instance.KV, op *apply.Op) error) error {
 	for phase := 0; phase < pl.phases; phase++ {
 		br, err := apply.OpenBackup(pl.File)
 		if err != nil {
@@ -302,7 +443,7 @@ func (pl *Plan) stream(ctx context.Context, rev int64, fn func(e apply.Entry, op
 	return nil
 }
 
-func (pl *Plan) streamPhase(ctx context.Context, br *apply.BackupReader, rev int64, phase int, fn func(e apply.Entry, op *apply.Op) error) error {
+func (pl *Plan) streamPhase(ctx context.Context, br *apply.BackupReader, rev int64, phase int, fn func(e apply.Entry, cur instance.KV, op *apply.Op) error) error {
 	// A chunk is read in one transaction of gets: within etcd's default
 	// --max-txn-ops whatever --max-txn-ops says (the writes check it).
 	n := min(max(pl.params.MaxTxnOps, 1), apply.DefaultMaxTxnOps)
@@ -332,7 +473,7 @@ func (pl *Plan) streamPhase(ctx context.Context, br *apply.BackupReader, rev int
 			default:
 				op = &apply.Op{Key: e.Key, ModRevision: c.ModRevision, Value: e.Value, Original: c.Value, Phase: phase}
 			}
-			if err := fn(e, op); err != nil {
+			if err := fn(e, c, op); err != nil {
 				return err
 			}
 		}

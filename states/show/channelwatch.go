@@ -74,7 +74,7 @@ func ChannelWatches(ctx context.Context, inst *instance.Instance, warn io.Writer
 	_, err = inst.Walk(ctx, rev, []string{models.ChannelWatchPrefix}, func(e instance.Entry) error {
 		node, vchannel, ok := models.ParseChannelWatchKey(e.Rel)
 		if !ok {
-			fmt.Fprintf(warn, "warning: %s is not a channelwatch/{node}/{vchannel} key: skipped\n", e.Rel)
+			fmt.Fprintf(warn, "warning: %s is not a channelwatch/{node}/{vchannel} key: skipped\n", framework.EscapeText(e.Rel))
 			return nil
 		}
 		row := ChannelWatchRow{Node: node, VChannel: vchannel, Key: e.Rel}
@@ -89,7 +89,7 @@ func ChannelWatches(ctx context.Context, inst *instance.Instance, warn io.Writer
 		row.Collection, row.State, row.OpID, row.StartTs = cw.CollectionID, cw.State, cw.OpID, cw.StartTs
 		row.Unflushed, row.Flushed, row.Dropped = len(cw.UnflushedSegments), len(cw.FlushedSegments), len(cw.DroppedSegments)
 		if cw.VChannel != "" && cw.VChannel != vchannel {
-			fmt.Fprintf(warn, "warning: channel watch %s names vchannel %s\n", e.Rel, cw.VChannel)
+			fmt.Fprintf(warn, "warning: channel watch %s names vchannel %s\n", framework.EscapeText(e.Rel), framework.EscapeText(cw.VChannel))
 		}
 		fallback := wals[models.PChannelOf(vchannel)]
 		row.SeekPosition = watchPosition(cw.SeekPosition, fallback)

@@ -220,7 +220,7 @@ func (s *checkpointScan) pch(name string) *pchannelState {
 }
 
 func (s *checkpointScan) warnf(format string, args ...any) {
-	fmt.Fprintf(s.warn, "warning: "+format+"\n", args...)
+	fmt.Fprintf(s.warn, "warning: %s\n", framework.EscapeText(fmt.Sprintf(format, args...)))
 }
 
 // inScope reports whether a vchannel of a collection passes the filters.

@@ -52,7 +52,7 @@ func Replicas(ctx context.Context, inst *instance.Instance, warn io.Writer) (*Re
 	rev, err := inst.Walk(ctx, 0, []string{models.ReplicaPrefix}, func(e instance.Entry) error {
 		coll, id, ok := models.ParseReplicaKey(e.Rel)
 		if !ok {
-			fmt.Fprintf(warn, "warning: %s is not a querycoord-replica/{collection}/{replica} key: skipped\n", e.Rel)
+			fmt.Fprintf(warn, "warning: %s is not a querycoord-replica/{collection}/{replica} key: skipped\n", framework.EscapeText(e.Rel))
 			return nil
 		}
 		row := ReplicaRow{ID: id, Collection: coll, Key: e.Rel, Nodes: []int64{}, RONodes: []int64{}, RWSQNodes: []int64{}, ROSQNodes: []int64{},

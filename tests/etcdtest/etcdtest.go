@@ -16,7 +16,13 @@ import (
 // test ends.
 func Start(t testing.TB) (*clientv3.Client, string) {
 	t.Helper()
-	srv, err := embedded.Start(t.TempDir())
+	return StartWith(t, embedded.Options{})
+}
+
+// StartWith is Start with server options (a small quota).
+func StartWith(t testing.TB, opt embedded.Options) (*clientv3.Client, string) {
+	t.Helper()
+	srv, err := embedded.StartWith(t.TempDir(), opt)
 	if err != nil {
 		t.Fatalf("etcdtest: %v", err)
 	}
