@@ -81,7 +81,7 @@ expect_out "by-dev-rootcoord-dml_0, by-dev-rootcoord-dml_1, by-dev-rootcoord-dml
 run_heron "$(connect_line)
 reset checkpoint --target-wal kafka --run --allow-non-empty-target --backup-dir $BK --kafka-brokers $KAFKA"
 expect_rc 0 "--allow-non-empty-target runs"
-expect_err "warning: --allow-non-empty-target: Kafka topics .*by-dev-rootcoord-dml_0: not empty" "the override is a warning"
+expect_out "warning: --allow-non-empty-target: Kafka topics .*by-dev-rootcoord-dml_0: not empty" "the override is a warning"
 
 # An unreachable broker fails within seconds (exit 1) before anything is written.
 stop_kafka
