@@ -56,6 +56,12 @@ type WriteIO struct {
 // format is JSON, so that stdout stays the one run document) and, on a
 // terminal, asks "apply these N key changes to ROOT? [y/N]".
 func (w WriteIO) Approve(ctx context.Context, plan Result, keys int64, root string) (bool, error) {
+	return w.ApproveQuestion(ctx, plan, fmt.Sprintf("apply these %d key changes to %s? [y/N] ", keys, root))
+}
+
+// ApproveQuestion is Approve asking question (a plan that also changes
+// something outside etcd names it).
+func (w WriteIO) ApproveQuestion(ctx context.Context, plan Result, question string) (bool, error) {
 	out, format := w.Stdout, w.Format
 	if format == FormatJSON {
 		out, format = w.Stderr, FormatTable
@@ -68,7 +74,7 @@ func (w WriteIO) Approve(ctx context.Context, plan Result, keys int64, root stri
 	if w.Confirm == nil {
 		return true, nil
 	}
-	return w.Confirm(ctx, fmt.Sprintf("apply these %d key changes to %s? [y/N] ", keys, root))
+	return w.Confirm(ctx, question)
 }
 
 // WriteFlags are the flags every write command has; embed them in the param

@@ -220,9 +220,20 @@ func (st *Staged) checkLimits(ctx context.Context, store Store) error {
 	return Cause(ctx, checkTxnOps(ctx, store, st.opt, st.biggestKey, st.biggestOps))
 }
 
-// commit publishes the backup (its AfterBackup hook) and runs pass 2: the
-// ops of src2, which must be pass 1's, transaction by transaction.
-func (st *Staged) commit(ctx context.Context, store Store, src2 Source) (*Result, error) {
+// afterBackup runs the AfterBackup hook (tests, failpoints): an error
+// stops the run before its first write.
+func (st *Staged) afterBackup(res *Result) error {
+	if st.opt.AfterBackup == nil {
+		return nil
+	}
+	if err := st.opt.AfterBackup(st.opt.BackupPath); err != nil {
+		return &InterruptedError{Err: err, Total: res.Keys}
+	}
+	return nil
+}
+
+// publish syncs and renames the backup: from here on the run has one.
+func (st *Staged) publish() (*Result, error) {
 	opt := st.opt
 	res := st.result()
 	res.ScanSeconds = st.scan.Seconds()
@@ -234,11 +245,13 @@ func (st *Staged) commit(ctx context.Context, store Store, src2 Source) (*Result
 	res.Backup = opt.BackupPath
 	res.BackupSeconds = time.Since(bstart).Seconds()
 	res.Seconds = res.ScanSeconds + res.BackupSeconds
-	if opt.AfterBackup != nil {
-		if err := opt.AfterBackup(opt.BackupPath); err != nil {
-			return res, &InterruptedError{Err: err, Total: res.Keys}
-		}
-	}
+	return res, nil
+}
+
+// write runs pass 2 once the backup is published: the ops of src2, which
+// must be pass 1's, transaction by transaction.
+func (st *Staged) write(ctx context.Context, store Store, src2 Source, res *Result) (*Result, error) {
+	opt := st.opt
 	if res.Keys == 0 {
 		return res, nil
 	}

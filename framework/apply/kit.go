@@ -55,6 +55,10 @@ type Plan struct {
 	// Guards are read again after the question and watched while the kit
 	// writes and verifies.
 	Guards []Guard
+	// External are the plan's effects outside etcd (external.go): named in
+	// the question, run once after the backup is published and before the
+	// first etcd write. A saved plan records them; apply --file refuses it.
+	External []Effect
 }
 
 // Refusal is nil when every gate passed: the one place a plan is refused.
@@ -298,10 +302,18 @@ func (k *kit[S, P]) run(ctx context.Context) (framework.Result, error) {
 	}
 	defer st.staged.Abort()
 	defer st.release()
+	if err := pl.checkEffects(); err != nil {
+		return nil, err
+	}
 	if st.staged != nil {
 		st.staged.opt.Label = pl.Command
 		if got := st.staged.result().Keys; got != pl.Keys {
 			return nil, fmt.Errorf("%s: the plan counted %d keys but staged %d: nothing was written; build the plan again", pl.Command, pl.Keys, got)
+		}
+		if ext := pl.effectInfos(); len(ext) > 0 {
+			h := st.staged.bw.header
+			h.External = ext
+			st.staged.bw.setHeader(h)
 		}
 	}
 	refusal := pl.Refusal()
@@ -316,14 +328,14 @@ func (k *kit[S, P]) run(ctx context.Context) (framework.Result, error) {
 			if err := st.staged.saveAs(flags.PlanOut); err != nil {
 				return nil, err
 			}
-			fmt.Fprintf(w.Stderr, "plan saved: %s (%d keys, checksummed): apply --file %s --run applies exactly it\n", flags.PlanOut, pl.Keys, flags.PlanOut)
+			fmt.Fprintf(w.Stderr, "plan saved: %s (%d keys, checksummed): %s\n", flags.PlanOut, pl.Keys, pl.savedNote(flags.PlanOut))
 		}
 		fmt.Fprintln(w.Stderr, "dry run: nothing was written; add --run to apply the plan")
 		return pl.View, nil
 	}
 	out := &Outcome{plan: pl}
-	res, err := k.commit(ctx, pl, st, flags)
-	out.Applied = res
+	res, external, err := k.commit(ctx, pl, st, flags)
+	out.Applied, out.External = res, external
 	if err == nil {
 		vstart := time.Now()
 		out.Verify, err = k.verify(ctx, opt, pl, st)
@@ -347,33 +359,34 @@ func (k *kit[S, P]) run(ctx context.Context) (framework.Result, error) {
 	return out, err
 }
 
-// commit asks, publishes the staged backup and writes its ops. It returns
-// nil (and no backup) when there was nothing to write.
-func (k *kit[S, P]) commit(ctx context.Context, pl *Plan, st *Stage, flags framework.WriteFlags) (*Result, error) {
+// commit asks, publishes the staged backup, does the plan's effects
+// outside etcd and writes its ops. It returns nil (and no backup) when
+// there was nothing to write.
+func (k *kit[S, P]) commit(ctx context.Context, pl *Plan, st *Stage, flags framework.WriteFlags) (*Result, []EffectDone, error) {
 	w, staged := k.w, st.staged
 	if staged == nil {
-		return nil, fmt.Errorf("%s: the plan staged no ops", pl.Command)
+		return nil, nil, fmt.Errorf("%s: the plan staged no ops", pl.Command)
 	}
 	if pl.Keys == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err := staged.checkLimits(ctx, k.store); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := staged.probe.run(ctx, k.store); err != nil {
-		return nil, Cause(ctx, err)
+		return nil, nil, Cause(ctx, err)
 	}
 	release := hold(ctx)
-	ok, err := w.Approve(ctx, pl.View, pl.Keys, pl.Root)
+	ok, err := w.ApproveQuestion(ctx, pl.View, pl.question())
 	release()
 	if err == nil && !ok {
 		err = framework.ErrNotConfirmed
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := checkGuards(ctx, k.store, pl.Guards); err != nil {
-		return nil, framework.Refusedf("%s refused after the question, nothing was written: %v", pl.Command, err)
+		return nil, nil, framework.Refusedf("%s refused after the question, nothing was written: %v", pl.Command, err)
 	}
 	if len(pl.Guards) > 0 {
 		staged.opt.beforeTxn = func(ctx context.Context) error { return checkGuards(ctx, k.store, pl.Guards) }
@@ -384,41 +397,55 @@ func (k *kit[S, P]) commit(ctx context.Context, pl *Plan, st *Stage, flags frame
 		staged.bw.setHeader(h)
 	}
 	published := staged.bw.header
-	after := staged.opt.AfterBackup
-	staged.opt.AfterBackup = func(path string) error {
-		held, err := os.Open(path)
-		if err != nil {
-			return fmt.Errorf("backup: %w", err)
-		}
-		st.held = held
-		fmt.Fprintf(w.Stderr, "backup: %s (%d keys, synced)\n", path, pl.Keys)
-		if published.SplitState {
-			fmt.Fprintf(w.Stderr, "%s\n", chainNote(published))
-		}
-		if flags.PlanOut != "" {
-			if err := copyFile(path, flags.PlanOut); err != nil {
-				return err
-			}
-			fmt.Fprintf(w.Stderr, "plan saved: %s\n", flags.PlanOut)
-		}
-		if after != nil {
-			return after(path)
-		}
-		return nil
-	}
 	derive, err := ruleFor(published)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	res, err := staged.commit(ctx, k.store, replay(staged.opt.BackupPath, derive))
-	gone := noteBackupGone(res, w.Stderr)
-	switch {
-	case err != nil && gone != "":
-		return res, fmt.Errorf("%w (%s)", err, gone)
-	case err != nil && res != nil && res.Backup != "":
-		return res, fmt.Errorf("%w (%s)", err, rollback(res.Backup, published))
+	failed := func(res *Result, err error) (*Result, []EffectDone, error) {
+		if gone := noteBackupGone(res, w.Stderr); gone != "" {
+			err = fmt.Errorf("%w (%s)", err, gone)
+		} else if res != nil && res.Backup != "" {
+			err = fmt.Errorf("%w (%s)", err, rollback(res.Backup, published))
+		}
+		return res, nil, err
 	}
-	return res, err
+	// The steps of a run, in order: publish the backup, the effects
+	// outside etcd, the writes.
+	res, err := staged.publish()
+	if err != nil {
+		return failed(res, err)
+	}
+	// The published backup stays open until the verify has read it back,
+	// so that a backup deleted during the run is still read.
+	held, err := os.Open(res.Backup)
+	if err != nil {
+		return failed(res, fmt.Errorf("backup: %w", err))
+	}
+	st.held = held
+	fmt.Fprintf(w.Stderr, "backup: %s (%d keys, synced)\n", res.Backup, pl.Keys)
+	if published.SplitState {
+		fmt.Fprintf(w.Stderr, "%s\n", chainNote(published))
+	}
+	if flags.PlanOut != "" {
+		if err := copyFile(res.Backup, flags.PlanOut); err != nil {
+			return failed(res, &InterruptedError{Err: err, Total: res.Keys})
+		}
+		fmt.Fprintf(w.Stderr, "plan saved: %s\n", flags.PlanOut)
+	}
+	if err := staged.afterBackup(res); err != nil {
+		return failed(res, err)
+	}
+	external, err := runEffects(ctx, staged.opt, pl, res.Backup)
+	if err != nil {
+		return nil, external, err
+	}
+	res, err = staged.write(ctx, k.store, replay(staged.opt.BackupPath, derive), res)
+	if err != nil {
+		res, _, err = failed(res, err)
+	} else {
+		noteBackupGone(res, w.Stderr)
+	}
+	return res, external, err
 }
 
 // stopped is what a run that stopped after its backup was published says
@@ -658,6 +685,8 @@ type Outcome struct {
 	Applied *Result
 	Verify  *Verify
 	Stopped *Stopped
+	// External are the plan's effects outside etcd the run did.
+	External []EffectDone
 }
 
 // Stopped is a run that stopped part way: Written of Total keys are
@@ -671,16 +700,17 @@ type Stopped struct {
 }
 
 type outcomeJSON struct {
-	Plan      any      `json:"plan"`
-	Applied   *Result  `json:"applied"`
-	Verify    *Verify  `json:"verify"`
-	Stopped   *Stopped `json:"stopped,omitempty"`
-	Reminders []string `json:"reminders"`
+	Plan      any          `json:"plan"`
+	Applied   *Result      `json:"applied"`
+	Verify    *Verify      `json:"verify"`
+	Stopped   *Stopped     `json:"stopped,omitempty"`
+	Reminders []string     `json:"reminders"`
+	External  []EffectDone `json:"external,omitempty"`
 }
 
 // JSON is the run document.
 func (o *Outcome) JSON() any {
-	return outcomeJSON{Plan: o.plan.View.JSON(), Applied: o.Applied, Verify: o.Verify, Stopped: o.Stopped, Reminders: o.reminders()}
+	return outcomeJSON{Plan: o.plan.View.JSON(), Applied: o.Applied, Verify: o.Verify, Stopped: o.Stopped, Reminders: o.reminders(), External: o.External}
 }
 
 // reminders are the plan's, once the run verified.
@@ -699,6 +729,9 @@ func (o *Outcome) Table(w io.Writer) error {
 		fmt.Fprintf(&b, "STOPPED: %d of %d keys written: the instance is split, do not start Milvus.\n", s.Written, s.Total)
 		fmt.Fprintf(&b, "  to complete it:  %s\n", framework.EscapeText(s.Complete))
 		fmt.Fprintf(&b, "  to roll it back: %s\n", framework.EscapeText(s.RollBack))
+	}
+	for _, d := range o.External {
+		fmt.Fprintf(&b, "%s: outside etcd, %s in %.1fs (the backup cannot bring them back)\n", pl.Title, framework.EscapeText(d.String()), d.Seconds)
 	}
 	if a := o.Applied; a == nil {
 		fmt.Fprintf(&b, "%s: %s\n", pl.Title, pl.Nothing)
@@ -743,6 +776,12 @@ func (o *Outcome) Lines(w io.Writer) error {
 	}
 	if err := framework.WriteLine(w, kv...); err != nil {
 		return err
+	}
+	for _, d := range o.External {
+		if err := framework.WriteLine(w, "external", d.Verb, "done", d.Done, "count", d.Count, "unit", d.Unit, "bytes", d.Bytes,
+			"where", d.Where, "seconds", fmt.Sprintf("%.3f", d.Seconds)); err != nil {
+			return err
+		}
 	}
 	if s := o.Stopped; s != nil {
 		if err := framework.WriteLine(w, "stopped", true, "written", s.Written, "total", s.Total, "complete", s.Complete, "roll_back", s.RollBack); err != nil {

@@ -96,6 +96,10 @@ type Header struct {
 	// AfterRestore names the check a restore of this backup runs once its
 	// keys read back (states/gates registers them): "split-state".
 	AfterRestore string `json:"after_restore,omitempty"`
+	// External are the command's effects outside etcd (objects it
+	// deletes), which the file does not hold: apply --file refuses a plan
+	// that names any, and restore does not bring them back.
+	External []EffectInfo `json:"external,omitempty"`
 }
 
 // Allows reports whether key is under one of the header's prefixes (any key
@@ -159,7 +163,8 @@ type Options struct {
 	Label string
 
 	// AfterBackup is called once the backup is synced and renamed, before the
-	// first write to etcd; an error stops the run with nothing written.
+	// plan's effects outside etcd and the first write to etcd; an error stops
+	// the run with nothing written. Tests and failpoints hook here.
 	AfterBackup func(path string) error
 	// AfterTxn is called after each committed transaction with the number of
 	// transactions committed so far (calls are serialized). An error stops the

@@ -14,6 +14,7 @@ import (
 type progress struct {
 	w        io.Writer
 	label    string
+	unit     string // what it counts: "keys", "objects"
 	total    int64
 	done     atomic.Int64
 	start    time.Time
@@ -34,7 +35,12 @@ func IsTerminal(w io.Writer) bool {
 }
 
 func startProgress(w io.Writer, label string, total int64, interval time.Duration) *progress {
-	p := &progress{w: w, label: label, total: total, start: time.Now(), stop: make(chan struct{})}
+	return startProgressOf(w, label, "keys", total, interval)
+}
+
+// startProgressOf is startProgress counting unit.
+func startProgressOf(w io.Writer, label, unit string, total int64, interval time.Duration) *progress {
+	p := &progress{w: w, label: label, unit: unit, total: total, start: time.Now(), stop: make(chan struct{})}
 	if w == nil {
 		return p
 	}
@@ -72,11 +78,11 @@ func (p *progress) line() string {
 	}
 	s := fmt.Sprintf("%s: %d", p.label, done)
 	if p.total > 0 {
-		s += fmt.Sprintf("/%d keys (%.1f%%)", p.total, 100*float64(done)/float64(p.total))
+		s += fmt.Sprintf("/%d %s (%.1f%%)", p.total, p.unit, 100*float64(done)/float64(p.total))
 	} else {
-		s += " keys"
+		s += " " + p.unit
 	}
-	s += fmt.Sprintf(", %.0f keys/s", rate)
+	s += fmt.Sprintf(", %.0f %s/s", rate, p.unit)
 	if p.total > 0 && rate > 0 && done < p.total {
 		left := time.Duration(float64(p.total-done) / rate * float64(time.Second)).Round(time.Second)
 		s += fmt.Sprintf(", %s left", left)

@@ -120,3 +120,16 @@ func Slice(ops []Op) Source {
 		return nil
 	}
 }
+
+// commit is the kit's commit without the question and the effects:
+// publish the backup (its AfterBackup hook), then pass 2.
+func (st *Staged) commit(ctx context.Context, store Store, src2 Source) (*Result, error) {
+	res, err := st.publish()
+	if err != nil {
+		return res, err
+	}
+	if err := st.afterBackup(res); err != nil {
+		return res, err
+	}
+	return st.write(ctx, store, src2, res)
+}

@@ -127,7 +127,7 @@ func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.St
 	if !same {
 		g.Detail = fmt.Sprintf("the plan was made for root path %q, this instance is %q", h.RootPath, inst.Layout.RootPath)
 	}
-	s.Gates = append(s.Gates, g)
+	s.Gates = append(s.Gates, g, externalGate(h))
 	for _, check := range []func(context.Context, *instance.Instance, int64) (framework.Gate, error){gates.LiveComponents, gates.InFlightBroadcasts} {
 		g, err := check(ctx, inst, rev)
 		if err != nil {
@@ -189,4 +189,22 @@ func (s *Summary) Lines(w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// externalGate refuses a plan whose command also changes something outside
+// etcd (reset wal's objects): the file holds keys, not credentials, so
+// applying it would do only the etcd half of what was reviewed.
+func externalGate(h apply.Header) framework.Gate {
+	g := framework.Gate{Name: "nothing to do outside etcd", OK: len(h.External) == 0, Count: int64(len(h.External)),
+		Detail: "the plan changes etcd keys only"}
+	if g.OK {
+		return g
+	}
+	what := make([]string, len(h.External))
+	for i, e := range h.External {
+		what[i] = e.String()
+	}
+	g.Detail = fmt.Sprintf("the plan would also %s, outside etcd, which apply cannot do (a plan file holds no credentials): run the command that planned it instead (%s), or plan again without what reaches outside etcd",
+		strings.Join(what, " and "), h.Command)
+	return g
 }

@@ -93,31 +93,54 @@ func (s *Store) List(ctx context.Context, prefix string) ([]Object, error) {
 	return out, nil
 }
 
-// Delete deletes keys (batched by the client) and returns the first failure.
-func (s *Store) Delete(ctx context.Context, keys []string) error {
-	ch := make(chan minio.ObjectInfo)
-	go func() {
-		defer close(ch)
-		for _, k := range keys {
-			select {
-			case ch <- minio.ObjectInfo{Key: k}:
-			case <-ctx.Done():
-				return
+// deleteBatch is the most keys one multi-object delete request carries
+// (S3's limit).
+const deleteBatch = 1000
+
+// Delete deletes keys, a request of at most 1000 at a time, calling done
+// with the number deleted after each request, and returns the first
+// failure: the keys of the failing request that did go were deleted (and
+// counted), no later request is sent.
+func (s *Store) Delete(ctx context.Context, keys []string, done func(n int64)) error {
+	for len(keys) > 0 {
+		n := min(len(keys), deleteBatch)
+		batch := keys[:n]
+		keys = keys[n:]
+		ch := make(chan minio.ObjectInfo, len(batch))
+		for _, k := range batch {
+			ch <- minio.ObjectInfo{Key: k}
+		}
+		close(ch)
+		var first error
+		failed := map[string]bool{}
+		whole := false // the request failed: it deleted nothing
+		for e := range s.client.RemoveObjects(ctx, s.cfg.Bucket, ch, minio.RemoveObjectsOptions{}) {
+			failed[e.ObjectName] = true
+			switch {
+			case e.ObjectName == "":
+				if !whole {
+					first = fmt.Errorf("delete in bucket %s: %w", s.cfg.Bucket, e.Err)
+				}
+				whole = true
+			case first == nil:
+				first = fmt.Errorf("delete %s/%s: %w", s.cfg.Bucket, e.ObjectName, e.Err)
 			}
 		}
-	}()
-	var first error
-	n := 0
-	for e := range s.client.RemoveObjects(ctx, s.cfg.Bucket, ch, minio.RemoveObjectsOptions{}) {
-		n++
-		if first == nil {
-			first = fmt.Errorf("delete %s/%s: %w", s.cfg.Bucket, e.ObjectName, e.Err)
+		deleted := n - len(failed)
+		if whole {
+			deleted = 0
+		}
+		if done != nil {
+			done(int64(deleted))
+		}
+		if first != nil {
+			return fmt.Errorf("%d of %d objects of a request not deleted, first: %w", n-deleted, n, first)
+		}
+		if err := ctx.Err(); err != nil {
+			return err
 		}
 	}
-	if first != nil {
-		return fmt.Errorf("%d of %d objects not deleted, first: %w", n, len(keys), first)
-	}
-	return ctx.Err()
+	return nil
 }
 
 // LogObjects are the objects under one log's folder {root}/wp/{logId}/.

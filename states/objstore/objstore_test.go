@@ -41,8 +41,9 @@ func TestLogClassifiesAndDeletes(t *testing.T) {
 	for _, o := range lo.Layout {
 		keys = append(keys, o.Key)
 	}
-	if err := st.Delete(ctx, keys); err != nil {
-		t.Fatal(err)
+	var deleted int64
+	if err := st.Delete(ctx, keys, func(n int64) { deleted += n }); err != nil || deleted != 4 {
+		t.Fatalf("Delete: %v, %d deleted", err, deleted)
 	}
 	got := strings.Join(s3.Keys("a-bucket"), " ")
 	if got != "files/wp/7/notes.txt files/wp/70/0/0.blk files/wp/8/0/0.blk" {

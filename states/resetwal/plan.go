@@ -22,58 +22,16 @@ const (
 	phaseLogMeta = 1
 )
 
-// objectDeleter deletes the plan's objects once the etcd backup is
-// published and before the first etcd write (apply.Options.AfterBackup):
-// objects first, metadata second. Build records what to delete in it.
-type objectDeleter struct {
-	ctx   context.Context // the run's (Build's): Ctrl-C stops the deletes
-	store *objstore.Store
-	keys  []string
-}
-
 // Commands is `reset wal` on a connected instance.
-func Commands(inst *instance.Instance) []*framework.Command { return commands(inst, nil) }
-
-// commands is Commands with tune adjusting every run's options (tests'
-// hooks), composed with the object deletion.
-func commands(inst *instance.Instance, tune func(*apply.Options)) []*framework.Command {
-	pending := &objectDeleter{}
-	build := func(ctx context.Context, inst *instance.Instance, p *Params, st *apply.Stage) (*apply.Plan, error) {
-		return Build(ctx, inst, p, st, pending)
-	}
-	return []*framework.Command{apply.Tuned(inst, build, func(o *apply.Options) {
-		if tune != nil {
-			tune(o)
-		}
-		after := o.AfterBackup
-		o.AfterBackup = func(path string) error {
-			if err := pending.run(); err != nil {
-				return err
-			}
-			if after != nil {
-				return after(path)
-			}
-			return nil
-		}
-	})}
-}
-
-func (d *objectDeleter) run() error {
-	if d.store == nil || len(d.keys) == 0 {
-		return nil
-	}
-	keys := d.keys
-	d.keys = nil
-	if err := d.store.Delete(d.ctx, keys); err != nil {
-		return fmt.Errorf("deleting woodpecker's objects in %s: %w; the etcd metadata is untouched: run again", d.store.Config().Describe(), err)
-	}
-	return nil
+func Commands(inst *instance.Instance) []*framework.Command {
+	return []*framework.Command{apply.Command(inst, Build)}
 }
 
 // Build reads the instance at one revision and returns the plan: the logs
 // in scope under every woodpecker prefix, their objects, the gates, and the
-// ops (one delete per per-log key), staged through st.
-func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.Stage, pending *objectDeleter) (*apply.Plan, error) {
+// ops (one delete per per-log key), staged through st, and the deletion of
+// the logs' objects as the plan's effect outside etcd.
+func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.Stage) (*apply.Plan, error) {
 	rev, err := inst.Revision(ctx)
 	if err != nil {
 		return nil, err
@@ -141,7 +99,8 @@ func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.St
 	}
 	s.Kept = kept(inv)
 	s.Gates = []framework.Gate{live, inflight}
-	if err := planObjects(ctx, p, storage, logs, inv, s, pending); err != nil {
+	objects, err := planObjects(ctx, p, storage, logs, inv, s)
+	if err != nil {
 		return nil, err
 	}
 	s.Gates = append(s.Gates, storageGate(p, s))
@@ -193,34 +152,57 @@ func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.St
 	if staged != s.Keys {
 		return nil, fmt.Errorf("reset wal: the inventory counted %d keys but the scan found %d at revision %d", s.Keys, staged, rev)
 	}
-	return &apply.Plan{Command: "reset wal", Title: "reset wal (woodpecker)", View: s, Gates: s.Gates, Keys: s.Keys,
+	pl := &apply.Plan{Command: "reset wal", Title: "reset wal (woodpecker)", View: s, Gates: s.Gates, Keys: s.Keys,
 		Root: inst.Layout.RootPath, Put: "written", Nothing: "nothing to write (no woodpecker log of a pchannel in scope)",
-		Reminders: s.Reminders, After: []apply.Check{logidgenCheck(inst, s.Logidgen), objectsCheck(pending, s)}}, nil
+		Reminders: s.Reminders, After: []apply.Check{logidgenCheck(inst, s.Logidgen)}}
+	if objects != nil {
+		pl.External = []apply.Effect{objects.effect(s)}
+		pl.After = append(pl.After, objects.check(s))
+	}
+	return pl, nil
+}
+
+// logObjects are the objects of woodpecker's layout of the logs in scope,
+// in a bucket heron reaches.
+type logObjects struct {
+	store *objstore.Store
+	keys  []string
+}
+
+// effect deletes the objects: the kit runs it once the etcd backup is
+// published and before the first etcd write (objects first, metadata
+// second, so that a failed or interrupted delete leaves every log listed
+// and a re-run finds what is left).
+func (o *logObjects) effect(s *Summary) apply.Effect {
+	return apply.Effect{
+		EffectInfo: apply.EffectInfo{Verb: "delete", Past: "deleted", Count: int64(len(o.keys)), Unit: "objects",
+			Bytes: s.ObjectBytes, Where: o.store.Config().Describe()},
+		Run: func(ctx context.Context, done func(int64)) error { return o.store.Delete(ctx, o.keys, done) },
+	}
 }
 
 // planObjects lists the objects of every log in scope (with --minio-address)
-// or says where they stay.
-func planObjects(ctx context.Context, p *Params, storage string, logs []woodpecker.Log, inv *woodpecker.Inventory, s *Summary, pending *objectDeleter) error {
+// or says where they stay (nil).
+func planObjects(ctx context.Context, p *Params, storage string, logs []woodpecker.Log, inv *woodpecker.Inventory, s *Summary) (*logObjects, error) {
 	cfg, ok := p.objects()
-	pending.ctx, pending.store, pending.keys = ctx, nil, nil
 	base := models.WoodpeckerObjectBase(p.MinioRootPath)
 	switch {
 	case storage == StorageLocal:
 		s.Objects = ObjectsInfo{Reachable: false, Location: "each streamingnode's disk: {localStorage.path}/wp/" + base + "/{logId}/{segId}/data.log",
 			Note: "heron cannot reach those disks: the data of the logs stays there; log ids are never reused (logidgen is kept), so a new log never reads it; remove it by hand on each node once Milvus runs on the emptied logs"}
-		return nil
+		return nil, nil
 	case storage == StorageService:
 		s.Objects = ObjectsInfo{Reachable: false, Location: "the woodpecker service's nodes",
 			Note: "only the woodpecker service deletes its staged data (MarkLogDeleted, POST /admin/log/delete): the data of the logs stays there; log ids are never reused (logidgen is kept), so a new log never reads it"}
-		return nil
+		return nil, nil
 	case !ok:
 		s.Objects = ObjectsInfo{Reachable: false, Location: "object storage: {minio.bucketName}/" + base + "/{logId}/ (ids " + idList(logs) + ")",
 			Note: "without --minio-address heron deletes no object: the logs' objects stay behind; that is safe because log ids are never reused (logidgen is kept), so no new log reads them; they only take space (pass --minio-address to delete them too)"}
-		return nil
+		return nil, nil
 	}
 	store, err := objstore.Open(ctx, cfg)
 	if err != nil {
-		return fmt.Errorf("reset wal: %w", err)
+		return nil, fmt.Errorf("reset wal: %w", err)
 	}
 	s.Objects = ObjectsInfo{Reachable: true, Location: cfg.Describe(),
 		Note: "objects are deleted before the etcd keys, and an etcd backup cannot bring them back: restore puts the metadata back, not the data"}
@@ -250,7 +232,7 @@ func planObjects(ctx context.Context, p *Params, storage string, logs []woodpeck
 			}
 			lo, err := store.Log(ctx, id)
 			if err != nil {
-				return fmt.Errorf("reset wal: %w", err)
+				return nil, fmt.Errorf("reset wal: %w", err)
 			}
 			row.ObjectPrefixes = append(row.ObjectPrefixes, lo.Prefix)
 			row.Objects += int64(lo.Count)
@@ -273,8 +255,7 @@ func planObjects(ctx context.Context, p *Params, storage string, logs []woodpeck
 				l.Prefix, l.Name, l.Segments, strings.Join(row.ObjectPrefixes, ", ")))
 		}
 	}
-	pending.store, pending.keys = store, keys
-	return nil
+	return &logObjects{store: store, keys: keys}, nil
 }
 
 // storageType is woodpecker.storage.type: the flag, else Milvus's etcd
@@ -385,14 +366,11 @@ func logidgenCheck(inst *instance.Instance, before map[string]string) apply.Chec
 	}}
 }
 
-// objectsCheck lists the emptied logs' folders again: no object of
-// woodpecker's layout is left.
-func objectsCheck(pending *objectDeleter, s *Summary) apply.Check {
-	store := pending.store
+// check lists the emptied logs' folders again: no object of woodpecker's
+// layout is left.
+func (o *logObjects) check(s *Summary) apply.Check {
+	store := o.store
 	return apply.Check{Name: "objects deleted", Run: func(ctx context.Context) (string, error) {
-		if store == nil {
-			return "", nil
-		}
 		for _, row := range s.Logs {
 			for _, prefix := range row.ObjectPrefixes {
 				objs, err := store.List(ctx, prefix)

@@ -16,6 +16,7 @@ import (
 	"github.com/heron-shell/heron/framework"
 	"github.com/heron-shell/heron/framework/apply"
 	"github.com/heron-shell/heron/models"
+	"github.com/heron-shell/heron/states/applyplan"
 	"github.com/heron-shell/heron/states/instance"
 	"github.com/heron-shell/heron/states/restore"
 	"github.com/heron-shell/heron/tests/etcdtest"
@@ -95,7 +96,7 @@ func (e *env) dump() map[string]string { return shelltest.Dump(e.t, e.cli) }
 
 func (e *env) run(line string) (string, string, int) {
 	e.t.Helper()
-	cmds := append(commands(e.inst, e.tune), restore.Commands(e.inst)...)
+	cmds := append([]*framework.Command{apply.Tuned(e.inst, Build, e.tune)}, restore.Commands(e.inst)...)
 	out, errs, code, _ := shelltest.Run(e.t, cmds, line)
 	return out, errs, code
 }
@@ -206,6 +207,7 @@ func TestMilvus30PrefixRunAndRestore(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("restore: exit %d\n%s%s", code, out, errs)
 	}
+	mustContain(t, out, "warning: the run that made this backup also went to delete 17 objects (1454 bytes) in bucket a-bucket", "restore puts back the etcd keys only")
 	if d := shelltest.DiffKeys(before, e.dump()); len(d) > 0 {
 		t.Fatalf("restore left differences: %v", d)
 	}
@@ -482,5 +484,159 @@ func TestOtherPrefixes(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The kit deletes the objects (the plan's effect outside etcd) once the
+// backup is published and before the first etcd write: at the backup every
+// object is there and etcd untouched; after the first transaction no
+// object of the layout is left. The question names both; the result says
+// what was deleted outside etcd.
+func TestObjectsFirstEtcdSecond(t *testing.T) {
+	e := newEnv(t, "milvus30")
+	before := e.dump()
+	var atBackup, atFirstTxn int
+	var etcdAtBackup []string
+	e.tune = func(o *apply.Options) {
+		o.AfterBackup = func(string) error {
+			atBackup = len(objectsUnder(e.s3, "files/wp/"))
+			etcdAtBackup = shelltest.DiffKeys(before, e.dump())
+			return nil
+		}
+		o.AfterTxn = func(n int) error {
+			if n == 1 {
+				atFirstTxn = len(objectsUnder(e.s3, "files/wp/"))
+			}
+			return nil
+		}
+	}
+	out, errs, code := e.resetWAL(e.minio() + " --max-txn-ops 2 --run")
+	if code != 0 {
+		t.Fatalf("run: exit %d\n%s%s", code, out, errs)
+	}
+	if atBackup != 17 || len(etcdAtBackup) > 0 || atFirstTxn != 0 {
+		t.Fatalf("objects at the backup %d (etcd changed: %v), at the first transaction %d", atBackup, etcdAtBackup, atFirstTxn)
+	}
+	mustContain(t, errs, "reset wal: delete: 17/17 objects (100.0%)")
+	mustContain(t, out, "reset wal (woodpecker): outside etcd, deleted 17 of the 17 objects (1454 bytes) in bucket a-bucket, files/wp/ on "+e.s3.Address,
+		"wrote 15 of 15 keys", "verify: ok; 17 objects (1454 bytes) of the logs deleted")
+	lines, _, code := e.resetWAL(e.minio() + " --run --format line")
+	if code != 0 || !strings.Contains(lines, `run="reset wal" keys=0`) || strings.Contains(lines, "external") {
+		t.Fatalf("re-run: exit %d\n%s", code, lines)
+	}
+}
+
+func TestQuestionCountsTheObjects(t *testing.T) {
+	e := newEnv(t, "milvus30")
+	before := e.dump()
+	var asked string
+	var out, stderr strings.Builder
+	sh := framework.NewShell(shelltest.State{Cmds: Commands(e.inst)}, &out, &stderr)
+	sh.SetConfirm(func(_ context.Context, q string) (bool, error) { asked = q; return false, nil })
+	if err := sh.Run(context.Background(), "reset wal --target woodpecker --backup-dir "+e.dir+" "+e.minio()+" --run"); err != nil {
+		t.Fatal(err)
+	}
+	want := "first delete 17 objects (1454 bytes) in bucket a-bucket, files/wp/ on " + e.s3.Address +
+		" (outside etcd: the backup cannot bring them back), then apply these 15 key changes to by-dev? [y/N] "
+	if asked != want {
+		t.Fatalf("asked %q\nwant  %q", asked, want)
+	}
+	if n := len(objectsUnder(e.s3, "files/wp/")); n != 17 || len(shelltest.DiffKeys(before, e.dump())) > 0 {
+		t.Fatalf("a run not confirmed deleted objects (%d left) or wrote", n)
+	}
+	// Without --minio-address nothing is deleted outside etcd: the
+	// question is every write command's.
+	if err := sh.Run(context.Background(), "reset wal --target woodpecker --backup-dir "+e.dir+" --run"); err != nil {
+		t.Fatal(err)
+	}
+	if asked != "apply these 15 key changes to by-dev? [y/N] " {
+		t.Fatalf("asked %q", asked)
+	}
+}
+
+// A delete that fails stops the run before any etcd write: the error says
+// nothing was written to etcd and what was deleted outside it; a re-run
+// completes. A bucket removed between the plan and the run deletes nothing.
+func TestFailedObjectDeleteWritesNothingToEtcd(t *testing.T) {
+	e := newEnv(t, "milvus30")
+	before := e.dump()
+	// dml_1 is log id 2 in the fixture: 5 objects.
+	e.tune = func(o *apply.Options) {
+		o.AfterBackup = func(string) error { e.s3.FailDeletes("files/wp/2/"); return nil }
+	}
+	out, errs, code := e.resetWAL(e.minio() + " --run")
+	if code != framework.ExitFailed {
+		t.Fatalf("failing delete: exit %d\n%s%s", code, out, errs)
+	}
+	mustContain(t, errs, "reset wal: delete objects failed", "the test fails deletes under files/wp/2/",
+		"nothing was written to etcd", "outside etcd it deleted 12 of the 17 objects (1454 bytes) in bucket a-bucket", "run the command again")
+	if d := shelltest.DiffKeys(before, e.dump()); len(d) > 0 {
+		t.Fatalf("a failed object delete wrote %v", d)
+	}
+	if got := objectsUnder(e.s3, "files/wp/"); len(got) != 5 || len(objectsUnder(e.s3, "files/wp/2/")) != 5 {
+		t.Fatalf("objects left: %v", got)
+	}
+	if strings.Contains(out, "STOPPED") || strings.Contains(out, "verify") {
+		t.Fatalf("a run stopped before etcd reports a split:\n%s", out)
+	}
+	e.s3.FailDeletes("")
+	e.tune = nil
+	out, errs, code = e.resetWAL(e.minio() + " --run")
+	if code != 0 {
+		t.Fatalf("re-run: exit %d\n%s%s", code, out, errs)
+	}
+	mustContain(t, out, "deleted 5 of the 5 objects", "verify: ok; ")
+	if left := under(e.dump(), "by-dev/woodpecker/logs"); len(left) > 0 || len(objectsUnder(e.s3, "files/wp/")) > 0 {
+		t.Fatalf("after the re-run: logs %v, objects %v", left, objectsUnder(e.s3, "files/wp/"))
+	}
+
+	e = newEnv(t, "milvus30")
+	before = e.dump()
+	e.tune = func(o *apply.Options) {
+		o.AfterBackup = func(string) error { e.s3.RemoveBucket(bucket); return nil }
+	}
+	out, errs, code = e.resetWAL(e.minio() + " --run")
+	if code != framework.ExitFailed {
+		t.Fatalf("bucket gone: exit %d\n%s%s", code, out, errs)
+	}
+	mustContain(t, errs, "nothing was written to etcd", "deleted 0 of the 17 objects", "bucket a-bucket: The specified bucket does not exist")
+	if d := shelltest.DiffKeys(before, e.dump()); len(d) > 0 {
+		t.Fatalf("a run whose bucket went wrote %v", d)
+	}
+}
+
+// A plan that deletes objects cannot be carried by a plan file (no
+// credentials): --plan-out says so, and apply --file refuses it, naming the
+// objects and the command to run; a plan without --minio-address applies.
+func TestApplyFileRefusesAPlanWithObjects(t *testing.T) {
+	e := newEnv(t, "milvus30")
+	before := e.dump()
+	plan := filepath.Join(e.dir, "plan.jsonl")
+	out, errs, code := e.resetWAL(e.minio() + " --plan-out " + plan)
+	if code != 0 {
+		t.Fatalf("dry run: exit %d\n%s%s", code, out, errs)
+	}
+	mustContain(t, errs, "plan saved: "+plan, "also would delete 17 objects (1454 bytes)", "apply --file refuses it")
+	cmds := append([]*framework.Command{apply.Tuned(e.inst, Build, nil)}, applyplan.Commands(e.inst)...)
+	out, errs, code, _ = shelltest.Run(t, cmds, "apply --file "+plan+" --backup-dir "+e.dir+" --run")
+	if code != framework.ExitRefused {
+		t.Fatalf("apply --file: exit %d\n%s%s", code, out, errs)
+	}
+	mustContain(t, out, "REFUSED  nothing to do outside etcd", "would also delete 17 objects (1454 bytes) in bucket a-bucket",
+		"a plan file holds no credentials", "reset wal --target woodpecker --minio-address "+e.s3.Address)
+	if d := shelltest.DiffKeys(before, e.dump()); len(d) > 0 || len(objectsUnder(e.s3, "files/wp/")) != 17 {
+		t.Fatalf("a refused apply wrote %v or deleted objects", d)
+	}
+	plain := filepath.Join(e.dir, "plain.jsonl")
+	if _, errs, code := e.resetWAL("--plan-out " + plain); code != 0 || !strings.Contains(errs, "apply --file "+plain+" --run applies exactly it") {
+		t.Fatalf("dry run without objects: exit %d\n%s", code, errs)
+	}
+	out, errs, code, _ = shelltest.Run(t, cmds, "apply --file "+plain+" --backup-dir "+e.dir+" --run")
+	if code != 0 {
+		t.Fatalf("apply --file without objects: exit %d\n%s%s", code, out, errs)
+	}
+	mustContain(t, out, "ok  nothing to do outside etcd")
+	if left := under(e.dump(), "by-dev/woodpecker/logs"); len(left) > 0 || len(objectsUnder(e.s3, "files/wp/")) != 17 {
+		t.Fatalf("apply --file: logs left %v", left)
 	}
 }

@@ -261,6 +261,9 @@ func build(ctx context.Context, inst *instance.Instance, p *Params) (*Plan, erro
 		pl.OriginalBackup = header.OriginalBackup
 		pl.Warnings = append(pl.Warnings, chainWarning(p.File, header, &pl.Summary))
 	}
+	for _, e := range header.External {
+		pl.Warnings = append(pl.Warnings, fmt.Sprintf("the run that made this backup also went to %s, outside etcd: restore puts back the etcd keys only, not those", e))
+	}
 
 	same := header.RootPath == inst.Layout.RootPath
 	g := Gate{Name: "backup of this instance", OK: same,
