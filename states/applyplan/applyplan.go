@@ -128,13 +128,11 @@ func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.St
 		g.Detail = fmt.Sprintf("the plan was made for root path %q, this instance is %q", h.RootPath, inst.Layout.RootPath)
 	}
 	s.Gates = append(s.Gates, g, externalGate(h))
-	for _, check := range []func(context.Context, *instance.Instance, int64) (framework.Gate, error){gates.LiveComponents, gates.InFlightBroadcasts} {
-		g, err := check(ctx, inst, rev)
-		if err != nil {
-			return nil, err
-		}
-		s.Gates = append(s.Gates, g)
+	instanceGates, err := gates.Instance(ctx, inst, rev)
+	if err != nil {
+		return nil, err
 	}
+	s.Gates = append(s.Gates, instanceGates...)
 	unchanged := framework.Gate{Name: "no key changed since the plan was read", OK: s.Changed == 0, Count: s.Changed,
 		Detail: fmt.Sprintf("every key holds the mod revision it had at revision %d", h.Revision)}
 	if s.Changed > 0 {

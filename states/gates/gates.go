@@ -138,3 +138,22 @@ func SplitPChannels(ctx context.Context, inst *instance.Instance, rev int64) ([]
 	}
 	return census.Split(), nil
 }
+
+// Instance runs the gates every write command runs, in the order plans
+// show them: no etcd alarm, a streaming instance, no live component, no
+// in-flight broadcast task (at rev).
+func Instance(ctx context.Context, inst *instance.Instance, rev int64) ([]framework.Gate, error) {
+	alarm, err := NoAlarm(ctx, inst)
+	if err != nil {
+		return nil, err
+	}
+	out := []framework.Gate{alarm}
+	for _, check := range []func(context.Context, *instance.Instance, int64) (framework.Gate, error){Generation, LiveComponents, InFlightBroadcasts} {
+		g, err := check(ctx, inst, rev)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, g)
+	}
+	return out, nil
+}

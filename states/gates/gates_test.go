@@ -1,6 +1,8 @@
 package gates
 
 import (
+	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
+
 	"context"
 	"strings"
 	"testing"
@@ -71,5 +73,33 @@ func TestLiveComponentGate(t *testing.T) {
 	g := check(t, cli, ep, LiveComponents)
 	if g.OK || g.Name != LiveComponentName || g.Count != 1 || !strings.Contains(g.Detail, "stop Milvus") || !strings.HasPrefix(g.Keys[0], "session/datacoord (lease ") {
 		t.Fatalf("a live session: %+v", g)
+	}
+}
+
+// Every write command runs the same instance gates, in one order; on a
+// root without streaming keys the generation gate refuses.
+func TestInstanceGates(t *testing.T) {
+	cli, ep := etcdtest.Start(t)
+	layout := models.NewLayout("by-dev", "meta")
+	for k, v := range sample.PreStreaming(layout, commonpb.WALName_Pulsar).KVs {
+		if _, err := cli.Put(context.Background(), k, string(v)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	inst := instance.New(cli, layout, []string{ep})
+	gs, err := Instance(context.Background(), inst, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	refused := ""
+	for _, g := range gs {
+		names = append(names, g.Name)
+		if !g.OK {
+			refused = g.Name
+		}
+	}
+	if len(gs) != 4 || names[0] != NoAlarmName || names[2] != LiveComponentName || names[3] != InFlightName || refused != names[1] {
+		t.Fatalf("instance gates on a pre-streaming root: %v (refused %q)", names, refused)
 	}
 }

@@ -94,19 +94,7 @@ func readContext(ctx context.Context, inst *instance.Instance, p *Params) (*Plan
 		return nil, err
 	}
 	layout := inst.Layout
-	live, err := gates.LiveComponents(ctx, inst, rev)
-	if err != nil {
-		return nil, err
-	}
-	inflight, err := gates.InFlightBroadcasts(ctx, inst, rev)
-	if err != nil {
-		return nil, err
-	}
-	alarm, err := gates.NoAlarm(ctx, inst)
-	if err != nil {
-		return nil, err
-	}
-	generation, err := gates.Generation(ctx, inst, rev)
+	instanceGates, err := gates.Instance(ctx, inst, rev)
 	if err != nil {
 		return nil, err
 	}
@@ -203,7 +191,7 @@ func readContext(ctx context.Context, inst *instance.Instance, p *Params) (*Plan
 	if err != nil {
 		return nil, framework.Usagef("reset checkpoint: --target-wal: %v", err)
 	}
-	pl := &Plan{inst: inst, planner: planner, params: *p, gates: []Gate{alarm, generation, live, inflight}}
+	pl := &Plan{inst: inst, planner: planner, params: *p, gates: instanceGates}
 	if len(replication) > 0 {
 		pl.notes = append(pl.notes, "this instance is a replication source ("+listKeys(replication)+"): the reset does not rewrite replication state; set replication up again after the switch")
 	}

@@ -36,11 +36,7 @@ func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.St
 	if err != nil {
 		return nil, err
 	}
-	live, err := gates.LiveComponents(ctx, inst, rev)
-	if err != nil {
-		return nil, err
-	}
-	inflight, err := gates.InFlightBroadcasts(ctx, inst, rev)
+	instanceGates, err := gates.Instance(ctx, inst, rev)
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +94,7 @@ func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.St
 		s.Warnings = append(s.Warnings, inv.Effective.Note)
 	}
 	s.Kept = kept(inv)
-	s.Gates = []framework.Gate{live, inflight}
+	s.Gates = instanceGates
 	objects, err := planObjects(ctx, p, storage, logs, inv, s)
 	if err != nil {
 		return nil, err

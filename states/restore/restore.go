@@ -272,18 +272,11 @@ func build(ctx context.Context, inst *instance.Instance, p *Params) (*Plan, erro
 		g.Detail = fmt.Sprintf("the backup was taken of root path %q, this instance is %q", header.RootPath, inst.Layout.RootPath)
 	}
 	pl.Gates = append(pl.Gates, g)
-	alarm, err := gates.NoAlarm(ctx, inst)
+	instanceGates, err := gates.Instance(ctx, inst, rev)
 	if err != nil {
 		return nil, err
 	}
-	pl.Gates = append(pl.Gates, alarm)
-	for _, check := range []func(context.Context, *instance.Instance, int64) (Gate, error){gates.Generation, gates.LiveComponents, gates.InFlightBroadcasts} {
-		g, err := check(ctx, inst, rev)
-		if err != nil {
-			return nil, err
-		}
-		pl.Gates = append(pl.Gates, g)
-	}
+	pl.Gates = append(pl.Gates, instanceGates...)
 	for _, g := range pl.Gates {
 		pl.Refused = pl.Refused || !g.OK
 	}
