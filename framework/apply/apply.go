@@ -350,7 +350,7 @@ func (b *batcher) hashOp(op Op) {
 }
 
 // opHead and hashTail frame an op for the transaction hash: the batcher
-// hashes the op, the writer the request it built from it (requestHash).
+// hashes the op, the writer the request it built from it (checkRequest).
 func opHead(keyLen int, modRevision int64, valueLen, phase int, del bool) [8 * 4]byte {
 	var n [8 * 4]byte
 	binary.LittleEndian.PutUint64(n[0:], uint64(keyLen))
