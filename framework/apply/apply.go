@@ -1,6 +1,7 @@
 package apply
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"go.etcd.io/etcd/api/v3/etcdserverpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -148,6 +150,9 @@ type Staged struct {
 	// probe checks, before the first write, that the user may write every
 	// prefix the ops touch.
 	probe *prober
+	// revs is the revision each transaction committed at, by its number
+	// (the verify proves the read-back from them).
+	revs []int64
 }
 
 // newStaged starts pass 1 into a temporary backup at opt.BackupPath
@@ -259,8 +264,8 @@ func (st *Staged) write(ctx context.Context, store Store, src2 Source, res *Resu
 	// Pass 2: the writes.
 	wstart := time.Now()
 	prog := startProgress(opt.Progress, opt.Label+": write", res.Keys, opt.ProgressInterval)
-	w := &writer{ctx: ctx, store: store, opt: opt, hashes: st.hashes, prog: prog, total: res.Keys,
-		sem: make(chan struct{}, opt.Concurrency), phase: -1 << 62}
+	w := &writer{ctx: ctx, store: store, opt: opt, hashes: st.hashes, seed: st.seed, prog: prog, total: res.Keys,
+		sem: make(chan struct{}, opt.Concurrency), phase: -1 << 62, revs: make([]int64, len(st.hashes))}
 	b2 := newBatcher(opt, st.seed, w.send)
 	err := src2(ctx, b2.add)
 	if err == nil {
@@ -269,6 +274,7 @@ func (st *Staged) write(ctx context.Context, store Store, src2 Source, res *Resu
 	w.wg.Wait()
 	prog.finish(w.err == nil && err == nil)
 	res.Written, res.Puts, res.Deletes, res.Txns = w.written, w.puts, w.deletes, w.txns
+	st.revs = w.revs
 	res.WriteSeconds = time.Since(wstart).Seconds()
 	res.Seconds += res.WriteSeconds
 	if res.WriteSeconds > 0 {
@@ -360,18 +366,29 @@ func (b *batcher) add(op Op) error {
 }
 
 func (b *batcher) hashOp(op Op) {
-	var n [8 * 4]byte
-	binary.LittleEndian.PutUint64(n[0:], uint64(len(op.Key)))
-	binary.LittleEndian.PutUint64(n[8:], uint64(op.ModRevision))
-	binary.LittleEndian.PutUint64(n[16:], uint64(len(op.Value)))
-	binary.LittleEndian.PutUint64(n[24:], uint64(op.Phase)<<1|boolBit(op.Delete))
-	b.h.Write(n[:])
+	head := opHead(len(op.Key), op.ModRevision, len(op.Value), op.Phase, op.Delete)
+	b.h.Write(head[:])
 	b.h.WriteString(op.Key)
-	b.h.Write(op.Value)
+	hashTail(&b.h, op.Value, op.Original)
+}
+
+// opHead and hashTail frame an op for the transaction hash: the batcher
+// hashes the op, the writer the request it built from it (checkRequest).
+func opHead(keyLen int, modRevision int64, valueLen, phase int, del bool) [8 * 4]byte {
+	var n [8 * 4]byte
+	binary.LittleEndian.PutUint64(n[0:], uint64(keyLen))
+	binary.LittleEndian.PutUint64(n[8:], uint64(modRevision))
+	binary.LittleEndian.PutUint64(n[16:], uint64(valueLen))
+	binary.LittleEndian.PutUint64(n[24:], uint64(phase)<<1|boolBit(del))
+	return n
+}
+
+func hashTail(h *maphash.Hash, value, original []byte) {
+	h.Write(value)
 	var m [8]byte
-	binary.LittleEndian.PutUint64(m[:], uint64(len(op.Original)))
-	b.h.Write(m[:])
-	b.h.Write(op.Original)
+	binary.LittleEndian.PutUint64(m[:], uint64(len(original)))
+	h.Write(m[:])
+	h.Write(original)
 }
 
 func boolBit(v bool) uint64 {
@@ -401,6 +418,7 @@ type writer struct {
 	store  Store
 	opt    Options
 	hashes []uint64
+	seed   maphash.Seed
 	prog   *progress
 	total  int64
 	sem    chan struct{}
@@ -415,6 +433,8 @@ type writer struct {
 	puts      int64
 	deletes   int64
 	committed []committedTxn
+	// revs is the revision of each committed transaction, by batch number.
+	revs []int64
 }
 
 type committedTxn struct {
@@ -497,6 +517,10 @@ func (w *writer) commit(bt *batch) {
 			thens[i] = clientv3.OpPut(op.Key, string(op.Value))
 		}
 	}
+	if err := w.checkRequest(bt, cmps, thens); err != nil {
+		w.fail(bt.seq, err)
+		return
+	}
 	// A transaction in flight is not cancelled with the run: its outcome
 	// must be known. It has its own timeout.
 	tctx, cancel := context.WithTimeout(context.WithoutCancel(w.ctx), w.opt.TxnTimeout)
@@ -527,12 +551,42 @@ func (w *writer) commit(bt *batch) {
 		}
 	}
 	w.committed = append(w.committed, committedTxn{seq: bt.seq, n: len(bt.ops)})
+	w.revs[bt.seq] = resp.Header.Revision
 	w.prog.add(len(bt.ops))
 	if w.opt.AfterTxn != nil && w.err == nil {
 		if err := w.opt.AfterTxn(w.txns); err != nil {
 			w.err, w.errSeq = err, bt.seq
 		}
 	}
+}
+
+// checkRequest hashes the request built for bt as pass 1 hashed the staged
+// ops (its keys, compared mod revisions and values as they go on the wire):
+// a transaction is sent only when it carries exactly what was staged, so
+// the verify need not read the values back to know what was written.
+func (w *writer) checkRequest(bt *batch, cmps []clientv3.Cmp, thens []clientv3.Op) error {
+	var h maphash.Hash
+	h.SetSeed(w.seed)
+	for i, op := range bt.ops {
+		key, cmp, then := thens[i].KeyBytes(), &cmps[i], thens[i]
+		target, ok := cmp.TargetUnion.(*etcdserverpb.Compare_ModRevision)
+		if !ok || cmp.Target != etcdserverpb.Compare_MOD || cmp.Result != etcdserverpb.Compare_EQUAL || !bytes.Equal(cmp.KeyBytes(), key) ||
+			then.IsDelete() != op.Delete || then.IsPut() == op.Delete {
+			return fmt.Errorf("transaction %d was built wrong at %s: nothing of it was sent", bt.seq+1, op.Key)
+		}
+		value := op.Value
+		if then.IsPut() {
+			value = then.ValueBytes()
+		}
+		head := opHead(len(key), target.ModRevision, len(value), op.Phase, then.IsDelete())
+		h.Write(head[:])
+		h.Write(key)
+		hashTail(&h, value, op.Original)
+	}
+	if h.Sum64() != w.hashes[bt.seq] {
+		return fmt.Errorf("transaction %d (first key %s) does not carry the bytes staged in the backup: nothing of it was sent", bt.seq+1, bt.ops[0].Key)
+	}
+	return nil
 }
 
 // conflict finds the key of a failed transaction that changed.

@@ -1,0 +1,137 @@
+package apply
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"slices"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// provenByRevisions is Verify.ReadBack when the run's own revisions prove
+// the read-back.
+const provenByRevisions = "proven by revisions"
+
+// readBack checks every key of the published backup of st. etcd's
+// revision is global and each transaction that writes moves it by one, and
+// the writer sent only transactions carrying exactly the staged bytes
+// (checkRequest): when the run's transactions hold every revision from the
+// plan's onward up to now, nothing else wrote, and every key holds what its
+// transaction wrote, with no read. Otherwise it reads the keys' mod
+// revisions, and the values of only the keys whose mod revision is not the
+// one their transaction gave them.
+func readBack(ctx context.Context, store Store, open func() (*BackupReader, error), st *Staged, v *Verify) error {
+	br, err := open()
+	if err != nil {
+		return err
+	}
+	defer br.Close()
+	resp, err := store.Txn(ctx).Then(clientv3.OpGet("\x00", clientv3.WithCountOnly())).Commit()
+	if err != nil {
+		return err
+	}
+	v.Revision = resp.Header.Revision
+	if onlyOwnRevisions(br.Header.Revision, st.revs, v.Revision) {
+		v.Keys, v.ReadBack = st.result().Keys, provenByRevisions
+		return nil
+	}
+	derive, err := ruleFor(br.Header)
+	if err != nil {
+		return err
+	}
+	// The writer's batcher again, so each op meets its transaction's number.
+	b := newBatcher(st.opt, st.seed, func(bt *batch) error {
+		var rev int64
+		if bt.seq < len(st.revs) {
+			rev = st.revs[bt.seq]
+		}
+		return readBatch(ctx, store, bt.ops, rev, v)
+	})
+	for {
+		e, ok, err := br.Next()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		op, err := derive(e)
+		if err != nil {
+			return fmt.Errorf("%s: %w", e.Key, err)
+		}
+		if err := b.add(op); err != nil {
+			return err
+		}
+	}
+	if err := b.flush(); err != nil {
+		return err
+	}
+	v.ReadBack = fmt.Sprintf("keys-only read, %d values compared", v.ValuesCompared)
+	return nil
+}
+
+// onlyOwnRevisions: revs (the run's transactions) are exactly the
+// revisions plan+1 .. now.
+func onlyOwnRevisions(plan int64, revs []int64, now int64) bool {
+	if len(revs) == 0 || now != plan+int64(len(revs)) {
+		return false
+	}
+	sorted := slices.Sorted(slices.Values(revs))
+	for i, r := range sorted {
+		if r != plan+1+int64(i) {
+			return false
+		}
+	}
+	return true
+}
+
+// readBatch checks the ops of one transaction, committed at rev, at
+// v.Revision: keys only, then the values of the keys written since.
+func readBatch(ctx context.Context, store Store, ops []Op, rev int64, v *Verify) error {
+	gets := make([]clientv3.Op, len(ops))
+	for i, op := range ops {
+		gets[i] = clientv3.OpGet(op.Key, clientv3.WithRev(v.Revision), clientv3.WithKeysOnly())
+	}
+	resp, err := store.Txn(ctx).Then(gets...).Commit()
+	if err != nil {
+		return err
+	}
+	var since []int
+	for i, r := range resp.Responses {
+		op := ops[i]
+		v.Keys++
+		kvs := r.GetResponseRange().GetKvs()
+		switch {
+		case op.Delete && len(kvs) > 0:
+			v.fail("%s: deleted by the run, but present (written again at revision %d)", op.Key, kvs[0].ModRevision)
+		case op.Delete:
+		case len(kvs) == 0:
+			v.fail("%s: written by the run, but absent", op.Key)
+		case rev == 0 || kvs[0].ModRevision != rev:
+			since = append(since, i)
+		}
+	}
+	if len(since) == 0 {
+		return nil
+	}
+	gets = gets[:0]
+	for _, i := range since {
+		gets = append(gets, clientv3.OpGet(ops[i].Key, clientv3.WithRev(v.Revision)))
+	}
+	if resp, err = store.Txn(ctx).Then(gets...).Commit(); err != nil {
+		return err
+	}
+	for j, r := range resp.Responses {
+		op := ops[since[j]]
+		v.ValuesCompared++
+		kvs := r.GetResponseRange().GetKvs()
+		switch {
+		case len(kvs) == 0:
+			v.fail("%s: written by the run, but absent", op.Key)
+		case !bytes.Equal(kvs[0].Value, op.Value):
+			v.fail("%s: does not hold the bytes the plan staged (written again at revision %d, after the run wrote it at %d)", op.Key, kvs[0].ModRevision, rev)
+		}
+	}
+	return nil
+}
