@@ -122,7 +122,14 @@ func TestNoSpaceStopSaysNotAppliedAndHowToRecover(t *testing.T) {
 		ops = append(ops, Op{Key: fmt.Sprintf("by-dev/meta/big/%03d", i), Value: []byte(value)})
 	}
 	h := Header{Command: "test", RootPath: "by-dev", Endpoints: []string{ep}, Prefixes: []string{"by-dev/meta/"}}
-	res, _, err := runOps(t, cli, h, ops, func(o *Options) { o.Concurrency = 1 }, nil, "--run --max-txn-ops 2 --backup-dir "+t.TempDir())
+	// etcd checks the quota against its backend's size, which grows when
+	// the backend commits (every 100 ms): a pause after each transaction
+	// lets the size catch up, so the quota trips mid-write.
+	pause := func(o *Options) {
+		o.Concurrency = 1
+		o.AfterTxn = func(int) error { time.Sleep(30 * time.Millisecond); return nil }
+	}
+	res, _, err := runOps(t, cli, h, ops, pause, nil, "--run --max-txn-ops 2 --backup-dir "+t.TempDir())
 	var refused *RefusedTxnError
 	if !errors.As(err, &refused) || !IsNoSpace(err) {
 		t.Fatalf("want a NOSPACE refusal, got %v", err)

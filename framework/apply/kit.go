@@ -655,7 +655,11 @@ func (o *Outcome) reminders() []string {
 	if o.Verify == nil || !o.Verify.OK {
 		return []string{}
 	}
-	return o.plan.Reminders
+	r := slices.Clone(o.plan.Reminders)
+	if a := o.Applied; a != nil && a.Backup != "" && !a.BackupDeleted {
+		r = append(r, fmt.Sprintf("keep the backup file: restore --file %s --run puts every key the run changed in etcd back as it was", a.Backup))
+	}
+	return r
 }
 
 // Table writes the run for people.
@@ -673,8 +677,8 @@ func (o *Outcome) Table(w io.Writer) error {
 	if a := o.Applied; a == nil {
 		fmt.Fprintf(&b, "%s: %s\n", pl.Title, pl.Nothing)
 	} else {
-		fmt.Fprintf(&b, "%s: wrote %d of %d keys (%d %s, %d deleted) in %d transactions, %.1fs: scan %.1fs, backup %.1fs, write %.1fs (%.0f keys/s), verify %.1fs\n",
-			pl.Title, a.Written, a.Keys, a.Puts, pl.Put, a.Deletes, a.Txns, a.Seconds, a.ScanSeconds, a.BackupSeconds, a.WriteSeconds,
+		fmt.Fprintf(&b, "%s: wrote %d of %d keys (%s) in %d transactions, %.1fs: scan %.1fs, backup %.1fs, write %.1fs (%.0f keys/s), verify %.1fs\n",
+			pl.Title, a.Written, a.Keys, writtenParts(a.Puts, pl.Put, a.Deletes), a.Txns, a.Seconds, a.ScanSeconds, a.BackupSeconds, a.WriteSeconds,
 			a.KeysPerSecond, a.VerifySeconds)
 		if a.BackupDeleted {
 			fmt.Fprintf(&b, "backup: %s DELETED during the run (with its folder or alone): nothing keeps the original values\n", a.Backup)
@@ -790,4 +794,16 @@ func checkGuards(ctx context.Context, store Store, guards []Guard) error {
 		}
 	}
 	return nil
+}
+
+// writtenParts is "15 rewritten, 3 deleted", leaving out a part of 0.
+func writtenParts(puts int64, put string, deletes int64) string {
+	var parts []string
+	if puts > 0 || deletes == 0 {
+		parts = append(parts, fmt.Sprintf("%d %s", puts, put))
+	}
+	if deletes > 0 {
+		parts = append(parts, fmt.Sprintf("%d deleted", deletes))
+	}
+	return strings.Join(parts, ", ")
 }

@@ -127,6 +127,7 @@ func runMix(t *testing.T, during func(cli *clientv3.Client, n int) error) mixRun
 		s.writing.Store(true)
 		var mu sync.Mutex
 		cmds := []*framework.Command{apply.Tuned(s, mixBuild, func(o *apply.Options) {
+			o.Concurrency = 1 // transactions in order: AfterTxn(n) follows the nth
 			o.AfterTxn = func(n int) error {
 				mu.Lock()
 				defer mu.Unlock()

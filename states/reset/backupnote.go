@@ -28,3 +28,16 @@ func (pl *Plan) nameSplitBackup() {
 		pl.splitBackup = path
 	}
 }
+
+// runReminders are the reminders after a run: the plan's, but the backup's,
+// which the kit gives with the path of the backup the run wrote.
+func runReminders(all []string, dir string) []string {
+	backup := backupReminder(dir)
+	var out []string
+	for _, r := range all {
+		if r != backup {
+			out = append(out, r)
+		}
+	}
+	return out
+}

@@ -61,7 +61,7 @@ func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.St
 	pl.nameSplitBackup()
 	return &apply.Plan{Command: "reset checkpoint", Title: "reset checkpoint to " + pl.TargetWAL, View: &pl.Summary,
 		Gates: pl.Gates, Keys: pl.TotalKeys, Root: inst.Layout.RootPath, SplitState: len(pl.SplitPChannels) > 0,
-		Put: "rewritten", Nothing: "nothing to write (every position in scope is already at the target)", Reminders: pl.Reminders,
+		Put: "rewritten", Nothing: "nothing to write (every position in scope is already at the target)", Reminders: runReminders(pl.Reminders, pl.params.BackupDir),
 		Guards: []apply.Guard{gates.SessionGuard(inst.Layout)}}, nil
 }
 

@@ -150,7 +150,7 @@ func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.St
 	}
 	pl := &apply.Plan{Command: "reset wal", Title: "reset wal (woodpecker)", View: s, Gates: s.Gates, Keys: s.Keys,
 		Root: inst.Layout.RootPath, Put: "written", Nothing: "nothing to write (no woodpecker log of a pchannel in scope)",
-		Reminders: s.Reminders, After: []apply.Check{logidgenCheck(inst, s.Logidgen)}}
+		Reminders: s.Reminders[1:], After: []apply.Check{logidgenCheck(inst, s.Logidgen)}}
 	if objects != nil {
 		pl.External = []apply.Effect{objects.effect(s)}
 		pl.After = append(pl.After, objects.check(s))
