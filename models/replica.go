@@ -96,9 +96,6 @@ func DecodeReplica(b []byte) (*Replica, error) {
 	return r, nil
 }
 
-// ReplicaPrefixOf is the prefix of one collection's replicas.
-func ReplicaPrefixOf(collection int64) string { return ReplicaPrefix + itoa(collection) + "/" }
-
 // ParseReplicaKey returns the collection and replica ids of a replica key.
 func ParseReplicaKey(rel string) (collection, replica int64, ok bool) {
 	ids, ok := idsUnder(rel, ReplicaPrefix, 2)
