@@ -531,7 +531,12 @@ func (w *writer) commit(bt *batch) {
 			w.fail(bt.seq, lerr)
 			return
 		}
-		w.fail(bt.seq, w.txnError(tctx, bt, err))
+		terr := w.txnError(tctx, bt, err)
+		var refused *RefusedTxnError
+		if errors.As(terr, &refused) && refused.Applied {
+			w.count(bt, 0, false)
+		}
+		w.fail(bt.seq, terr)
 		return
 	}
 	heartbeat(w.ctx)
@@ -539,6 +544,13 @@ func (w *writer) commit(bt *batch) {
 		w.fail(bt.seq, w.conflict(tctx, bt))
 		return
 	}
+	w.count(bt, resp.Header.Revision, true)
+}
+
+// count records bt as committed at rev (0: not known, as for a
+// transaction etcd applied but answered with an error), then, with
+// after, runs the AfterTxn hook.
+func (w *writer) count(bt *batch, rev int64, after bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.txns++
@@ -551,9 +563,9 @@ func (w *writer) commit(bt *batch) {
 		}
 	}
 	w.committed = append(w.committed, committedTxn{seq: bt.seq, n: len(bt.ops)})
-	w.revs[bt.seq] = resp.Header.Revision
+	w.revs[bt.seq] = rev
 	w.prog.add(len(bt.ops))
-	if w.opt.AfterTxn != nil && w.err == nil {
+	if after && w.opt.AfterTxn != nil && w.err == nil {
 		if err := w.opt.AfterTxn(w.txns); err != nil {
 			w.err, w.errSeq = err, bt.seq
 		}

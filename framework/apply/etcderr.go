@@ -27,11 +27,18 @@ type RefusedTxnError struct {
 	What, Recovery string
 	// Once completes "re-run heron to complete once ..." ("": no condition).
 	Once string
-	Err  error
+	// Applied: etcd applied the transaction and then reported the error
+	// (it applies the write that crosses its space quota, raises NOSPACE
+	// and refuses every write after it).
+	Applied bool
+	Err     error
 }
 
 func (e *RefusedTxnError) Error() string {
 	msg := fmt.Sprintf("etcd refused transaction %d (%d keys from %s), which was NOT applied: %s (%v)", e.Txn, e.Keys, e.First, e.What, e.Err)
+	if e.Applied {
+		msg = fmt.Sprintf("etcd applied transaction %d (%d keys from %s) and then reported that %s (%v): etcd applies the write that crosses its quota and refuses every write after it", e.Txn, e.Keys, e.First, e.What, e.Err)
+	}
 	if e.Recovery != "" {
 		msg += "; to recover: " + e.Recovery
 	}
@@ -90,8 +97,11 @@ func (w *writer) txnError(ctx context.Context, bt *batch, err error) error {
 	}
 	switch {
 	case IsNoSpace(err):
-		return refused("etcd is out of space (its NOSPACE alarm is raised: the database reached its --quota-backend-bytes, and etcd refuses every write until the alarm is disarmed)",
-			NoSpaceRecovery(w.opt.Header.Endpoints, currentRevision(ctx, w.store, bt.ops[0].Key)), "the alarm is disarmed")
+		r := refused("etcd is out of space (its NOSPACE alarm is raised: the database reached its --quota-backend-bytes, and etcd refuses every write until the alarm is disarmed)",
+			NoSpaceRecovery(w.opt.Header.Endpoints, currentRevision(ctx, w.store, bt.ops[0].Key)), "the alarm is disarmed").(*RefusedTxnError)
+		r.What = "etcd is out of space (its NOSPACE alarm is raised: the database reached its --quota-backend-bytes, and etcd refuses every write until the alarm is disarmed)"
+		r.Applied = applied(ctx, w.store, bt)
+		return r
 	case IsPermissionDenied(err):
 		return refused(fmt.Sprintf("%s may not write every key of it", userOf(w.store)),
 			"grant the user read and write permission on every prefix the command writes, then re-run heron", "the user may write every prefix")
@@ -105,6 +115,24 @@ func (w *writer) txnError(ctx context.Context, bt *batch, err error) error {
 		err = &timeoutError{d: w.opt.TxnTimeout, err: err}
 	}
 	return fmt.Errorf("etcd transaction %d (%d keys from %s) failed, its keys may or may not be written: %w", bt.seq+1, len(bt.ops), bt.ops[0].Key, err)
+}
+
+// applied reports whether the transaction bt was applied although etcd
+// answered with an error: its first key no longer has the mod revision the
+// transaction compared (a put moved it, a delete removed the key). The
+// transaction is atomic, and its compare held when it was sent, so one key
+// tells. A key that cannot be read counts as not applied.
+func applied(ctx context.Context, store Store, bt *batch) bool {
+	op := bt.ops[0]
+	resp, err := store.Txn(ctx).Then(clientv3.OpGet(op.Key, clientv3.WithKeysOnly())).Commit()
+	if err != nil || len(resp.Responses) == 0 {
+		return false
+	}
+	kvs := resp.Responses[0].GetResponseRange().GetKvs()
+	if op.Delete {
+		return op.ModRevision != 0 && len(kvs) == 0
+	}
+	return len(kvs) == 1 && kvs[0].ModRevision != op.ModRevision
 }
 
 // currentRevision reads etcd's revision with a read-only transaction (which
