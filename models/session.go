@@ -34,12 +34,30 @@ func DecodeSession(rel string, value []byte, lease int64) (*Session, error) {
 	if err := json.Unmarshal(value, &js); err != nil {
 		return nil, fmt.Errorf("session %s is not JSON: %w", rel, err)
 	}
-	role := js.ServerName
-	if role == "" {
-		role = strings.TrimPrefix(rel, SessionPrefix)
-		if i := strings.LastIndexByte(role, '-'); i > 0 {
-			role = role[:i]
-		}
+	return &Session{Key: rel, Role: sessionRole(rel, js.ServerName), ServerID: js.ServerID, Address: js.Address, Version: js.Version, Lease: lease, Alive: lease != 0}, nil
+}
+
+// SessionRole is the role of the component a session key belongs to
+// ("datacoord"): its value's ServerName, or, when the value says none or is
+// not JSON, its key's name without the server id (session/querynode-7).
+// key may be absolute: the role comes from its last part under session/.
+func SessionRole(key string, value []byte) string {
+	var js sessionJSON
+	_ = json.Unmarshal(value, &js)
+	rel := key
+	if i := strings.LastIndex(key, SessionPrefix); i >= 0 {
+		rel = key[i:]
 	}
-	return &Session{Key: rel, Role: role, ServerID: js.ServerID, Address: js.Address, Version: js.Version, Lease: lease, Alive: lease != 0}, nil
+	return sessionRole(rel, js.ServerName)
+}
+
+func sessionRole(rel, serverName string) string {
+	if serverName != "" {
+		return serverName
+	}
+	role := strings.TrimPrefix(rel, SessionPrefix)
+	if i := strings.LastIndexByte(role, '-'); i > 0 {
+		role = role[:i]
+	}
+	return role
 }

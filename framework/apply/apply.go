@@ -61,6 +61,9 @@ type ConflictError struct {
 	// transactions of the same phase sent after the failed one.
 	Written, Total int64
 	Later          int64
+	// Running names the Milvus component live when the compare failed
+	// (LiveError.Running; "": none found).
+	Running string
 }
 
 func (e *ConflictError) Error() string {
@@ -71,6 +74,10 @@ func (e *ConflictError) Error() string {
 	after := "nothing after it was written"
 	if e.Later > 0 {
 		after = fmt.Sprintf("%d keys of the same kind sent alongside it were written", e.Later)
+	}
+	if e.Running != "" {
+		return fmt.Sprintf("key %s changed since the plan was read at revision %d (mod revision %d, now %s): a Milvus component is running: %s; %s (%d of %d keys written in all); stop it (every component), then re-run heron to complete",
+			e.Key, e.Revision, e.Read, now, e.Running, after, e.Written, e.Total)
 	}
 	return fmt.Sprintf("key %s changed since the plan was read at revision %d (mod revision %d, now %s): is Milvus running? %s (%d of %d keys written in all); re-run heron to complete",
 		e.Key, e.Revision, e.Read, now, after, e.Written, e.Total)
@@ -489,8 +496,8 @@ func (w *writer) send(bt *batch) error {
 		<-w.sem
 		return errStopped
 	}
-	if w.opt.beforeTxn != nil {
-		if err := w.opt.beforeTxn(w.ctx); err != nil {
+	if len(w.opt.guards) > 0 {
+		if err := checkGuards(w.ctx, w.store, w.opt.guards); err != nil {
 			<-w.sem
 			w.wg.Wait()
 			w.fail(bt.seq, err)
@@ -601,8 +608,19 @@ func (w *writer) checkRequest(bt *batch, cmps []clientv3.Cmp, thens []clientv3.O
 	return nil
 }
 
-// conflict finds the key of a failed transaction that changed.
+// conflict finds the key of a failed transaction that changed, and the
+// Milvus component live now, if any (who changed it).
 func (w *writer) conflict(ctx context.Context, bt *batch) error {
+	err := w.changedKey(ctx, bt)
+	var ce *ConflictError
+	if errors.As(err, &ce) {
+		ce.Running = runningNow(ctx, w.store, w.opt.guards)
+	}
+	return err
+}
+
+// changedKey finds the key of a failed transaction that changed.
+func (w *writer) changedKey(ctx context.Context, bt *batch) error {
 	gets := make([]clientv3.Op, len(bt.ops))
 	for i, op := range bt.ops {
 		gets[i] = clientv3.OpGet(op.Key, clientv3.WithKeysOnly())

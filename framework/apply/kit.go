@@ -342,8 +342,13 @@ func (k *kit[S, P]) run(ctx context.Context) (framework.Result, error) {
 			res.VerifySeconds = time.Since(vstart).Seconds()
 			res.Seconds += res.VerifySeconds
 		}
+		if v := out.Verify; v != nil && v.Running != "" && res != nil && res.Backup != "" {
+			out.Stopped = stopped(st, res)
+			out.Stopped.Running = v.Running
+		}
 	} else if res != nil && res.Backup != "" && !errors.Is(err, framework.ErrNotConfirmed) {
 		out.Stopped = stopped(st, res)
+		out.Stopped.Running = runningIn(err)
 	}
 	switch {
 	case errors.Is(err, framework.ErrNotConfirmed):
@@ -387,9 +392,7 @@ func (k *kit[S, P]) commit(ctx context.Context, pl *Plan, st *Stage, flags frame
 	if err := checkGuards(ctx, k.store, pl.Guards); err != nil {
 		return nil, nil, framework.Refusedf("%s refused after the question, nothing was written: %v", pl.Command, err)
 	}
-	if len(pl.Guards) > 0 {
-		staged.opt.beforeTxn = func(ctx context.Context) error { return checkGuards(ctx, k.store, pl.Guards) }
-	}
+	staged.opt.guards = pl.Guards
 	if pl.SplitState {
 		h := staged.bw.header
 		chainHeader(staged.opt.BackupDir, &h, pl.Command)
@@ -447,6 +450,20 @@ func (k *kit[S, P]) commit(ctx context.Context, pl *Plan, st *Stage, flags frame
 	return res, external, err
 }
 
+// runningIn names the Milvus component a stopped run's error found live
+// ("": none).
+func runningIn(err error) string {
+	var live *LiveError
+	var ce *ConflictError
+	switch {
+	case errors.As(err, &live):
+		return live.Running()
+	case errors.As(err, &ce):
+		return ce.Running
+	}
+	return ""
+}
+
 // stopped is what a run that stopped after its backup was published says
 // first: what it wrote, that the instance is split, and the two ways out.
 func stopped(st *Stage, res *Result) *Stopped {
@@ -501,7 +518,16 @@ func (k *kit[S, P]) verifyWritten(ctx context.Context, opt Options, pl *Plan, st
 			v.fail("planned again, the command still finds %d keys to write", again.Keys)
 		}
 	}
-	if err := checkGuards(ctx, k.store, pl.Guards); err != nil {
+	var live *LiveError
+	switch err := checkGuards(ctx, k.store, pl.Guards); {
+	case err == nil:
+	case errors.As(err, &live):
+		// A component live now is first among the problems: it is who wrote
+		// over any key that does not read back.
+		v.Running = live.Running()
+		v.FailuresTotal++
+		v.Failures = append([]string{err.Error()}, v.Failures...)[:min(len(v.Failures)+1, maxListedFailures)]
+	default:
 		v.fail("%v", err)
 	}
 	for _, c := range pl.After {
@@ -514,6 +540,10 @@ func (k *kit[S, P]) verifyWritten(ctx context.Context, opt Options, pl *Plan, st
 		v.Note = note
 	}
 	v.OK = v.FailuresTotal == 0
+	if !v.OK && v.Running != "" {
+		return v, fmt.Errorf("verify: %d problems after the run: a Milvus component is running: %s; stop it (every component), then re-run heron to complete; first: %s",
+			v.FailuresTotal, v.Running, strings.Join(v.Failures[:min(3, len(v.Failures))], "; "))
+	}
 	if !v.OK {
 		return v, fmt.Errorf("verify: %d problems after the run, first: %s", v.FailuresTotal, strings.Join(v.Failures[:min(3, len(v.Failures))], "; "))
 	}
@@ -554,6 +584,9 @@ type Verify struct {
 	FailuresTotal int64 `json:"failures_total"`
 	// Note replaces "ok" when an After check found something to say.
 	Note string `json:"note,omitempty"`
+	// Running names the Milvus component live at the verify
+	// (LiveError.Running): the verify fails, and the run is stopped.
+	Running string `json:"running,omitempty"`
 }
 
 func (v *Verify) fail(format string, a ...any) {
@@ -634,6 +667,9 @@ type Stopped struct {
 	Total    int64  `json:"total"`
 	Complete string `json:"complete"`
 	RollBack string `json:"roll_back"`
+	// Running names the Milvus component found live when the run stopped
+	// (LiveError.Running; "": none): it must be stopped before either way out.
+	Running string `json:"running,omitempty"`
 }
 
 type outcomeJSON struct {
@@ -667,7 +703,14 @@ func (o *Outcome) Table(w io.Writer) error {
 	var b strings.Builder
 	pl := o.plan
 	if s := o.Stopped; s != nil {
-		fmt.Fprintf(&b, "STOPPED: %d of %d keys written: the instance is split, do not start Milvus.\n", s.Written, s.Total)
+		if s.Running != "" && s.Written == s.Total {
+			fmt.Fprintf(&b, "STOPPED: %d of %d keys written, then a Milvus component started: the instance may be split.\n", s.Written, s.Total)
+		} else {
+			fmt.Fprintf(&b, "STOPPED: %d of %d keys written: the instance is split, do not start Milvus.\n", s.Written, s.Total)
+		}
+		if s.Running != "" {
+			fmt.Fprintf(&b, "  a Milvus component is running: %s: stop it (every component) first\n", framework.EscapeText(s.Running))
+		}
 		fmt.Fprintf(&b, "  to complete it:  %s\n", framework.EscapeText(s.Complete))
 		fmt.Fprintf(&b, "  to roll it back: %s\n", framework.EscapeText(s.RollBack))
 	}
@@ -727,7 +770,7 @@ func (o *Outcome) Lines(w io.Writer) error {
 		}
 	}
 	if s := o.Stopped; s != nil {
-		if err := framework.WriteLine(w, "stopped", true, "written", s.Written, "total", s.Total, "complete", s.Complete, "roll_back", s.RollBack); err != nil {
+		if err := framework.WriteLine(w, "stopped", true, "written", s.Written, "total", s.Total, "complete", s.Complete, "roll_back", s.RollBack, "running", s.Running); err != nil {
 			return err
 		}
 	}
@@ -759,41 +802,69 @@ func DryStage() *Stage { return &Stage{} }
 // time). The kit reads it again after the question, before the first
 // write, before each transaction (one small read) and after the verify: a
 // live key stops the run between transactions, naming it, and fails the
-// verify.
+// verify. A transaction whose compare fails reads it too, to name who
+// changed the key.
 type Guard struct {
 	Name   string
 	Prefix string
 	// Except are keys under Prefix that hold no session (a counter).
 	Except []string
+	// Role names what a live key belongs to ("datacoord"), from its key and
+	// value; nil: the key alone names it.
+	Role func(key string, value []byte) string
 }
 
 // LiveError is a guard that found a live key.
 type LiveError struct {
 	Guard string
 	Key   string
+	Role  string
 	Lease int64
 }
 
-func (e *LiveError) Error() string {
-	return fmt.Sprintf("%s: %s holds lease %x: a Milvus component started; stop it (every component) before going on", e.Guard, e.Key, e.Lease)
+// Running names the live component: "KEY (ROLE, lease N)", the lease in
+// hex as etcdctl prints it.
+func (e *LiveError) Running() string {
+	if e.Role == "" {
+		return fmt.Sprintf("%s (lease %x)", e.Key, e.Lease)
+	}
+	return fmt.Sprintf("%s (%s, lease %x)", e.Key, e.Role, e.Lease)
 }
 
-// checkGuards reads every guard now.
+func (e *LiveError) Error() string {
+	return fmt.Sprintf("%s: a Milvus component is running: %s; stop it (every component) before going on", e.Guard, e.Running())
+}
+
+// checkGuards reads every guard now: a live key is a *LiveError.
 func checkGuards(ctx context.Context, store Store, guards []Guard) error {
 	for _, g := range guards {
-		resp, err := store.Txn(ctx).Then(clientv3.OpGet(g.Prefix, clientv3.WithPrefix(), clientv3.WithKeysOnly())).Commit()
+		resp, err := store.Txn(ctx).Then(clientv3.OpGet(g.Prefix, clientv3.WithPrefix())).Commit()
 		if err != nil {
 			return fmt.Errorf("%s: read %s: %w", g.Name, g.Prefix, err)
 		}
 		for _, r := range resp.Responses {
 			for _, kv := range r.GetResponseRange().GetKvs() {
 				if kv.Lease != 0 && !slices.Contains(g.Except, string(kv.Key)) {
-					return &LiveError{Guard: g.Name, Key: string(kv.Key), Lease: kv.Lease}
+					live := &LiveError{Guard: g.Name, Key: string(kv.Key), Lease: kv.Lease}
+					if g.Role != nil {
+						live.Role = g.Role(live.Key, kv.Value)
+					}
+					return live
 				}
 			}
 		}
 	}
 	return nil
+}
+
+// runningNow names the live component the guards find now ("": none, or
+// the read failed): what a failed compare or verify says changed the keys.
+func runningNow(ctx context.Context, store Store, guards []Guard) string {
+	var live *LiveError
+	if errors.As(checkGuards(ctx, store, guards), &live) {
+		return live.Running()
+	}
+	return ""
 }
 
 // writtenParts is "15 rewritten, 3 deleted", leaving out a part of 0.

@@ -171,7 +171,8 @@ type Options struct {
 	// run as an interruption would: nothing more is sent (transactions already
 	// in flight finish). Tests, the benchmark and kill tests hook here.
 	AfterTxn func(n int) error
-	// beforeTxn runs before each transaction is sent (the kit's guards):
-	// an error stops the run between transactions.
-	beforeTxn func(ctx context.Context) error
+	// guards are the plan's (Plan.Guards): read before each transaction is
+	// sent (a live key stops the run between transactions) and when a
+	// transaction's compare fails (naming who changed the key).
+	guards []Guard
 }

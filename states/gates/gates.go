@@ -53,7 +53,7 @@ func LiveComponents(ctx context.Context, inst *instance.Instance, rev int64) (fr
 // read again after the question and between transactions, a session key
 // with a lease stops the run, named.
 func SessionGuard(l models.Layout) apply.Guard {
-	return apply.Guard{Name: LiveComponentName, Prefix: l.Meta(models.SessionPrefix), Except: []string{l.Meta(models.SessionIDKey)}}
+	return apply.Guard{Name: LiveComponentName, Prefix: l.Meta(models.SessionPrefix), Except: []string{l.Meta(models.SessionIDKey)}, Role: models.SessionRole}
 }
 
 // InFlightBroadcasts is the gate "no in-flight broadcast task": no broadcast

@@ -541,7 +541,7 @@ func TestSessionAppearingAtTheQuestionOrMidWrite(t *testing.T) {
 	stdout, errs, code := e.reset("--target-wal kafka --run --max-txn-ops 2")
 	e.withTune(nil)
 	if code != framework.ExitFailed || strings.Contains(stdout, "verify: ok") || !strings.Contains(stdout, "STOPPED: 4 of 18 keys written") ||
-		!strings.Contains(errs, session+" holds lease") {
+		!strings.Contains(errs, "a Milvus component is running: "+session+" (datacoord, lease ") || !strings.Contains(stdout, "  a Milvus component is running: "+session) {
 		t.Fatalf("session mid-write: exit %d\n%s\n%s", code, stdout, errs)
 	}
 }

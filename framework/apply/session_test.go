@@ -1,0 +1,219 @@
+package apply
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/heron-shell/heron/framework"
+	"github.com/heron-shell/heron/models"
+	"github.com/heron-shell/heron/tests/etcdtest"
+	"github.com/heron-shell/heron/tests/shelltest"
+)
+
+// A Milvus component that starts while heron writes (issue 17): its session
+// key, with a lease, under the guarded prefix.
+
+const sessionPrefix = "by-dev/meta/session/"
+
+var sessionGuard = Guard{Name: "no live Milvus component", Prefix: sessionPrefix, Except: []string{sessionPrefix + "id"}, Role: models.SessionRole}
+
+// sessionEnv is an etcd with the server-id counter (no lease: no
+// component), six keys to rewrite, and the ops that rewrite them.
+func sessionEnv(t *testing.T) (*clientv3.Client, []Op) {
+	t.Helper()
+	cli, _ := etcdtest.Start(t)
+	kvs := map[string]string{sessionPrefix + "id": "12"}
+	var ops []Op
+	for i := range 6 {
+		key := fmt.Sprintf("by-dev/meta/k/%02d", i)
+		kvs[key] = "old"
+		ops = append(ops, Op{Key: key, Value: []byte("new")})
+	}
+	seed(t, cli, kvs)
+	return cli, ops
+}
+
+// startSession registers a datacoord the way a starting component does: a
+// session key attached to a lease. It returns how heron names it.
+func startSession(t *testing.T, cli *clientv3.Client) string {
+	t.Helper()
+	ctx := context.Background()
+	lease, err := cli.Grant(ctx, 300)
+	if err != nil {
+		t.Error(err)
+		return ""
+	}
+	key := sessionPrefix + "datacoord"
+	if _, err := cli.Put(ctx, key, `{"ServerID":13,"ServerName":"datacoord","Address":"10.0.0.7:13333"}`, clientv3.WithLease(lease.ID)); err != nil {
+		t.Error(err)
+	}
+	return fmt.Sprintf("%s (datacoord, lease %x)", key, int64(lease.ID))
+}
+
+// runGuarded runs "ops" over want with the session guard, in table format.
+func runGuarded(t *testing.T, cli *clientv3.Client, want []Op, tune func(*Options), confirm framework.Confirm, args string) (string, string, error) {
+	t.Helper()
+	build := opsBuild(Header{Command: "ops", RootPath: "by-dev", Prefixes: []string{"by-dev/meta/"}}, want)
+	guarded := func(ctx context.Context, s Store, p *opsParams, st *Stage) (*Plan, error) {
+		pl, err := build(ctx, s, p, st)
+		if pl != nil {
+			pl.Guards = []Guard{sessionGuard}
+		}
+		return pl, err
+	}
+	var out, errb strings.Builder
+	sh := framework.NewShell(shelltest.State{Cmds: []*framework.Command{Tuned(Store(cli), guarded, tune)}}, &out, &errb)
+	if confirm != nil {
+		sh.SetConfirm(confirm)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	err := sh.Run(ctx, "ops "+args)
+	return out.String(), errb.String(), err
+}
+
+func backups(t *testing.T, dir string) []string {
+	t.Helper()
+	m, err := filepath.Glob(filepath.Join(dir, "heron-backup-*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestSessionAtTheQuestionIsRefusedNamingIt(t *testing.T) {
+	cli, ops := sessionEnv(t)
+	before := dump(t, cli)
+	dir := t.TempDir()
+	var running string
+	confirm := func(context.Context, string) (bool, error) { running = startSession(t, cli); return true, nil }
+	stdout, _, err := runGuarded(t, cli, ops, nil, confirm, "--run --backup-dir "+dir)
+	if framework.ExitCode(err) != framework.ExitRefused {
+		t.Fatalf("want exit 3, got %v\n%s", err, stdout)
+	}
+	for _, want := range []string{"refused after the question, nothing was written", "a Milvus component is running: " + running} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("message lacks %q: %v", want, err)
+		}
+	}
+	after := dump(t, cli)
+	delete(after, sessionPrefix+"datacoord")
+	if d := diffKeysOf(before, after); len(d) > 0 {
+		t.Fatalf("keys written: %v", d)
+	}
+	if m := backups(t, dir); len(m) > 0 {
+		t.Fatalf("a refused run left %v", m)
+	}
+}
+
+func TestSessionMidWriteStopsBetweenTransactionsNamingIt(t *testing.T) {
+	cli, ops := sessionEnv(t)
+	var running string
+	tune := func(o *Options) {
+		o.Concurrency = 1
+		o.AfterTxn = func(n int) error {
+			if n == 1 {
+				running = startSession(t, cli)
+			}
+			return nil
+		}
+	}
+	stdout, _, err := runGuarded(t, cli, ops, tune, nil, "--run --yes --max-txn-ops 2 --backup-dir "+t.TempDir())
+	if framework.ExitCode(err) != framework.ExitFailed {
+		t.Fatalf("want exit 1, got %v\n%s", err, stdout)
+	}
+	if !strings.Contains(err.Error(), "a Milvus component is running: "+running) || !strings.Contains(err.Error(), "stopped after 1 transactions, 2 of 6 keys written") {
+		t.Errorf("error: %v", err)
+	}
+	for _, want := range []string{"STOPPED: 2 of 6 keys written: the instance is split", "  a Milvus component is running: " + running + ": stop it (every component) first",
+		"  to complete it:  ops", "  to roll it back: restore --file "} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	if strings.Contains(stdout, "verify: ok") {
+		t.Fatalf("verify: ok printed while a session holds a lease:\n%s", stdout)
+	}
+	got := dump(t, cli)
+	for i, op := range ops {
+		if want := map[bool]string{true: "new", false: "old"}[i < 2]; got[op.Key] != want {
+			t.Fatalf("%s = %q, want %q", op.Key, got[op.Key], want)
+		}
+	}
+}
+
+// A component that writes over a key heron already wrote (after the last
+// transaction, so no guard read between transactions sees it first): the
+// verify fails naming the key and the component, and the run leads with
+// the stopped-run guidance.
+func TestComponentOverwritingAWrittenKeyIsNamed(t *testing.T) {
+	cli, ops := sessionEnv(t)
+	var running string
+	tune := func(o *Options) {
+		o.Concurrency = 1
+		o.AfterTxn = func(n int) error {
+			if n == 3 {
+				running = startSession(t, cli)
+				if _, err := cli.Put(context.Background(), ops[0].Key, "datacoord's"); err != nil {
+					t.Error(err)
+				}
+			}
+			return nil
+		}
+	}
+	stdout, _, err := runGuarded(t, cli, ops, tune, nil, "--run --yes --max-txn-ops 2 --backup-dir "+t.TempDir())
+	if framework.ExitCode(err) != framework.ExitFailed {
+		t.Fatalf("want exit 1, got %v\n%s", err, stdout)
+	}
+	if !strings.Contains(err.Error(), "a Milvus component is running: "+running) || !strings.Contains(err.Error(), ops[0].Key+": does not hold the bytes the plan staged") {
+		t.Errorf("error: %v", err)
+	}
+	for _, want := range []string{"STOPPED: 6 of 6 keys written, then a Milvus component started: the instance may be split.\n", "  a Milvus component is running: " + running + ": stop it (every component) first",
+		"verify: FAILED, 3 problems:\n  no live Milvus component: a Milvus component is running: " + running, "  " + ops[0].Key + ": does not hold the bytes"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	if strings.Contains(stdout, "verify: ok") || strings.Contains(stdout, "reminder:") {
+		t.Fatalf("a verified run's lines printed:\n%s", stdout)
+	}
+}
+
+// A transaction whose compare fails reads the guards at that moment: the
+// conflict names the component live then (the window between the guard
+// read before a transaction and its commit), or asks whether Milvus runs
+// when none is.
+func TestConflictNamesTheRunningComponent(t *testing.T) {
+	cli, _ := sessionEnv(t)
+	ctx := context.Background()
+	key := "by-dev/meta/k/00"
+	read, err := cli.Get(ctx, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cli.Put(ctx, key, "datacoord's"); err != nil {
+		t.Fatal(err)
+	}
+	w := &writer{store: cli, opt: Options{guards: []Guard{sessionGuard}, Header: Header{Revision: read.Header.Revision}}}
+	bt := &batch{ops: []Op{{Key: key, ModRevision: read.Kvs[0].ModRevision, Value: []byte("new")}}}
+	err = w.conflict(ctx, bt)
+	if !strings.Contains(err.Error(), "is Milvus running?") {
+		t.Fatalf("no session: %v", err)
+	}
+	running := startSession(t, cli)
+	err = w.conflict(ctx, bt)
+	for _, want := range []string{"key " + key + " changed since the plan was read", "a Milvus component is running: " + running, "stop it (every component), then re-run heron to complete"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("message lacks %q: %v", want, err)
+		}
+	}
+	if got := runningIn(fmt.Errorf("%w (to roll it back: ...)", err)); got != running {
+		t.Fatalf("the STOPPED block names %q, want %q", got, running)
+	}
+}
