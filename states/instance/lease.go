@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 
-	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
 // LeaseTTLs reads the seconds each lease has left (etcd's TimeToLive), by
