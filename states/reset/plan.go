@@ -401,7 +401,10 @@ func (pl *Plan) flushStep(a *accumulator) string {
 			named = append(named, fmt.Sprintf("id %d", id))
 		}
 	}
-	what := "the " + framework.Plural(len(named), "collection", "") + " " + listKeys(named)
+	what := "the collection " + listKeys(named)
+	if len(named) > 1 {
+		what = fmt.Sprintf("the %d collections %s", len(named), listKeys(named))
+	}
 	if len(named) == 0 {
 		pcs := slices.SortedFunc(maps.Keys(a.assignPCs), models.NaturalCompare)
 		what = "the collections on " + listKeys(pcs)
