@@ -28,7 +28,7 @@ type SessionRow struct {
 	models.Session
 	TTLSeconds *int64 `json:"ttl_seconds,omitempty"`
 	Error      string `json:"error,omitempty"`
-	cause string // the decode error, for the table (the row names the key)
+	cause      string // the decode error, for the table (the row names the key)
 }
 
 // SessionResult is the output of `show session`.
