@@ -64,7 +64,8 @@ func TestRefusalRecipe(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
 	mustContain(t, out, "2 session keys hold a lease (longest lease left: ", "1 broadcast task is in flight", "1 Growing, Sealed or Flushing segment and 0 segment-assign records", "what to do, in order:\n")
-	inOrder("table", out[strings.Index(out, "what to do, in order:"):])
+	_, recipe, _ := strings.Cut(out, "what to do, in order:")
+	inOrder("table", recipe)
 	inOrder("refusal", errs)
 
 	lines, _, _ := e.reset("--target-wal kafka --format line")
