@@ -3,6 +3,7 @@ package framework
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 )
@@ -18,6 +19,80 @@ type Gate struct {
 	Detail     string   `json:"detail"`
 	Count      int64    `json:"count"`
 	Keys       []string `json:"keys,omitempty"`
+	// Fix is what the operator does about a refusal: steps of the one
+	// recipe every refusal ends with (Recipe), in its fixed order.
+	Fix []Step `json:"fix,omitempty"`
+}
+
+// StepOrder places a step in the recipe: the steps of failed gates fit one
+// sequence (Milvus on the old WAL drains what only it can finish, then
+// every component stops, its leases expire, the target is emptied), and
+// the re-run closes it.
+type StepOrder int
+
+// The recipe's steps, in order.
+const (
+	StepOnOldWAL StepOrder = iota + 1
+	StepStop
+	StepLeases
+	StepTarget
+	StepOther
+	// StepRerun replaces the closing "re-run the same command line".
+	StepRerun
+)
+
+// Step is one thing to do about a failed gate.
+type Step struct {
+	Order StepOrder `json:"order"`
+	Text  string    `json:"text"`
+}
+
+// Recipe is what to do about the failed gates, in order: their steps by
+// StepOrder (those of one order joined into one step, each text once),
+// then the re-run. Nil when every gate passed or no failed gate has a fix.
+func Recipe(gates []Gate) []string {
+	var by [StepRerun + 1][]string
+	failed := false // and with a fix: a failed gate without one has no recipe to add to
+	for _, g := range gates {
+		if g.OK {
+			continue
+		}
+		failed = true
+		for _, s := range g.Fix {
+			o := min(max(s.Order, StepOnOldWAL), StepRerun)
+			if !slices.Contains(by[o], s.Text) {
+				by[o] = append(by[o], s.Text)
+			}
+		}
+	}
+	if !failed || slices.IndexFunc(by[:], func(t []string) bool { return len(t) > 0 }) < 0 {
+		return nil
+	}
+	if len(by[StepRerun]) == 0 {
+		by[StepRerun] = []string{"re-run the same command line"}
+	}
+	var out []string
+	for _, texts := range by {
+		kept := slices.DeleteFunc(slices.Clone(texts), func(t string) bool {
+			return slices.ContainsFunc(texts, func(o string) bool { return o != t && strings.HasPrefix(o, t) })
+		})
+		if len(kept) > 0 {
+			out = append(out, strings.Join(kept, ", and "))
+		}
+	}
+	return out
+}
+
+// Plural is n and noun, the noun in its plural form unless n is 1
+// ("1 session key", "2 session keys"); plural empty: noun + "s".
+func Plural[N int | int64](n N, noun, plural string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	if plural == "" {
+		plural = noun + "s"
+	}
+	return fmt.Sprintf("%d %s", n, plural)
 }
 
 // Verdict is the gate's verdict as the table shows it.
@@ -43,11 +118,19 @@ func Refusal(command string, gates []Gate) error {
 	if len(failed) == 0 {
 		return nil
 	}
-	return Refusedf("%s refused, nothing was written: %s", command, strings.Join(failed, "; "))
+	msg := fmt.Sprintf("%s refused, nothing was written: %s", command, strings.Join(failed, "; "))
+	if recipe := Recipe(gates); len(recipe) > 0 {
+		msg += "; what to do, in order:"
+		for i, s := range recipe {
+			msg += fmt.Sprintf(" %d. %s", i+1, s)
+		}
+	}
+	return Refusedf("%s", msg)
 }
 
 // WriteGates writes the "gates:" block of a plan's table: one row per gate
-// (verdict, name, detail) and under it the keys it names, escaped.
+// (verdict, name, detail) and under it the keys it names, escaped; when a
+// gate failed, the recipe follows, numbered.
 func WriteGates(w io.Writer, gates []Gate) error {
 	if _, err := fmt.Fprintf(w, "gates:\n"); err != nil {
 		return err
@@ -59,14 +142,35 @@ func WriteGates(w io.Writer, gates []Gate) error {
 			fmt.Fprintf(tw, "  \t\t%s\n", EscapeText(k))
 		}
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	recipe := Recipe(gates)
+	if len(recipe) == 0 {
+		return nil
+	}
+	if _, err := fmt.Fprintln(w, "what to do, in order:"); err != nil {
+		return err
+	}
+	for i, s := range recipe {
+		if _, err := fmt.Fprintf(w, "  %d. %s\n", i+1, EscapeText(s)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-// GateLines writes one "gate" record per gate.
+// GateLines writes one "gate" record per gate, then one "step" record per
+// step of the recipe when a gate failed.
 func GateLines(w io.Writer, gates []Gate) error {
 	for _, g := range gates {
 		if err := WriteLine(w, "gate", g.Name, "ok", g.OK, "overridden", g.Overridden, "count", g.Count,
 			"detail", g.Detail, "keys", strings.Join(g.Keys, ",")); err != nil {
+			return err
+		}
+	}
+	for i, s := range Recipe(gates) {
+		if err := WriteLine(w, "step", i+1, "text", s); err != nil {
 			return err
 		}
 	}

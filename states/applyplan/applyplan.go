@@ -126,6 +126,7 @@ func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.St
 	g := framework.Gate{Name: "plan of this instance", OK: same, Detail: fmt.Sprintf("the plan's root path %q is the instance's", h.RootPath)}
 	if !same {
 		g.Detail = fmt.Sprintf("the plan was made for root path %q, this instance is %q", h.RootPath, inst.Layout.RootPath)
+		g.Fix = []framework.Step{{Order: framework.StepRerun, Text: fmt.Sprintf("re-run connected to the instance the plan was made for (connect --rootPath %s)", h.RootPath)}}
 	}
 	s.Gates = append(s.Gates, g, externalGate(h))
 	instanceGates, err := gates.Instance(ctx, inst, rev)
@@ -137,7 +138,8 @@ func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.St
 		Detail: fmt.Sprintf("every key holds the mod revision it had at revision %d", h.Revision)}
 	if s.Changed > 0 {
 		unchanged.Keys = changed
-		unchanged.Detail = fmt.Sprintf("%d keys changed since the plan was read at revision %d: plan again (%s)", s.Changed, h.Revision, h.Command)
+		unchanged.Detail = fmt.Sprintf("%s since the plan was read at revision %d: plan again (%s)", framework.Plural(s.Changed, "key changed", "keys changed"), h.Revision, h.Command)
+		unchanged.Fix = []framework.Step{{Order: framework.StepRerun, Text: fmt.Sprintf("do not re-run this plan: plan again (%s --plan-out FILE), review it, and apply the new file", h.Command)}}
 	}
 	s.Gates = append(s.Gates, unchanged)
 	for _, g := range s.Gates {
@@ -204,5 +206,6 @@ func externalGate(h apply.Header) framework.Gate {
 	}
 	g.Detail = fmt.Sprintf("the plan would also %s, outside etcd, which apply cannot do (a plan file holds no credentials): run the command that planned it instead (%s), or plan again without what reaches outside etcd",
 		strings.Join(what, " and "), h.Command)
+	g.Fix = []framework.Step{{Order: framework.StepRerun, Text: fmt.Sprintf("do not re-run apply: run %s instead", h.Command)}}
 	return g
 }

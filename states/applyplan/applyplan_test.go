@@ -116,7 +116,8 @@ func TestApplyRefusesAChangedKey(t *testing.T) {
 	for _, line := range []string{"apply --file " + plan, "apply --file " + plan + " --run --backup-dir " + e.dir} {
 		out, errs, code := e.run(line)
 		if code != framework.ExitRefused || e.rev() != r0 || !strings.Contains(out, "REFUSED  no key changed since the plan was read") ||
-			!strings.Contains(out, key) || !strings.Contains(errs, "1 keys changed since the plan was read") {
+			!strings.Contains(out, key) || !strings.Contains(errs, "1 key changed since the plan was read") ||
+			!strings.Contains(out, "what to do, in order:\n  1. do not re-run this plan: plan again (") || !strings.Contains(errs, "what to do, in order: 1. do not re-run this plan") {
 			t.Fatalf("%s: exit %d\n%s\n%s", line, code, out, errs)
 		}
 	}

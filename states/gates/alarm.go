@@ -45,6 +45,7 @@ func NoAlarm(ctx context.Context, inst *instance.Instance) (framework.Gate, erro
 		why = append(why, "etcd's CORRUPT alarm is raised (a member's data differs from the others'): repair the cluster first")
 	}
 	g.Detail = strings.Join(g.Keys, ", ") + ": " + strings.Join(why, "; ")
+	g.Fix = []framework.Step{{Order: framework.StepOther, Text: "clear the etcd alarm as the gate says (until `etcdctl alarm list` shows none)"}}
 	return g, nil
 }
 

@@ -25,13 +25,17 @@ const (
 
 // LiveComponents is the gate "no live Milvus component": no session key
 // (other than the server-id counter) holds a lease at rev. A running
-// component keeps its session alive and writes metadata at any time.
+// component keeps its session alive and writes metadata at any time. Its
+// detail names the longest lease left, so that the operator knows how long
+// to wait after stopping Milvus.
 func LiveComponents(ctx context.Context, inst *instance.Instance, rev int64) (framework.Gate, error) {
 	var count int64
 	var keys []string
+	var leases []int64
 	_, err := inst.Walk(ctx, rev, []string{models.SessionPrefix}, func(e instance.Entry) error {
 		if e.Rel != models.SessionIDKey && e.Lease != 0 {
 			count++
+			leases = append(leases, e.Lease)
 			if len(keys) < MaxKeys {
 				keys = append(keys, fmt.Sprintf("%s (lease %x)", e.Rel, e.Lease))
 			}
@@ -42,11 +46,35 @@ func LiveComponents(ctx context.Context, inst *instance.Instance, rev int64) (fr
 		return framework.Gate{}, err
 	}
 	g := framework.Gate{Name: LiveComponentName, OK: count == 0, Count: count, Detail: "no session key has a lease"}
-	if count > 0 {
-		g.Keys = keys
-		g.Detail = fmt.Sprintf("%d session keys hold a lease: stop Milvus (every component) and wait for the leases to expire", count)
+	if count == 0 {
+		return g, nil
 	}
+	ttls, err := inst.LeaseTTLs(ctx, leases)
+	if err != nil {
+		return framework.Gate{}, err
+	}
+	var longest int64
+	for _, t := range ttls {
+		longest = max(longest, t)
+	}
+	left := fmt.Sprintf("longest lease left: %d s", longest)
+	g.Keys = keys
+	g.Detail = fmt.Sprintf("%s a lease (%s): stop Milvus (every component) and wait for the leases to expire",
+		framework.Plural(count, "session key holds", "session keys hold"), left)
+	g.Fix = append(StopSteps()[:1], framework.Step{Order: framework.StepLeases, Text: leaseStep + " (" + left + ")"})
 	return g, nil
+}
+
+// leaseStep waits for the sessions of stopped components to expire.
+const leaseStep = "run `show session` until no session is alive"
+
+// StopSteps are the steps that stop Milvus and wait for its sessions to
+// expire: part of the fix of every gate whose remedy runs Milvus first.
+func StopSteps() []framework.Step {
+	return []framework.Step{
+		{Order: framework.StepStop, Text: "stop every Milvus component (on Kubernetes: scale the Milvus deployments and statefulsets to 0)"},
+		{Order: framework.StepLeases, Text: leaseStep},
+	}
 }
 
 // SessionGuard is the live-component gate as the write kit watches it:
@@ -90,10 +118,15 @@ func InFlightBroadcasts(ctx context.Context, inst *instance.Instance, rev int64)
 	g.Keys = keys
 	var why []string
 	if inflight > 0 {
-		why = append(why, fmt.Sprintf("%d broadcast tasks are in flight (a half-applied DDL whose callbacks would write old-WAL ids back): start Milvus on the old WAL until they finish", inflight))
+		why = append(why, fmt.Sprintf("%s in flight (a half-applied DDL whose callbacks would write old-WAL ids back): start Milvus on the old WAL until they finish",
+			framework.Plural(inflight, "broadcast task is", "broadcast tasks are")))
+		g.Fix = append([]framework.Step{{Order: framework.StepOnOldWAL,
+			Text: "start Milvus on its old WAL until the in-flight broadcast tasks finish (`show broadcast-task` shows none in flight)"}}, StopSteps()...)
 	}
 	if undecodable > 0 {
-		why = append(why, fmt.Sprintf("%d broadcast tasks could not be decoded, so heron cannot tell whether they are in flight: repair or remove them (show broadcast lists them)", undecodable))
+		why = append(why, fmt.Sprintf("%s could not be decoded, so heron cannot tell whether they are in flight: repair or remove them (show broadcast-task lists them)",
+			framework.Plural(undecodable, "broadcast task", "")))
+		g.Fix = append(g.Fix, framework.Step{Order: framework.StepOther, Text: "repair or remove the broadcast tasks that do not decode (`show broadcast-task` lists them)"})
 	}
 	g.Detail = strings.Join(why, "; ")
 	return g, nil

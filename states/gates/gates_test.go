@@ -48,7 +48,7 @@ func TestBroadcastGate(t *testing.T) {
 	}
 	put("3", sample.BroadcastTask(int32(models.BroadcastPending)))
 	g = check(t, cli, ep, InFlightBroadcasts)
-	if g.OK || g.Count != 2 || !strings.Contains(g.Detail, "1 broadcast tasks are in flight") || !strings.Contains(g.Detail, "1 broadcast tasks could not be decoded") {
+	if g.OK || g.Count != 2 || !strings.Contains(g.Detail, "1 broadcast task is in flight") || !strings.Contains(g.Detail, "1 broadcast task could not be decoded") {
 		t.Fatalf("both: %+v", g)
 	}
 }
@@ -73,6 +73,26 @@ func TestLiveComponentGate(t *testing.T) {
 	g := check(t, cli, ep, LiveComponents)
 	if g.OK || g.Name != LiveComponentName || g.Count != 1 || !strings.Contains(g.Detail, "stop Milvus") || !strings.HasPrefix(g.Keys[0], "session/datacoord (lease ") {
 		t.Fatalf("a live session: %+v", g)
+	}
+	// The lease was granted for 300 s: the detail names what is left of it
+	// (a few seconds may have passed), the fix waits for it.
+	if !strings.Contains(g.Detail, "1 session key holds a lease (longest lease left: 2") || !strings.Contains(g.Detail, " s)") {
+		t.Fatalf("1 session key, the lease left: %q", g.Detail)
+	}
+	if len(g.Fix) != 2 || g.Fix[0].Order != framework.StepStop || g.Fix[1].Order != framework.StepLeases ||
+		!strings.Contains(g.Fix[1].Text, "`show session`") || !strings.Contains(g.Fix[1].Text, "longest lease left: 2") {
+		t.Fatalf("the fix of live sessions: %+v", g.Fix)
+	}
+	short, err := cli.Grant(ctx, 60)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cli.Put(ctx, layout.Meta("session/querycoord"), "{}", clientv3.WithLease(short.ID)); err != nil {
+		t.Fatal(err)
+	}
+	g = check(t, cli, ep, LiveComponents)
+	if g.Count != 2 || !strings.Contains(g.Detail, "2 session keys hold a lease (longest lease left: 2") {
+		t.Fatalf("2 session keys: the longest lease is the 300 s one: %q", g.Detail)
 	}
 }
 

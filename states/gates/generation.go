@@ -44,6 +44,7 @@ func Generation(ctx context.Context, inst *instance.Instance, rev int64) (framew
 	default:
 		found := models.DescribeCounts(models.DatacoordMarkers, counts)
 		g.OK, g.Count = false, 1
+		g.Fix = []framework.Step{{Order: framework.StepRerun, Text: "do not re-run: upgrade Milvus to 2.6 or later first (its upgrade writes the streaming keys heron's writes need)"}}
 		g.Keys = []string{found}
 		g.Detail = fmt.Sprintf("%s is a %s Milvus instance: no keys under %sstreamingnode-meta/ or streamingcoord-meta/, but datacoord positions under %s; %s",
 			inst.Layout.RootPath, gen, inst.Layout.MetaRoot(), found, models.PreStreamingWhy)

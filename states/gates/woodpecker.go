@@ -61,24 +61,24 @@ func WoodpeckerTarget(inv *woodpecker.Inventory, inScope func(pchannel string) b
 	}
 	var why []string
 	if len(logs) > 0 {
-		remedy := "reset wal --target woodpecker"
-		if scoped {
-			for _, pc := range pchannels {
-				remedy += " --pchannel " + pc
-			}
-		}
-		remedy += " --run"
-		why = append(why, fmt.Sprintf("%d woodpecker logs of pchannels in scope exist, so the target WAL is not fresh (Milvus would replay their segments, and a log that keeps a truncation point without segments never opens): %s; %s; empty them with `%s`",
-			len(logs), capped(named), eff, remedy))
+		remedy := remedyOf(pchannels, scoped)
+		why = append(why, fmt.Sprintf("%s of pchannels in scope exist, so the target WAL is not fresh (Milvus would replay their segments, and a log that keeps a truncation point without segments never opens): %s; %s; empty them with `%s`",
+			framework.Plural(len(logs), "woodpecker log", ""), capped(named), eff, remedy))
 	}
 	if len(unread) > 0 {
 		why = append(why, "heron cannot read "+strings.Join(unread, ", ")+", so it cannot tell whether logs of the pchannels are there; read it with a user that may")
 	}
 	g.OK, g.Count = false, int64(len(logs)+len(unread))
+	if len(logs) > 0 {
+		g.Fix = append(g.Fix, framework.Step{Order: framework.StepTarget, Text: "empty the woodpecker logs with `" + remedyOf(pchannels, scoped) + "`"})
+	}
+	if len(unread) > 0 {
+		g.Fix = append(g.Fix, framework.Step{Order: framework.StepOther, Text: "give heron a user that may read the woodpecker prefixes it names"})
+	}
 	g.Keys = append(named, unread...)[:min(len(named)+len(unread), MaxKeys)]
 	g.Detail = strings.Join(why, "; ") + " (or pass --allow-non-empty-target to go on)"
 	if allow {
-		g.OK, g.Overridden = true, true
+		g.OK, g.Overridden, g.Fix = true, true, nil
 		g.Detail = "--allow-non-empty-target: " + strings.Join(why, "; ") + "; Milvus will read what the logs hold as its WAL from the earliest position"
 	}
 	return g
@@ -100,4 +100,15 @@ func capped(items []string) string {
 		return strings.Join(items, ", ")
 	}
 	return fmt.Sprintf("%s and %d more", strings.Join(items[:MaxKeys], ", "), len(items)-MaxKeys)
+}
+
+// remedyOf is the command that empties the woodpecker logs of pchannels.
+func remedyOf(pchannels []string, scoped bool) string {
+	remedy := "reset wal --target woodpecker"
+	if scoped {
+		for _, pc := range pchannels {
+			remedy += " --pchannel " + pc
+		}
+	}
+	return remedy + " --run"
 }

@@ -24,6 +24,8 @@ type accumulator struct {
 
 	unflushed, assigns int64
 	unflushedKeys      []string
+	// unflushedColls are the collections of unflushed segments in scope.
+	unflushedColls map[int64]bool
 
 	// alter: the alter_wal_state each consume checkpoint carries, by
 	// pchannel (in scope: cleared by the run; out of scope: the one-WAL gate).
@@ -40,7 +42,7 @@ const maxValueBytes = 3 << 19
 func newAccumulator(p *Planner) *accumulator {
 	return &accumulator{p: p, kinds: map[string]*KindCount{}, deletions: map[string]*Deletion{},
 		assignPCs: map[string]bool{}, kept: map[[2]string]int64{}, census: models.NewWALCensus(p.checkpointWAL),
-		alter: map[string]*models.AlterWALState{}}
+		alter: map[string]*models.AlterWALState{}, unflushedColls: map[int64]bool{}}
 }
 
 // decide plans one entry under the meta root, adds it, and returns the decision.
@@ -55,6 +57,7 @@ func (a *accumulator) decide(e instance.Entry) (Decision, error) {
 	}
 	if d.Kind == KindSegment && d.Unflushed {
 		a.unflushed++
+		a.unflushedColls[e.Collection] = true
 		if len(a.unflushedKeys) < maxGateKeys {
 			a.unflushedKeys = append(a.unflushedKeys, fmt.Sprintf("%s (%s)", e.KV.Key, d.State))
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -43,6 +44,9 @@ type Plan struct {
 	notes   []string // the context's warnings (replication, unknown keys and fields, woodpecker)
 	// wpEffective is woodpecker's effective metadata prefix (woodpecker targets).
 	wpEffective *woodpecker.Effective
+	// names are the live collections' names by id, for the unflushed-segment
+	// gate's fix (which collections to flush).
+	names map[int64]string
 }
 
 // Build is reset checkpoint's plan: it reads the instance's context at one
@@ -149,6 +153,7 @@ func readContext(ctx context.Context, inst *instance.Instance, p *Params) (*Plan
 	if err != nil {
 		return nil, err
 	}
+	names := map[int64]string{}
 	err = walk(ctx, inst, rev, liveCollectionPrefixes, collectionPageSize, func(e instance.Entry) error {
 		if (e.Kind != models.KindCollectionInfo && e.Kind != models.KindLegacyCollection) || models.IsTombstone(e.Value) {
 			return nil
@@ -157,6 +162,7 @@ func readContext(ctx context.Context, inst *instance.Instance, p *Params) (*Plan
 		if err != nil {
 			return nil // the scan names it
 		}
+		names[col.ID] = col.Name
 		owns := false
 		for _, v := range col.VChannels {
 			known[models.PChannelOf(v)] = true
@@ -191,7 +197,7 @@ func readContext(ctx context.Context, inst *instance.Instance, p *Params) (*Plan
 	if err != nil {
 		return nil, framework.Usagef("reset checkpoint: --target-wal: %v", err)
 	}
-	pl := &Plan{inst: inst, planner: planner, params: *p, gates: instanceGates}
+	pl := &Plan{inst: inst, planner: planner, params: *p, gates: instanceGates, names: names}
 	if len(replication) > 0 {
 		pl.notes = append(pl.notes, "this instance is a replication source ("+listKeys(replication)+"): the reset does not rewrite replication state; set replication up again after the switch")
 	}
@@ -235,9 +241,13 @@ func (pl *Plan) setGates(a *accumulator) {
 		unflushed := a.unflushed + a.assigns
 		g := gate("no unflushed segment in scope", unflushed, a.unflushedKeys,
 			"no Growing, Sealed or Flushing segment and no segment-assign record in scope",
-			fmt.Sprintf("%d Growing, Sealed or Flushing segments and %d segment-assign records in scope: their rows exist only in the old MQ; flush them first (or pass --allow-growing to lose them)", a.unflushed, a.assigns))
+			fmt.Sprintf("%s and %s in scope: their rows exist only in the old MQ; flush them first (or pass --allow-growing to lose them)",
+				framework.Plural(a.unflushed, "Growing, Sealed or Flushing segment", ""), framework.Plural(a.assigns, "segment-assign record", "")))
+		if !g.OK {
+			g.Fix = append([]framework.Step{{Order: framework.StepOnOldWAL, Text: pl.flushStep(a)}}, gates.StopSteps()...)
+		}
 		if unflushed > 0 && pl.params.AllowGrowing {
-			g.OK, g.Overridden = true, true
+			g.OK, g.Overridden, g.Fix = true, true, nil
 			g.Detail = fmt.Sprintf("--allow-growing: %d Growing, Sealed or Flushing segments and %d segment-assign records in scope; their unflushed rows are LOST (flushed data survives)", a.unflushed, a.assigns)
 			pl.Warnings = append(pl.Warnings, g.Detail)
 		}
@@ -373,8 +383,33 @@ func (pl *Plan) oneWALGate(a *accumulator) Gate {
 		return Gate{Name: name, OK: true, Detail: fmt.Sprintf("every pchannel out of scope is already on %s", pl.TargetWAL)}
 	}
 	return Gate{Name: name, Count: int64(len(off)), Keys: off[:min(len(off), maxGateKeys)],
+		Fix: []framework.Step{{Order: framework.StepRerun, Text: "re-run without --pchannel (the whole instance)"}},
 		Detail: fmt.Sprintf("after this run %s would still be on another WAL than %s, and Milvus decodes every position with one WAL: run without --pchannel",
 			strings.Join(off, ", "), pl.TargetWAL)}
+}
+
+// flushStep names the collections whose segments are unflushed (by name
+// and id), or the pchannels of segment-assign records, to flush with
+// Milvus on its old WAL.
+func (pl *Plan) flushStep(a *accumulator) string {
+	ids := slices.Sorted(maps.Keys(a.unflushedColls))
+	var named []string
+	for _, id := range ids {
+		if n, ok := pl.names[id]; ok && n != "" {
+			named = append(named, fmt.Sprintf("%s (id %d)", n, id))
+		} else {
+			named = append(named, fmt.Sprintf("id %d", id))
+		}
+	}
+	what := "the collection " + listKeys(named)
+	if len(named) > 1 {
+		what = fmt.Sprintf("the %d collections %s", len(named), listKeys(named))
+	}
+	if len(named) == 0 {
+		pcs := slices.SortedFunc(maps.Keys(a.assignPCs), models.NaturalCompare)
+		what = "the collections on " + listKeys(pcs)
+	}
+	return "flush " + what + " with Milvus on its old WAL, until no segment of theirs is Growing, Sealed or Flushing"
 }
 
 // knownOutOfScope lists the pchannels out of scope the census counted.

@@ -306,6 +306,7 @@ func storageGate(p *Params, s *Summary) framework.Gate {
 	default:
 		g.OK, g.Count = false, int64(len(s.Logs))
 		g.Detail = fmt.Sprintf("storage type %s (%s): heron cannot delete the logs' data in %s; pass --allow-data-left to empty the metadata and leave the data there", s.StorageType, s.StorageFrom, s.Objects.Location)
+		g.Fix = []framework.Step{{Order: framework.StepRerun, Text: "re-run with --allow-data-left (the logs' data stays in " + s.Objects.Location + ")"}}
 	}
 	return g
 }

@@ -270,6 +270,7 @@ func build(ctx context.Context, inst *instance.Instance, p *Params) (*Plan, erro
 		Detail: fmt.Sprintf("the backup's root path %q is the instance's", header.RootPath)}
 	if !same {
 		g.Detail = fmt.Sprintf("the backup was taken of root path %q, this instance is %q", header.RootPath, inst.Layout.RootPath)
+		g.Fix = []framework.Step{{Order: framework.StepRerun, Text: fmt.Sprintf("re-run connected to the instance the backup was taken of (connect --rootPath %s)", header.RootPath)}}
 	}
 	pl.Gates = append(pl.Gates, g)
 	instanceGates, err := gates.Instance(ctx, inst, rev)
@@ -413,6 +414,8 @@ func (pl *Plan) gateMovedOn() {
 			g.OK, g.Overridden = true, true
 			g.Detail = "--force-moved-on: " + g.Detail
 			pl.Warnings = append(pl.Warnings, fmt.Sprintf("--force-moved-on: the restore rolls back what Milvus did since %q on %d keys: keys deleted since are created again, changed ones go back, created ones stay", pl.Backup.Command, m.Total))
+		} else {
+			g.Fix = []framework.Step{{Order: framework.StepRerun, Text: "keep the instance as it is (do not restore), or re-run with --force-moved-on to roll back what Milvus did since"}}
 		}
 	}
 	pl.Gates = append(pl.Gates, g)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/heron-shell/heron/framework"
 	"github.com/heron-shell/heron/models"
@@ -21,10 +22,13 @@ type SessionParam struct {
 
 // SessionRow is one key under session/. Error: its value does not decode;
 // the key and its lease are still shown (a lease means a live component).
+// TTLSeconds: the seconds its lease has left (alive rows only), how long
+// the session outlives a stopped component.
 type SessionRow struct {
 	models.Session
-	Error string `json:"error,omitempty"`
-	cause string // the decode error, for the table (the row names the key)
+	TTLSeconds *int64 `json:"ttl_seconds,omitempty"`
+	Error      string `json:"error,omitempty"`
+	cause      string // the decode error, for the table (the row names the key)
 }
 
 // SessionResult is the output of `show session`.
@@ -77,6 +81,19 @@ func Sessions(ctx context.Context, inst *instance.Instance, warn io.Writer) (*Se
 	if err != nil {
 		return nil, err
 	}
+	var leases []int64
+	for _, s := range res.Sessions {
+		leases = append(leases, s.Lease)
+	}
+	ttls, err := inst.LeaseTTLs(ctx, leases)
+	if err != nil {
+		return nil, err
+	}
+	for i := range res.Sessions {
+		if t, ok := ttls[res.Sessions[i].Lease]; ok {
+			res.Sessions[i].TTLSeconds = &t
+		}
+	}
 	slices.SortStableFunc(res.Sessions, func(a, b SessionRow) int { return naturalCompare(a.Key, b.Key) })
 	if res.Errors > 0 {
 		fmt.Fprintf(warn, "warning: %d session key(s) do not decode: listed with their error\n", res.Errors)
@@ -91,18 +108,26 @@ func leaseText(l int64) string {
 	return fmt.Sprintf("%x", l)
 }
 
+// ttlText is a lease's seconds left, for the table and lines ("" without a lease).
+func ttlText(t *int64) string {
+	if t == nil {
+		return ""
+	}
+	return fmt.Sprintf("%ds", *t)
+}
+
 // JSON implements framework.Result.
 func (r *SessionResult) JSON() any { return r }
 
 // Table implements framework.Result.
 func (r *SessionResult) Table(w io.Writer) error {
-	header := []string{"KEY", "ROLE", "SERVER ID", "ADDRESS", "VERSION", "ALIVE", "LEASE"}
+	header := []string{"KEY", "ROLE", "SERVER ID", "ADDRESS", "VERSION", "ALIVE", "LEASE", "TTL"}
 	if r.Errors > 0 {
 		header = append(header, "ERROR")
 	}
-	t := newTable(w, header...).fit(r.wide, 0, 3, 7)
+	t := newTable(w, header...).fit(r.wide, 0, 3, 8)
 	for _, s := range r.Sessions {
-		cells := []string{s.Key, s.Role, i64(s.ServerID), s.Address, s.Version, yesNo(s.Alive), leaseText(s.Lease)}
+		cells := []string{s.Key, s.Role, i64(s.ServerID), s.Address, s.Version, yesNo(s.Alive), leaseText(s.Lease), ttlText(s.TTLSeconds)}
 		if r.Errors > 0 {
 			cells = append(cells, s.cause)
 		}
@@ -126,7 +151,7 @@ func (r *SessionResult) Table(w io.Writer) error {
 func (r *SessionResult) Lines(w io.Writer) error {
 	for _, s := range r.Sessions {
 		if err := line(w, "session", "key", s.Key, "role", s.Role, "server_id", i64(s.ServerID), "address", s.Address,
-			"alive", boolS(s.Alive), "lease", leaseText(s.Lease), "error", s.Error); err != nil {
+			"alive", boolS(s.Alive), "lease", leaseText(s.Lease), "ttl_seconds", strings.TrimSuffix(ttlText(s.TTLSeconds), "s"), "error", s.Error); err != nil {
 			return err
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -53,6 +54,25 @@ func TestShowSession(t *testing.T) {
 	table, _ := e.mustRun("show session")
 	if !strings.Contains(table, fmt.Sprintf("%x", lease.ID)) || !strings.Contains(table, "2 session(s), 1 alive") {
 		t.Errorf("table:\n%s", table)
+	}
+	// The lease was granted for 60 s: what is left of it, in every format;
+	// a session without a lease has none.
+	for _, s := range res.Sessions {
+		switch {
+		case s.Alive && (s.TTLSeconds == nil || *s.TTLSeconds < 50 || *s.TTLSeconds > 60):
+			t.Errorf("alive %s: ttl_seconds %v, want what is left of 60 s", s.Key, s.TTLSeconds)
+		case !s.Alive && s.TTLSeconds != nil:
+			t.Errorf("%s has no lease, ttl_seconds %d", s.Key, *s.TTLSeconds)
+		}
+	}
+	if raw, _ := e.mustRun("show session --format json"); !strings.Contains(raw, `"ttl_seconds":`) || strings.Count(raw, `"ttl_seconds"`) != 1 {
+		t.Errorf("json: one ttl_seconds, of the live session:\n%s", raw)
+	}
+	if !strings.Contains(table, "TTL") || !regexp.MustCompile(`querycoord .* (5\d|60)s`).MatchString(table) {
+		t.Errorf("table TTL column:\n%s", table)
+	}
+	if lines, _ := e.mustRun("show session --format line"); !regexp.MustCompile(`ttl_seconds=(5\d|60)\b`).MatchString(lines) {
+		t.Errorf("lines:\n%s", lines)
 	}
 
 	// Issue 9 item 9: one bad value no longer blanks the listing.

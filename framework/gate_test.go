@@ -1,0 +1,88 @@
+package framework
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// recipeGates fail in an order other than the recipe's, with one step two
+// gates share and a step that another extends.
+func recipeGates() []Gate {
+	stop := Step{Order: StepStop, Text: "stop every component"}
+	return []Gate{
+		{Name: "passed", OK: true, Fix: []Step{{Order: StepOther, Text: "never shown"}}},
+		{Name: "sessions", Detail: "1 session key holds a lease", Fix: []Step{stop, {Order: StepLeases, Text: "wait (longest lease left: 9 s)"}}},
+		{Name: "broadcasts", Detail: "busy", Fix: []Step{{Order: StepOnOldWAL, Text: "start on the old WAL"}, stop, {Order: StepLeases, Text: "wait"}}},
+		{Name: "segments", Detail: "growing", Fix: []Step{{Order: StepOnOldWAL, Text: "flush"}, stop}},
+	}
+}
+
+func TestRecipeOrdersMergesAndCloses(t *testing.T) {
+	want := []string{"start on the old WAL, and flush", "stop every component", "wait (longest lease left: 9 s)", "re-run the same command line"}
+	if got := Recipe(recipeGates()); strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("recipe %q, want %q", got, want)
+	}
+	rerun := append(recipeGates(), Gate{Name: "scope", Fix: []Step{{Order: StepRerun, Text: "re-run without --pchannel"}}})
+	if got := Recipe(rerun); got[len(got)-1] != "re-run without --pchannel" || len(got) != 4 {
+		t.Fatalf("a gate's own re-run replaces the default: %q", got)
+	}
+	if got := Recipe([]Gate{{Name: "no fix"}}); got != nil {
+		t.Fatalf("failed gates without a fix have no recipe: %q", got)
+	}
+	if got := Recipe([]Gate{{Name: "ok", OK: true, Fix: []Step{{Order: StepStop, Text: "x"}}}}); got != nil {
+		t.Fatalf("passed gates have no recipe: %q", got)
+	}
+}
+
+func TestRecipeInEveryRendering(t *testing.T) {
+	gates := recipeGates()
+	var table bytes.Buffer
+	if err := WriteGates(&table, gates); err != nil {
+		t.Fatal(err)
+	}
+	wantTable := "what to do, in order:\n  1. start on the old WAL, and flush\n  2. stop every component\n  3. wait (longest lease left: 9 s)\n  4. re-run the same command line\n"
+	if !strings.HasSuffix(table.String(), wantTable) {
+		t.Fatalf("table:\n%s", table.String())
+	}
+	var lines bytes.Buffer
+	if err := GateLines(&lines, gates); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(lines.String(), "step=1 text=") || !strings.HasSuffix(lines.String(), "step=4 text=\"re-run the same command line\"\n") {
+		t.Fatalf("lines:\n%s", lines.String())
+	}
+	b, err := json.Marshal(gates[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"fix":[{"order":2,"text":"stop every component"},{"order":3,`) {
+		t.Fatalf("json: %s", b)
+	}
+	msg := Refusal("reset checkpoint", gates).Error()
+	if !strings.HasSuffix(msg, "; what to do, in order: 1. start on the old WAL, and flush 2. stop every component 3. wait (longest lease left: 9 s) 4. re-run the same command line") {
+		t.Fatalf("refusal: %s", msg)
+	}
+	var none bytes.Buffer
+	if err := WriteGates(&none, gates[:1]); err != nil || strings.Contains(none.String(), "what to do") {
+		t.Fatalf("a passed plan has no recipe: %q %v", none.String(), err)
+	}
+}
+
+func TestPlural(t *testing.T) {
+	for _, tt := range []struct {
+		n    int64
+		want string
+	}{{0, "0 session keys"}, {1, "1 session key"}, {2, "2 session keys"}} {
+		if got := Plural(tt.n, "session key", ""); got != tt.want {
+			t.Errorf("Plural(%d) = %q, want %q", tt.n, got, tt.want)
+		}
+	}
+	if got := Plural(1, "session key holds", "session keys hold"); got != "1 session key holds" {
+		t.Errorf("got %q", got)
+	}
+	if got := Plural(3, "session key holds", "session keys hold"); got != "3 session keys hold" {
+		t.Errorf("got %q", got)
+	}
+}
