@@ -47,6 +47,12 @@ type Plan struct {
 	// names are the live collections' names by id, for the unflushed-segment
 	// gate's fix (which collections to flush).
 	names map[int64]string
+	// assignPrefixes and checkpointPrefixes are the per-pchannel prefixes
+	// the scan reads under streamingnode-meta/wal/ (sorted: key order): the
+	// context read found every segment-assign record and consume checkpoint
+	// at the plan's revision, so the scan reads those keys alone, not the
+	// vchannel metas and schemas beside them (two per vchannel, read once).
+	assignPrefixes, checkpointPrefixes []string
 }
 
 // Build is reset checkpoint's plan: it reads the instance's context at one
@@ -109,6 +115,7 @@ func readContext(ctx context.Context, inst *instance.Instance, p *Params) (*Plan
 	inScope := func(pc string) bool { return len(scope) == 0 || scope[pc] }
 	c := Context{CheckpointWAL: map[string]commonpb.WALName{}, Collections: map[int64]bool{}}
 	known := map[string]bool{}
+	assigned, checkpointed := map[string]bool{}, map[string]bool{}
 	var replication, walOther, laterFields []string
 	err = walk(ctx, inst, rev, []string{models.PChannelPrefix}, 0, func(e instance.Entry) error {
 		if e.Kind == models.KindPChannel && !strings.Contains(e.PChannel, "/") {
@@ -123,6 +130,7 @@ func readContext(ctx context.Context, inst *instance.Instance, p *Params) (*Plan
 		switch e.Kind {
 		case models.KindConsumeCheckpoint:
 			known[e.PChannel] = true
+			checkpointed[e.PChannel] = true
 			if cp, err := models.DecodeWALCheckpoint(e.Value); err == nil {
 				c.CheckpointWAL[e.PChannel] = cp.WAL
 				if cp.HasReplicateConfig {
@@ -134,6 +142,7 @@ func readContext(ctx context.Context, inst *instance.Instance, p *Params) (*Plan
 			}
 		case models.KindSegmentAssign:
 			known[e.PChannel] = true
+			assigned[e.PChannel] = true
 		case models.KindWALOther:
 			if inScope(e.PChannel) {
 				walOther = append(walOther, e.KV.Key)
@@ -198,6 +207,14 @@ func readContext(ctx context.Context, inst *instance.Instance, p *Params) (*Plan
 		return nil, framework.Usagef("reset checkpoint: --target-wal: %v", err)
 	}
 	pl := &Plan{inst: inst, planner: planner, params: *p, gates: instanceGates, names: names}
+	for pc := range assigned {
+		pl.assignPrefixes = append(pl.assignPrefixes, models.SegmentAssignPrefix(pc))
+	}
+	for pc := range checkpointed {
+		pl.checkpointPrefixes = append(pl.checkpointPrefixes, models.ConsumeCheckpointKey(pc))
+	}
+	slices.Sort(pl.assignPrefixes)
+	slices.Sort(pl.checkpointPrefixes)
 	if len(replication) > 0 {
 		pl.notes = append(pl.notes, "this instance is a replication source ("+listKeys(replication)+"): the reset does not rewrite replication state; set replication up again after the switch")
 	}
@@ -274,17 +291,18 @@ func (pl *Plan) scan(ctx context.Context, sink func(apply.Op) error) error {
 		prefixes []string
 		size     int
 		filter   models.Kind
+		config   bool // the mq.type config keys, outside the meta root
 	}{
-		{[]string{models.SegmentPrefix}, 0, -1},
-		{[]string{models.ChannelCPPrefix}, 0, -1},
-		{collectionPrefixes, collectionPageSize, -1},
-		{[]string{models.QueryTargetPrefix}, collectionPageSize, -1},
-		{[]string{models.WALPrefix}, 0, models.KindSegmentAssign},
-		{nil, 0, -1}, // mq.type config
-		{[]string{models.WALPrefix}, 0, models.KindConsumeCheckpoint},
+		{[]string{models.SegmentPrefix}, 0, -1, false},
+		{[]string{models.ChannelCPPrefix}, 0, -1, false},
+		{collectionPrefixes, collectionPageSize, -1, false},
+		{[]string{models.QueryTargetPrefix}, collectionPageSize, -1, false},
+		{pl.assignPrefixes, 0, models.KindSegmentAssign, false},
+		{nil, 0, -1, true},
+		{pl.checkpointPrefixes, 0, models.KindConsumeCheckpoint, false},
 	}
 	for _, st := range steps {
-		if st.prefixes == nil {
+		if st.config {
 			if err := pl.scanConfig(ctx, a, sink); err != nil {
 				return err
 			}
