@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
@@ -170,9 +171,13 @@ func TestPulsarTargetGate(t *testing.T) {
 	e := newEnv(t, commonpb.WALName_Kafka)
 	e.put(e.inst.Layout.Root("config/pulsar.tenant"), []byte("milvus-t"))
 	e.put(e.inst.Layout.Root("config/PULSAR_NAMESPACE"), []byte("ns1"))
+	// The check sends its requests side by side.
+	var mu sync.Mutex
 	var paths []string
 	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
 		paths = append(paths, r.URL.Path)
+		mu.Unlock()
 		if r.Header.Get("Authorization") != "Bearer tok" {
 			w.WriteHeader(http.StatusUnauthorized)
 			return
