@@ -100,7 +100,8 @@ func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.St
 		return nil, err
 	}
 	s.Gates = append(s.Gates, storageGate(p, s))
-	s.Reminders = reminders(s)
+	runRem := runReminders(s)
+	s.Reminders = append([]string{backupReminder}, runRem...)
 	s.Logidgen, err = logidgens(ctx, inst, rev, sortedKeys(prefixes))
 	if err != nil {
 		return nil, err
@@ -150,7 +151,7 @@ func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.St
 	}
 	pl := &apply.Plan{Command: "reset wal", Title: "reset wal (woodpecker)", View: s, Gates: s.Gates, Keys: s.Keys,
 		Root: inst.Layout.RootPath, Put: "written", Nothing: "nothing to write (no woodpecker log of a pchannel in scope)",
-		Reminders: s.Reminders[1:], After: []apply.Check{logidgenCheck(inst, s.Logidgen)}}
+		Reminders: runRem, After: []apply.Check{logidgenCheck(inst, s.Logidgen)}}
 	if objects != nil {
 		pl.External = []apply.Effect{objects.effect(s)}
 		pl.After = append(pl.After, objects.check(s))
@@ -394,9 +395,13 @@ func kept(inv *woodpecker.Inventory) []string {
 	return out
 }
 
-func reminders(s *Summary) []string {
+// backupReminder is the plan's reminder of the backup a run writes; after
+// a run the kit gives its own, with the file's path.
+const backupReminder = "keep the backup file: restore --file BACKUP --run puts every deleted etcd key back as it was (not the objects)"
+
+// runReminders are the reminders that close a verified run.
+func runReminders(s *Summary) []string {
 	r := []string{
-		"keep the backup file: restore --file BACKUP --run puts every deleted etcd key back as it was (not the objects)",
 		"then move the positions: reset checkpoint --target-wal woodpecker",
 	}
 	if !s.Objects.Reachable && len(s.Logs) > 0 {
