@@ -160,7 +160,15 @@ type Staged struct {
 	// revs is the revision each transaction committed at, by its number
 	// (the verify proves the read-back from them).
 	revs []int64
+	// pausedScan: the Pause hook ran at PauseScan.
+	pausedScan bool
 }
+
+// The points of a run Options.Pause is called at.
+const (
+	PauseScan     = "scan"
+	PauseReadBack = "read-back"
+)
 
 // newStaged starts pass 1 into a temporary backup at opt.BackupPath
 // (withNew: entries carry their new values).
@@ -196,6 +204,10 @@ func newStaged(opt Options, label string, withNew bool) (*Staged, error) {
 
 func (st *Staged) add(op Op) error {
 	heartbeat(st.ctx)
+	if st.opt.Pause != nil && !st.pausedScan {
+		st.pausedScan = true
+		st.opt.Pause(PauseScan)
+	}
 	st.probe.add(op)
 	return st.b1.add(op)
 }

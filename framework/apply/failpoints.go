@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -25,6 +27,8 @@ import (
 //	HERON_APPLY_TXN_TIMEOUT=5s       timeout of one transaction
 //	HERON_APPLY_CONCURRENCY=1        transactions in flight within one phase
 //	HERON_APPLY_PROGRESS_INTERVAL=1s progress line interval when stderr is not a terminal
+//	HERON_APPLY_PAUSE=scan:/tmp/p    at the point (scan, read-back: Options.Pause), once a process,
+//	                                 create the file and wait until it is removed (a test acts on etcd meanwhile)
 const (
 	EnvTxnDelay         = "HERON_APPLY_TXN_DELAY"
 	EnvKillAfterTxns    = "HERON_APPLY_KILL_AFTER_TXNS"
@@ -34,6 +38,7 @@ const (
 	EnvTxnTimeout       = "HERON_APPLY_TXN_TIMEOUT"
 	EnvConcurrency      = "HERON_APPLY_CONCURRENCY"
 	EnvProgressInterval = "HERON_APPLY_PROGRESS_INTERVAL"
+	EnvPause            = "HERON_APPLY_PAUSE"
 )
 
 // ErrHookStop is the error of a run stopped by HERON_APPLY_FAIL_AFTER_TXNS.
@@ -115,6 +120,21 @@ func failpointsFromEnv(opt Options) (Options, error) {
 			return nil
 		}
 	}
+	if v := os.Getenv(EnvPause); v != "" {
+		point, file, ok := strings.Cut(v, ":")
+		if !ok || file == "" || (point != PauseScan && point != PauseReadBack) {
+			return opt, fmt.Errorf("$%s=%q is not %s:FILE or %s:FILE", EnvPause, v, PauseScan, PauseReadBack)
+		}
+		prev := opt.Pause
+		opt.Pause = func(at string) {
+			if prev != nil {
+				prev(at)
+			}
+			if at == point && !pausedOnce.Swap(true) {
+				failpointPause(file)
+			}
+		}
+	}
 	if killBackup > 0 {
 		prev := opt.AfterBackup
 		opt.AfterBackup = func(path string) error {
@@ -128,6 +148,23 @@ func failpointsFromEnv(opt Options) (Options, error) {
 		}
 	}
 	return opt, nil
+}
+
+// pausedOnce: HERON_APPLY_PAUSE paused this process already (a plan read
+// again runs the hooks again).
+var pausedOnce atomic.Bool
+
+// failpointPause creates file and waits until it is removed (at most a
+// minute, so that a failed test leaves no process behind).
+func failpointPause(file string) {
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		return
+	}
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(file); errors.Is(err, os.ErrNotExist) {
+			return
+		}
+	}
 }
 
 // failpointKillSelf ends the process as SIGKILL would: no deferred call runs.

@@ -21,4 +21,15 @@ func TestFromEnv(t *testing.T) {
 	if _, err := fromEnv(Options{}); err == nil {
 		t.Fatal("bad duration accepted")
 	}
+	t.Setenv(EnvTxnDelay, "")
+	for _, bad := range []string{"scan", "verify:/tmp/x", "scan:"} {
+		t.Setenv(EnvPause, bad)
+		if _, err := fromEnv(Options{}); err == nil {
+			t.Fatalf("%s=%q accepted", EnvPause, bad)
+		}
+	}
+	t.Setenv(EnvPause, PauseReadBack+":"+t.TempDir()+"/pause")
+	if opt, err := fromEnv(Options{}); err != nil || opt.Pause == nil {
+		t.Fatalf("%s: %v", EnvPause, err)
+	}
 }

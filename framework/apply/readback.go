@@ -36,6 +36,9 @@ func readBack(ctx context.Context, store Store, open func() (*BackupReader, erro
 		v.Keys, v.ReadBack = st.result().Keys, provenByRevisions
 		return nil
 	}
+	if st.opt.Pause != nil {
+		st.opt.Pause(PauseReadBack)
+	}
 	derive, err := ruleFor(br.Header)
 	if err != nil {
 		return err

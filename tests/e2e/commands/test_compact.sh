@@ -1,0 +1,130 @@
+# etcd compacting its history during a run (issue 17, item 5), against
+# Debian's etcd, with bin/heron-failpoints (make build-failpoints): its
+# HERON_APPLY_PAUSE hook holds the run at a point (creates a file, waits
+# until the script removes it) while the script writes elsewhere and runs
+# `etcdctl compact <current revision>`, as another writer and etcd's
+# compactor do.
+#   during the plan (after its first page, read at the plan's revision): the
+#   plan is read again once, automatically, saying why and that nothing was
+#   written; the run completes and verifies;
+#   during the verify (after it fixed the revision it reads the keys back
+#   at, another writer having written during the run): the verify reads
+#   again at the current revision and reports ok.
+# Never `verify: FAILED`, never etcd's bare "mvcc: required revision has
+# been compacted"; both runs leave the root byte for byte as an
+# uninterrupted run does.
+. "$(dirname "$0")/../lib.sh"
+
+HERON=${HERON_FAILPOINTS:-$REPO/bin/heron-failpoints}
+if [ ! -x "$HERON" ] || [ -n "$(find "$REPO" -name '*.go' -newer "$HERON" 2>/dev/null | head -1)" ]; then
+	(cd "$REPO" && make -s build-failpoints) || { echo "test_compact: make build-failpoints failed" >&2; exit 1; }
+fi
+GEN=${GEN:-$REPO/bin/bench-gen}
+if [ ! -x "$GEN" ] || [ -n "$(find "$REPO/bench/gen" "$REPO/models" -name '*.go' -newer "$GEN" 2>/dev/null | head -1)" ]; then
+	(cd "$REPO" && CGO_ENABLED=0 go build -o "$GEN" ./bench/gen) || { echo "test_compact: cannot build bench/gen" >&2; exit 1; }
+fi
+RC=0 OUT="" ERR=""
+ROOT=by-dev
+GENFLAGS="--rootPath $ROOT --wal pulsar --segments 3000 --collections 100 --shards 2 --pchannels 8 --writers 4"
+ctl() { ETCDCTL_API=3 etcdctl --endpoints "$ETCD" "$@"; }
+rev() { ctl get x -w json | python3 -c 'import json,sys; print(json.load(sys.stdin)["header"]["revision"])'; }
+reseed() {
+	ctl del --prefix "$ROOT/" >/dev/null || exit 1
+	# shellcheck disable=SC2086
+	"$GEN" seed --etcd "$ETCD" $GENFLAGS >/dev/null || { echo "seeding failed" >&2; exit 1; }
+}
+dump_to() { dump --prefix "$ROOT/" >"$1" || { echo "dump failed" >&2; exit 1; }; }
+same_as_reference() { # same_as_reference NAME
+	dump_to "$WORK/got.dump"
+	if cmp -s "$WORK/reference.dump" "$WORK/got.dump"; then pass "$1: byte for byte the uninterrupted run's keys"; else
+		RC=1 ERR=$(diff "$WORK/reference.dump" "$WORK/got.dump" | head -4 | cut -c1-200)
+		fail "$1: the keys differ from the uninterrupted run's"
+	fi
+}
+never_raw() { # never_raw NAME: no FAILED verify, etcd's error only inside heron's explanation
+	if printf '%s\n%s' "$OUT" "$ERR" | grep -q "verify: FAILED"; then fail "$1: verify: FAILED"; else pass "$1: no verify: FAILED"; fi
+	if printf '%s\n%s' "$OUT" "$ERR" | grep "required revision has been compacted" | grep -vq "etcd compacted its history past revision"; then
+		fail "$1: etcd's bare compaction error"
+	else pass "$1: no bare 'mvcc: required revision has been compacted'"; fi
+}
+# paused_run NAME POINT [VAR=VALUE...]: starts reset --run held at POINT
+# (HERON_APPLY_PAUSE); returns once it is held, or fails the script. With
+# WRITE_DURING=1 another writer puts a key once the backup is published.
+paused_run() {
+	local name=$1 point=$2 written=""
+	shift 2
+	mkdir -p "$WORK/bk-$name"
+	rm -f "$WORK/pause"
+	printf '%s\n' "$(connect_line "$ROOT")" "reset checkpoint --target-wal woodpecker --run --backup-dir $WORK/bk-$name" |
+		env HERON_APPLY_PAUSE="$point:$WORK/pause" "$@" "$HERON" >"$WORK/out" 2>"$WORK/err" &
+	HPID=$!
+	for _ in $(seq 1 300); do
+		[ -e "$WORK/pause" ] && return 0
+		if [ -n "${WRITE_DURING:-}" ] && [ -z "$written" ] && [ -n "$(find "$WORK/bk-$name" -name 'heron-backup-*.jsonl')" ]; then
+			ctl put other-writer/during "$name" >/dev/null || exit 1
+			written=1
+		fi
+		kill -0 "$HPID" 2>/dev/null || break
+		sleep 0.05
+	done
+	wait "$HPID"
+	echo "test_compact: $name never reached $point (exit $?): $(cat "$WORK/err")" >&2
+	exit 1
+}
+resume() { # resume: releases the held run, waits for it; sets RC, OUT, ERR
+	rm -f "$WORK/pause"
+	wait "$HPID"
+	RC=$?
+	OUT=$(cat "$WORK/out")
+	ERR=$(cat "$WORK/err")
+}
+compact_now() { # compact_now: another writer moves the revision on, then etcd compacts to it
+	ctl put other-writer/tick "$1" >/dev/null || exit 1
+	COMPACTED=$(rev)
+	ctl compact "$COMPACTED" >/dev/null || { echo "compact failed" >&2; exit 1; }
+}
+
+start_etcd
+
+# --- the reference: an uninterrupted run ----------------------------------
+reseed
+mkdir -p "$WORK/bk-ref"
+run_heron "$(connect_line "$ROOT")
+reset checkpoint --target-wal woodpecker --run --backup-dir $WORK/bk-ref"
+expect_rc 0 "reference: an uninterrupted reset"
+dump_to "$WORK/reference.dump"
+
+# --- compaction during the plan ----------------------------------------------
+reseed
+paused_run plan scan
+compact_now plan
+resume
+expect_rc 0 "compacted during the plan: the run completes"
+expect_err "^note: (read [^ ]+: )?etcd compacted its history past revision [0-9]+ while heron read at it .*; nothing was written: reading the plan again at the current revision" "the plan is read again once, saying nothing was written"
+if [ "$(printf '%s' "$ERR" | grep -c '^note: .*etcd compacted')" = 1 ]; then pass "read again once"; else fail "not read again exactly once"; fi
+planrev=$(printf '%s' "$OUT" | sed -n '1s/.*, read at revision \([0-9]*\)$/\1/p')
+if [ -n "$planrev" ] && [ "$planrev" -ge "$COMPACTED" ]; then pass "the plan shown was read at revision $planrev, past the compaction ($COMPACTED)"; else
+	fail "the plan shown was read at revision '$planrev', not past the compaction ($COMPACTED)"
+fi
+expect_out "^verify: ok" "verify: ok"
+if [ "$(find "$WORK/bk-plan" -name 'heron-backup-*.jsonl' | wc -l)" = 1 ]; then pass "one backup (the first read staged none)"; else fail "backups: $(ls "$WORK/bk-plan")"; fi
+never_raw "plan"
+same_as_reference "plan"
+
+# --- compaction during the verify ---------------------------------------------
+# A throttled run (about 3 s of writes); another writer writes once the
+# backup is published, so the verify reads the keys back (it cannot prove
+# them by the run's revisions alone); it is held once it fixed its revision.
+reseed
+WRITE_DURING=1 paused_run verify read-back HERON_APPLY_TXN_DELAY=100ms HERON_APPLY_CONCURRENCY=1
+compact_now verify
+resume
+expect_rc 0 "compacted during the verify: the run completes"
+expect_out "^verify: ok, the [0-9]+ keys written read back at revision [0-9]+ hold the planned bytes \(keys-only read" "verify: ok, read back"
+vrev=$(printf '%s' "$OUT" | sed -n 's/^verify: ok, the [0-9]* keys written read back at revision \([0-9]*\) .*/\1/p')
+if [ -n "$vrev" ] && [ "$vrev" -ge "$COMPACTED" ]; then pass "the verify read again at revision $vrev, past the compaction ($COMPACTED)"; else
+	fail "the verify's revision '$vrev' is not past the compaction ($COMPACTED)"
+fi
+never_raw "verify"
+same_as_reference "verify"
+finish
