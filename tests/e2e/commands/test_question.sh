@@ -1,0 +1,140 @@
+# A Milvus component that starts while the shell waits at the [y/N]
+# question (issue 17, item 1), against Debian's etcd, on a pseudo-terminal
+# driven by python3's pty module (as test_repl.sh): reset checkpoint --run
+# in the REPL asks; while it waits, a datacoord session attached to a lease
+# appears (etcdctl lease grant + put --lease, as a starting component
+# registers); the operator answers y. The gates are read again after the
+# answer: the run is refused naming the session key, its role and lease;
+# nothing is written (etcd's revision and the meta root unchanged, no backup
+# published) and the prompt comes back. Once the lease is revoked the same
+# command, answered y, completes and verifies ok.
+. "$(dirname "$0")/../lib.sh"
+
+RC=0 OUT="" ERR=""
+ROOT=by-dev
+SESSION=$ROOT/meta/session/datacoord
+ctl() { ETCDCTL_API=3 etcdctl --endpoints "$ETCD" "$@"; }
+rev() { ctl get x -w json | python3 -c 'import json,sys; print(json.load(sys.stdin)["header"]["revision"])'; }
+
+start_etcd
+seed --wal pulsar --rootPath "$ROOT" --mqtype >/dev/null || { echo "seeding failed" >&2; exit 1; }
+
+# question.py HERON CONNECT COMMAND MARK: runs COMMAND in the REPL, waits
+# for the [y/N] question, creates MARK.asked and waits until MARK.go exists
+# (the script acts on etcd meanwhile), answers y, waits for the prompt,
+# exits the REPL. Writes the whole terminal output to MARK.out.
+cat >"$WORK/question.py" <<'PY'
+import fcntl, os, re, select, struct, subprocess, sys, termios, time
+
+heron, connect, command, mark = sys.argv[1:5]
+master, slave = os.openpty()
+fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 200, 0, 0))
+p = subprocess.Popen([heron], stdin=slave, stdout=slave, stderr=slave, start_new_session=True,
+                     preexec_fn=lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0),
+                     env=dict(os.environ, HOME=os.path.dirname(mark)))
+os.close(slave)
+buf, pos = b"", 0
+
+def pump(timeout):
+    global buf
+    r, _, _ = select.select([master], [], [], timeout)
+    if r:
+        try:
+            data = os.read(master, 65536)
+        except OSError:
+            return False
+        if not data:
+            return False
+        buf += data
+    return True
+
+def expect(pattern, timeout=20):
+    global pos
+    end, rx = time.time() + timeout, re.compile(pattern.encode())
+    while True:
+        m = rx.search(buf, pos)
+        if m:
+            pos = m.end()
+            return m
+        if time.time() >= end or not pump(min(0.2, max(0, end - time.time()))):
+            sys.exit("timeout waiting for %r; last output: %r" % (pattern, buf[-600:]))
+
+def send(s):
+    # go-prompt takes one read as one key: the text, then Enter on its own.
+    os.write(master, s.encode())
+    time.sleep(0.2)
+    os.write(master, b"\r")
+
+try:
+    PROMPT = r"Milvus\(by-dev\) > "
+    expect(r"Offline > ")
+    send(connect)
+    expect(PROMPT)
+    time.sleep(0.3)
+    send(command)
+    expect(r"apply these \d+ key changes to \S+\? \[y/N\] ")
+    open(mark + ".asked", "w").close()
+    for _ in range(400):
+        if os.path.exists(mark + ".go"):
+            break
+        time.sleep(0.05)
+    else:
+        sys.exit("the script never said go")
+    os.write(master, b"y\r")
+    expect(PROMPT, 30)
+    send("exit")
+    for _ in range(100):
+        if p.poll() is not None:
+            break
+        pump(0.1)
+finally:
+    if p.poll() is None:
+        p.kill()
+    while pump(0.1):
+        pass
+    open(mark + ".out", "wb").write(buf)
+PY
+
+# ask RUN SESSION_ACTION: the reset asked on the terminal; at the question
+# SESSION_ACTION runs; sets OUT (the terminal) and RC (the driver's exit).
+ask() {
+	local mark=$WORK/$1
+	mkdir -p "$WORK/bk-$1"
+	python3 "$WORK/question.py" "$HERON" "$(connect_line "$ROOT")" \
+		"reset checkpoint --target-wal kafka --run --backup-dir $WORK/bk-$1" "$mark" 2>"$WORK/err" &
+	local ppid=$!
+	for _ in $(seq 1 400); do
+		[ -e "$mark.asked" ] && break
+		kill -0 "$ppid" 2>/dev/null || break
+		sleep 0.05
+	done
+	if [ -e "$mark.asked" ]; then $2; fi
+	touch "$mark.go"
+	wait "$ppid"
+	RC=$?
+	ERR=$(cat "$WORK/err")
+	OUT=$(tr -d '\r' <"$mark.out" 2>/dev/null)
+}
+
+# --- a session appears at the question ----------------------------------------
+dump --prefix "$ROOT/" >"$WORK/before.dump" || exit 1
+session_appears() {
+	LEASE=$(ctl lease grant 300 | awk '/granted/ {print $2}')
+	ctl put --lease="$LEASE" "$SESSION" '{"ServerID":21,"ServerName":"datacoord","Address":"10.0.0.7:13333"}' >/dev/null || { echo "session put failed" >&2; exit 1; }
+	BEFORE=$(rev)
+}
+ask at-question session_appears
+expect_rc 0 "the terminal session ran (question asked, answered y, prompt back)"
+expect_out "refused after the question, nothing was written: .*a Milvus component is running: $SESSION \(datacoord, lease $LEASE\)" "refused after the answer, naming the session, its role and lease"
+if printf '%s' "$OUT" | grep -qE "^backup: |verify: ok|keys written"; then fail "a refused run wrote or published a backup"; else pass "no backup, no write, no verify"; fi
+if [ "$(rev)" = "$BEFORE" ]; then pass "etcd revision unchanged since the session appeared"; else fail "etcd revision moved: $BEFORE -> $(rev)"; fi
+dump --prefix "$ROOT/" | grep -v "^$SESSION	" >"$WORK/after.dump"
+if cmp -s "$WORK/before.dump" "$WORK/after.dump"; then pass "the meta root byte for byte as before (but the session key)"; else fail "the refused run changed keys"; fi
+if [ -z "$(find "$WORK/bk-at-question" -name 'heron-backup-*')" ]; then pass "no backup file left"; else fail "a backup file was left"; fi
+
+# --- the component stops: the same command completes -------------------------
+ctl lease revoke "$LEASE" >/dev/null || { echo "lease revoke failed" >&2; exit 1; }
+ask after-revoke true
+expect_rc 0 "lease revoked: the terminal session ran"
+expect_out "verify: ok" "answered y with no component live: the run completes and verifies ok"
+finish
