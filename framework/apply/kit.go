@@ -350,6 +350,9 @@ func (k *kit[S, P]) run(ctx context.Context) (framework.Result, error) {
 		out.Stopped = stopped(st, res)
 		out.Stopped.Running = runningIn(err)
 	}
+	if s := out.Stopped; s != nil && s.Running != "" {
+		s.noteOverwritten(ctx, k.store, st.openBackup, st.staged)
+	}
 	switch {
 	case errors.Is(err, framework.ErrNotConfirmed):
 		fmt.Fprintln(w.Stderr, "nothing was written")
@@ -670,6 +673,35 @@ type Stopped struct {
 	// Running names the Milvus component found live when the run stopped
 	// (LiveError.Running; "": none): it must be stopped before either way out.
 	Running string `json:"running,omitempty"`
+	// With a component running, the keys the run wrote are read back:
+	// Overwritten counts those that no longer hold the run's bytes (the
+	// component wrote over them), OverwrittenKeys names the first few;
+	// OverwrittenUnread is why they could not be read ("": read).
+	Overwritten       int64    `json:"overwritten,omitempty"`
+	OverwrittenKeys   []string `json:"overwritten_keys,omitempty"`
+	OverwrittenUnread string   `json:"overwritten_unread,omitempty"`
+}
+
+// overwrittenLine is what the STOPPED block says of the keys the run wrote
+// that a running component wrote over ("": nothing read).
+func (s *Stopped) overwrittenLine() string {
+	switch {
+	case s.Running == "":
+		return ""
+	case s.OverwrittenUnread != "":
+		return "the keys the run wrote could not be read back: " + s.OverwrittenUnread
+	case s.Overwritten == 0:
+		return "every key the run wrote still holds its bytes"
+	}
+	keys := strings.Join(s.OverwrittenKeys, ", ")
+	if s.Overwritten > int64(len(s.OverwrittenKeys)) {
+		keys += ", ..."
+	}
+	noun, verb := "keys", "hold"
+	if s.Overwritten == 1 {
+		noun, verb = "key", "holds"
+	}
+	return fmt.Sprintf("%d %s the run wrote no longer %s its bytes (the running component wrote over them): %s", s.Overwritten, noun, verb, keys)
 }
 
 type outcomeJSON struct {
@@ -710,6 +742,7 @@ func (o *Outcome) Table(w io.Writer) error {
 		}
 		if s.Running != "" {
 			fmt.Fprintf(&b, "  a Milvus component is running: %s: stop it (every component) first\n", framework.EscapeText(s.Running))
+			fmt.Fprintf(&b, "  %s\n", framework.EscapeText(s.overwrittenLine()))
 		}
 		fmt.Fprintf(&b, "  to complete it:  %s\n", framework.EscapeText(s.Complete))
 		fmt.Fprintf(&b, "  to roll it back: %s\n", framework.EscapeText(s.RollBack))
@@ -770,7 +803,8 @@ func (o *Outcome) Lines(w io.Writer) error {
 		}
 	}
 	if s := o.Stopped; s != nil {
-		if err := framework.WriteLine(w, "stopped", true, "written", s.Written, "total", s.Total, "complete", s.Complete, "roll_back", s.RollBack, "running", s.Running); err != nil {
+		if err := framework.WriteLine(w, "stopped", true, "written", s.Written, "total", s.Total, "complete", s.Complete, "roll_back", s.RollBack, "running", s.Running,
+			"overwritten", s.Overwritten, "overwritten_keys", strings.Join(s.OverwrittenKeys, ","), "overwritten_unread", s.OverwrittenUnread); err != nil {
 			return err
 		}
 	}

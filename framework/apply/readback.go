@@ -138,3 +138,88 @@ func readBatch(ctx context.Context, store Store, ops []Op, rev int64, v *Verify)
 	}
 	return nil
 }
+
+// maxOverwrittenListed is how many overwritten keys a stopped run names.
+const maxOverwrittenListed = 5
+
+// noteOverwritten reads back the keys of the transactions the run
+// committed and records in s those that no longer hold the bytes the run
+// wrote there: a component running since wrote over them. Transactions not
+// committed (or committed at a revision etcd did not report) are not read.
+func (s *Stopped) noteOverwritten(ctx context.Context, store Store, open func() (*BackupReader, error), st *Staged) {
+	s.OverwrittenKeys = []string{}
+	if err := overwritten(ctx, store, open, st, s); err != nil {
+		s.Overwritten, s.OverwrittenKeys = 0, []string{}
+		s.OverwrittenUnread = err.Error()
+	}
+}
+
+func overwritten(ctx context.Context, store Store, open func() (*BackupReader, error), st *Staged, s *Stopped) error {
+	br, err := open()
+	if err != nil {
+		return err
+	}
+	defer br.Close()
+	derive, err := ruleFor(br.Header)
+	if err != nil {
+		return err
+	}
+	// The writer's batcher again, so each op meets its transaction's number.
+	b := newBatcher(st.opt, st.seed, func(bt *batch) error {
+		if bt.seq >= len(st.revs) || st.revs[bt.seq] == 0 {
+			return nil
+		}
+		return overwrittenIn(ctx, store, bt.ops, st.revs[bt.seq], s)
+	})
+	for {
+		e, ok, err := br.Next()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		op, err := derive(e)
+		if err != nil {
+			return fmt.Errorf("%s: %w", e.Key, err)
+		}
+		if err := b.add(op); err != nil {
+			return err
+		}
+	}
+	return b.flush()
+}
+
+// overwrittenIn reads the ops of one transaction, committed at rev, now:
+// a key deleted by it and present again, absent after its put, or holding
+// other bytes than its put's (a key written since with the same bytes is
+// not overwritten) goes into s.
+func overwrittenIn(ctx context.Context, store Store, ops []Op, rev int64, s *Stopped) error {
+	gets := make([]clientv3.Op, len(ops))
+	for i, op := range ops {
+		gets[i] = clientv3.OpGet(op.Key)
+	}
+	resp, err := store.Txn(ctx).Then(gets...).Commit()
+	if err != nil {
+		return err
+	}
+	for i, r := range resp.Responses {
+		op, kvs := ops[i], r.GetResponseRange().GetKvs()
+		var over bool
+		switch {
+		case op.Delete:
+			over = len(kvs) > 0
+		case len(kvs) == 0:
+			over = true
+		default:
+			over = kvs[0].ModRevision != rev && !bytes.Equal(kvs[0].Value, op.Value)
+		}
+		if over {
+			s.Overwritten++
+			if len(s.OverwrittenKeys) < maxOverwrittenListed {
+				s.OverwrittenKeys = append(s.OverwrittenKeys, op.Key)
+			}
+		}
+	}
+	return nil
+}

@@ -175,6 +175,7 @@ func TestComponentOverwritingAWrittenKeyIsNamed(t *testing.T) {
 		t.Errorf("error: %v", err)
 	}
 	for _, want := range []string{"STOPPED: 6 of 6 keys written, then a Milvus component started: the instance may be split.\n", "  a Milvus component is running: " + running + ": stop it (every component) first",
+		"  1 key the run wrote no longer holds its bytes (the running component wrote over them): " + ops[0].Key + "\n",
 		"verify: FAILED, 3 problems:\n  no live Milvus component: a Milvus component is running: " + running, "  " + ops[0].Key + ": does not hold the bytes"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
@@ -215,5 +216,67 @@ func TestConflictNamesTheRunningComponent(t *testing.T) {
 	}
 	if got := runningIn(fmt.Errorf("%w (to roll it back: ...)", err)); got != running {
 		t.Fatalf("the STOPPED block names %q, want %q", got, running)
+	}
+}
+
+// A component starts mid-write and writes over keys heron already wrote:
+// the guard stops the run between transactions, and the STOPPED block
+// counts and names the written keys that no longer hold heron's bytes: one
+// changed, one deleted; not one written again with heron's own bytes, nor
+// one heron had not written yet.
+func TestSessionMidWriteNamesTheWrittenKeysItWroteOver(t *testing.T) {
+	cli, ops := sessionEnv(t)
+	var running string
+	tune := func(o *Options) {
+		o.Concurrency = 1
+		o.AfterTxn = func(n int) error {
+			if n != 2 {
+				return nil
+			}
+			running = startSession(t, cli)
+			ctx := context.Background()
+			for _, op := range []clientv3.Op{
+				clientv3.OpPut(ops[1].Key, "datacoord's"),
+				clientv3.OpPut(ops[2].Key, "new"),
+				clientv3.OpDelete(ops[3].Key),
+				clientv3.OpPut(ops[4].Key, "datacoord's"),
+			} {
+				if _, err := cli.Do(ctx, op); err != nil {
+					t.Error(err)
+				}
+			}
+			return nil
+		}
+	}
+	stdout, _, err := runGuarded(t, cli, ops, tune, nil, "--run --yes --max-txn-ops 2 --backup-dir "+t.TempDir())
+	if framework.ExitCode(err) != framework.ExitFailed {
+		t.Fatalf("want exit 1, got %v\n%s", err, stdout)
+	}
+	for _, want := range []string{"STOPPED: 4 of 6 keys written: the instance is split",
+		"  a Milvus component is running: " + running + ": stop it (every component) first\n" +
+			"  2 keys the run wrote no longer hold its bytes (the running component wrote over them): " + ops[1].Key + ", " + ops[3].Key + "\n"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
+// Without a key written over, the block says the written keys hold the
+// run's bytes; the list is cut at five; a failed read says so.
+func TestStoppedOverwrittenLine(t *testing.T) {
+	keys := []string{"k1", "k2", "k3", "k4", "k5"}
+	for _, c := range []struct {
+		s    Stopped
+		want string
+	}{
+		{Stopped{}, ""},
+		{Stopped{Running: "s"}, "every key the run wrote still holds its bytes"},
+		{Stopped{Running: "s", Overwritten: 5, OverwrittenKeys: keys}, "5 keys the run wrote no longer hold its bytes (the running component wrote over them): k1, k2, k3, k4, k5"},
+		{Stopped{Running: "s", Overwritten: 7, OverwrittenKeys: keys}, "7 keys the run wrote no longer hold its bytes (the running component wrote over them): k1, k2, k3, k4, k5, ..."},
+		{Stopped{Running: "s", OverwrittenUnread: "etcd gone"}, "the keys the run wrote could not be read back: etcd gone"},
+	} {
+		if got := c.s.overwrittenLine(); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.s, got, c.want)
+		}
 	}
 }

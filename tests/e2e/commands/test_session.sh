@@ -4,7 +4,8 @@
 # lease (etcdctl lease grant + put --lease, as a starting component
 # registers) that lands mid-write stops the run between transactions,
 # naming the session key, its role and its lease, with the STOPPED block
-# and no "verify: ok"; while the lease lives a re-run is refused; once it
+# (which names the key heron wrote that the component wrote over) and no
+# "verify: ok"; while the lease lives a re-run is refused; once it
 # is revoked, a re-run completes, verifies ok, and leaves the meta root
 # byte for byte as an uninterrupted run does.
 . "$(dirname "$0")/../lib.sh"
@@ -53,6 +54,12 @@ for _ in $(seq 1 200); do
 	sleep 0.05
 done
 sleep 0.5
+# The component writes its old checkpoint back over the first key heron
+# wrote (the backup's first entry: its first transaction's), and registers
+# its session (the guard, read before each transaction, stops the run).
+OVER=$(python3 -c 'import json,sys; e=json.loads(open(sys.argv[1]).readlines()[1]); print(e["key"])' "$(find "$WORK/bk-mid" -name 'heron-backup-*.jsonl')")
+python3 -c 'import base64,json,sys; sys.stdout.buffer.write(base64.b64decode(json.loads(open(sys.argv[1]).readlines()[1])["value"]))' "$(find "$WORK/bk-mid" -name 'heron-backup-*.jsonl')" |
+	ctl put "$OVER" >/dev/null || { echo "overwrite failed" >&2; exit 1; }
 LEASE=$(ctl lease grant 300 | awk '/granted/ {print $2}')
 ctl put --lease="$LEASE" "$SESSION" '{"ServerID":21,"ServerName":"datacoord","Address":"10.0.0.7:13333"}' >/dev/null || { echo "session put failed" >&2; exit 1; }
 wait "$hpid"
@@ -63,6 +70,7 @@ expect_rc 1 "session mid-write: the run stops"
 expect_err "a Milvus component is running: $SESSION \(datacoord, lease $LEASE\); stop it \(every component\).*stopped after [0-9]+ transactions" "the error names the session key, its role and lease"
 expect_out "^STOPPED: [1-9][0-9]* of [0-9]+ keys written: the instance is split" "the STOPPED block"
 expect_out "  a Milvus component is running: $SESSION \(datacoord, lease $LEASE\): stop it \(every component\) first" "the STOPPED block names the component"
+expect_out "^  1 key the run wrote no longer holds its bytes \(the running component wrote over them\): $OVER$" "the STOPPED block names the written key the component wrote over"
 expect_out "to roll it back: restore --file $WORK/bk-mid/heron-backup-" "the STOPPED block names the restore"
 if printf '%s' "$OUT" | grep -q "verify: ok"; then fail "verify: ok printed while a session holds a lease"; else pass "no verify: ok"; fi
 written=$(printf '%s' "$OUT" | sed -n 's/^STOPPED: \([0-9]*\) of \([0-9]*\) keys.*/\1 \2/p')
