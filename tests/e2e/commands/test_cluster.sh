@@ -34,8 +34,7 @@ member_up() { # member_up I
 	etcd --name "m$i" --data-dir "$WORK/m$i" \
 		--listen-client-urls "http://127.0.0.1:${CLIENT[i]}" --advertise-client-urls "http://127.0.0.1:${CLIENT[i]}" \
 		--listen-peer-urls "http://127.0.0.1:${PEER[i]}" --initial-advertise-peer-urls "http://127.0.0.1:${PEER[i]}" \
-		--initial-cluster "$INITIAL" --initial-cluster-token heron-e2e \
-		--heartbeat-interval 50 --election-timeout 500 >>"$WORK/m$i.log" 2>&1 &
+		--initial-cluster "$INITIAL" --initial-cluster-token heron-e2e >>"$WORK/m$i.log" 2>&1 &
 	PID[i]=$!
 }
 # healthy: every endpoint given answers (a cluster with a leader).
