@@ -190,35 +190,47 @@ func overwritten(ctx context.Context, store Store, open func() (*BackupReader, e
 	return b.flush()
 }
 
-// overwrittenIn reads the ops of one transaction, committed at rev, now:
-// a key deleted by it and present again, absent after its put, or holding
-// other bytes than its put's (a key written since with the same bytes is
-// not overwritten) goes into s.
+// overwrittenIn reads the ops of one transaction, committed at rev, now
+// (keys only, then the values of the keys written since): a key deleted by
+// it and present again, absent after its put, or holding other bytes than
+// its put's (a key written since with the same bytes is not overwritten)
+// goes into s.
 func overwrittenIn(ctx context.Context, store Store, ops []Op, rev int64, s *Stopped) error {
+	over := func(op Op) {
+		s.Overwritten++
+		if len(s.OverwrittenKeys) < maxOverwrittenListed {
+			s.OverwrittenKeys = append(s.OverwrittenKeys, op.Key)
+		}
+	}
 	gets := make([]clientv3.Op, len(ops))
 	for i, op := range ops {
-		gets[i] = clientv3.OpGet(op.Key)
+		gets[i] = clientv3.OpGet(op.Key, clientv3.WithKeysOnly())
 	}
 	resp, err := store.Txn(ctx).Then(gets...).Commit()
 	if err != nil {
 		return err
 	}
+	var since []clientv3.Op
+	var sinceOps []Op
 	for i, r := range resp.Responses {
 		op, kvs := ops[i], r.GetResponseRange().GetKvs()
-		var over bool
 		switch {
-		case op.Delete:
-			over = len(kvs) > 0
-		case len(kvs) == 0:
-			over = true
-		default:
-			over = kvs[0].ModRevision != rev && !bytes.Equal(kvs[0].Value, op.Value)
+		case op.Delete && len(kvs) > 0, !op.Delete && len(kvs) == 0:
+			over(op)
+		case !op.Delete && kvs[0].ModRevision != rev:
+			since = append(since, clientv3.OpGet(op.Key, clientv3.WithRev(resp.Header.Revision)))
+			sinceOps = append(sinceOps, op)
 		}
-		if over {
-			s.Overwritten++
-			if len(s.OverwrittenKeys) < maxOverwrittenListed {
-				s.OverwrittenKeys = append(s.OverwrittenKeys, op.Key)
-			}
+	}
+	if len(since) == 0 {
+		return nil
+	}
+	if resp, err = store.Txn(ctx).Then(since...).Commit(); err != nil {
+		return err
+	}
+	for j, r := range resp.Responses {
+		if kvs := r.GetResponseRange().GetKvs(); len(kvs) == 0 || !bytes.Equal(kvs[0].Value, sinceOps[j].Value) {
+			over(sinceOps[j])
 		}
 	}
 	return nil
