@@ -10,7 +10,7 @@
 # command, answered y, completes and verifies ok.
 . "$(dirname "$0")/../lib.sh"
 
-RC=0 OUT="" ERR=""
+RC=0 OUT="" ERR="" LEASE="" BEFORE=""
 ROOT=by-dev
 SESSION=$ROOT/meta/session/datacoord
 ctl() { ETCDCTL_API=3 etcdctl --endpoints "$ETCD" "$@"; }
