@@ -11,7 +11,10 @@ import (
 	"sync"
 	"time"
 
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/heron-shell/heron/framework"
 )
@@ -872,9 +875,9 @@ func (e *LiveError) Error() string {
 // checkGuards reads every guard now: a live key is a *LiveError.
 func checkGuards(ctx context.Context, store Store, guards []Guard) error {
 	for _, g := range guards {
-		resp, err := store.Txn(ctx).Then(clientv3.OpGet(g.Prefix, clientv3.WithPrefix())).Commit()
+		resp, err := readGuard(ctx, store, g.Prefix)
 		if err != nil {
-			return fmt.Errorf("%s: read %s: %w", g.Name, g.Prefix, err)
+			return fmt.Errorf("cannot check %q: read %s: %w", g.Name, g.Prefix, err)
 		}
 		for _, r := range resp.Responses {
 			for _, kv := range r.GetResponseRange().GetKvs() {
@@ -889,6 +892,40 @@ func checkGuards(ctx context.Context, store Store, guards []Guard) error {
 		}
 	}
 	return nil
+}
+
+// readGuard reads a guarded prefix. etcd's client retries no transaction,
+// not even a read-only one, and a member killed in a cluster answers "leader
+// changed" or drops the connection for a moment: such a read is tried again
+// (guardReadAttempts in all) before the run stops on it.
+func readGuard(ctx context.Context, store Store, prefix string) (*clientv3.TxnResponse, error) {
+	for attempt := 1; ; attempt++ {
+		resp, err := store.Txn(ctx).Then(clientv3.OpGet(prefix, clientv3.WithPrefix())).Commit()
+		if err == nil || attempt == guardReadAttempts || !transientRead(err) {
+			return resp, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(time.Duration(attempt) * guardReadBackoff):
+		}
+	}
+}
+
+const (
+	guardReadAttempts = 4
+	guardReadBackoff  = 250 * time.Millisecond
+)
+
+// transientRead is an error a read may not meet when tried again: the
+// cluster is electing a leader, or the member the client used went away.
+func transientRead(err error) bool {
+	switch {
+	case errors.Is(err, rpctypes.ErrLeaderChanged), errors.Is(err, rpctypes.ErrNoLeader),
+		errors.Is(err, rpctypes.ErrTimeoutDueToLeaderFail), errors.Is(err, rpctypes.ErrTimeoutDueToConnectionLost):
+		return true
+	}
+	return status.Code(err) == codes.Unavailable
 }
 
 // runningNow names the live component the guards find now ("": none, or

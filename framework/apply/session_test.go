@@ -2,12 +2,14 @@ package apply
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/heron-shell/heron/framework"
@@ -278,5 +280,54 @@ func TestStoppedOverwrittenLine(t *testing.T) {
 		if got := c.s.overwrittenLine(); got != c.want {
 			t.Errorf("%+v: %q, want %q", c.s, got, c.want)
 		}
+	}
+}
+
+// flakyStore answers the first failures transactions with err, as a
+// cluster member does while its cluster elects a leader.
+type flakyStore struct {
+	Store
+	failures int
+	err      error
+	calls    int
+}
+
+func (f *flakyStore) Txn(ctx context.Context) clientv3.Txn {
+	f.calls++
+	if f.calls <= f.failures {
+		return failingTxn{err: f.err}
+	}
+	return f.Store.Txn(ctx)
+}
+
+type failingTxn struct{ err error }
+
+func (t failingTxn) If(...clientv3.Cmp) clientv3.Txn        { return t }
+func (t failingTxn) Then(...clientv3.Op) clientv3.Txn       { return t }
+func (t failingTxn) Else(...clientv3.Op) clientv3.Txn       { return t }
+func (t failingTxn) Commit() (*clientv3.TxnResponse, error) { return nil, t.err }
+
+// A member killed in a 3-member cluster makes the guard's read fail with
+// "leader changed" for a moment: the read is tried again, and the live
+// session behind it is still found; a lasting failure is named as a failed
+// check, not as the gate's verdict.
+func TestGuardReadRetriesLeaderChange(t *testing.T) {
+	cli, _ := sessionEnv(t)
+	ctx := context.Background()
+	if err := checkGuards(ctx, &flakyStore{Store: cli, failures: 2, err: rpctypes.ErrLeaderChanged}, []Guard{sessionGuard}); err != nil {
+		t.Fatalf("two leader changes, then an answer: %v", err)
+	}
+	name := startSession(t, cli)
+	var live *LiveError
+	if err := checkGuards(ctx, &flakyStore{Store: cli, failures: 2, err: rpctypes.ErrLeaderChanged}, []Guard{sessionGuard}); !errors.As(err, &live) || live.Running() == "" {
+		t.Fatalf("the session %s after two leader changes: got %v", name, err)
+	}
+	err := checkGuards(ctx, &flakyStore{Store: cli, failures: guardReadAttempts, err: rpctypes.ErrLeaderChanged}, []Guard{sessionGuard})
+	if err == nil || !strings.HasPrefix(err.Error(), `cannot check "no live Milvus component": read `+sessionPrefix) {
+		t.Fatalf("leader changes on every attempt: got %v", err)
+	}
+	denied := &flakyStore{Store: cli, failures: 1, err: rpctypes.ErrPermissionDenied}
+	if err := checkGuards(ctx, denied, []Guard{sessionGuard}); err == nil || denied.calls != 1 {
+		t.Fatalf("permission denied is not tried again: %d calls, %v", denied.calls, err)
 	}
 }
