@@ -202,15 +202,10 @@ Flags:
 %s`, framework.FlagUsages(fs))
 }
 
-// Start starts the embedded etcd in a new folder, seeds it and returns a
-// shell connected to it (with ConnectedCommands), with the function that
-// closes the shell's state, stops etcd and removes the folder; it may be
-// called more than once.
-func Start(ctx context.Context, wal commonpb.WALName, rootPath string, stdout, stderr io.Writer) (*framework.Shell, func(), error) {
-	return start(ctx, "", wal, rootPath, stdout, stderr)
-}
-
-// start is Start in the folder dir ("": a new one).
+// start starts the embedded etcd in the folder dir ("": a new one), seeds
+// it and returns a shell connected to it (with ConnectedCommands), with the
+// function that closes the shell's state, stops etcd and removes the folder;
+// it may be called more than once.
 func start(ctx context.Context, dir string, wal commonpb.WALName, rootPath string, stdout, stderr io.Writer) (*framework.Shell, func(), error) {
 	return startIn(ctx, dir, "demo", rootPath, func(ctx context.Context, inst *instance.Instance) (string, error) {
 		in := sample.Demo(inst.Layout, wal)
