@@ -4,7 +4,6 @@ package demo
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -36,14 +35,8 @@ func Main(ctx context.Context, args []string, interactive bool, stdin io.Reader,
 	fs.SortFlags = false
 	walName := fs.String("wal", "pulsar", "`WAL` the sample's positions are encoded for: "+strings.Join(msgid.Names(), ", "))
 	rootPath := fs.String("rootPath", configs.DefaultRootPath, "root path of the sample instance")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			usage(stdout, fs)
-			return framework.ExitOK
-		}
-		fmt.Fprintf(stderr, "error: demo: %v\n", err)
-		usage(stderr, fs)
-		return framework.ExitUsage
+	if code, done := framework.ParseMain(fs, args, "demo: ", usage, stdout, stderr); done {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "error: demo takes no arguments, got %q\n", fs.Args())
