@@ -23,8 +23,8 @@ const Redacted = "***"
 // --etcdPasword), "pwd", "secret" or "token", in any case.
 var secretName = regexp.MustCompile(`(?i)(pas|pwd|secret|token)`)
 
-// SecretFlagName reports whether a flag's name alone makes its value secret:
-// history, help and errors hide it whatever the state.
+// SecretFlagName reports whether a flag's name alone makes its value secret
+// (secretName), whatever the command and the state: history never stores it.
 func SecretFlagName(name string) bool { return secretName.MatchString(name) }
 
 func (sh *Shell) historyPath() string {
