@@ -6,7 +6,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -37,14 +36,8 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	fs.SetOutput(io.Discard)
 	olc := fs.String("olc", "", "run comma-separated `COMMANDS` and exit, e.g. \"connect --etcd 127.0.0.1:2379, show checkpoint\" (quote a comma inside a value)")
 	version := fs.Bool("version", false, "print the versions and exit")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			usage(stdout, fs)
-			return framework.ExitOK
-		}
-		fmt.Fprintf(stderr, "error: %v\n", err)
-		usage(stderr, fs)
-		return framework.ExitUsage
+	if code, done := framework.ParseMain(fs, args, "", usage, stdout, stderr); done {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "error: unexpected argument %q\n", fs.Arg(0))

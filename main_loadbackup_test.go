@@ -32,6 +32,12 @@ func TestLoadBackupHelp(t *testing.T) {
 	code = run([]string{"--help"}, pipe(t, ""), &out, &errOut)
 	assert.Equal(t, 0, code)
 	assert.Contains(t, out.String(), "heron load-backup FILE")
+
+	out.Reset()
+	code = run([]string{"load-backup", "--bogus"}, pipe(t, ""), &out, &errOut)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut.String(), "error: load-backup: unknown flag: --bogus\nUsage:\n  heron load-backup FILE")
+	assert.Empty(t, out.String())
 }
 
 // Issue 10 §6: the load-backup folder is removed when a signal ends it

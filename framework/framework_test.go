@@ -447,7 +447,7 @@ func TestRedactLine(t *testing.T) {
 		{`echo --name "unterminated`, `echo --name "unterminated`, true},
 	}
 	for _, tt := range tests {
-		got, ok := RedactLine(tt.line, sh.isSecretFlag)
+		got, ok := redactLine(tt.line, sh.isSecretFlag, nil)
 		assert.Equal(t, tt.ok, ok, tt.line)
 		assert.Equal(t, tt.want, got, tt.line)
 		assert.NotContains(t, got, "hunter2")

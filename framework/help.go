@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -319,4 +320,23 @@ func FlagUsages(fs *pflag.FlagSet) string {
 	})
 	_ = tw.Flush()
 	return sb.String()
+}
+
+// ParseMain parses the command line of heron or of one of its programs
+// (heron demo, heron load-backup) into fs: --help prints the usage to stdout
+// and ends with ExitOK; a bad flag prints "error: " + prefix + the error and
+// the usage to stderr and ends with ExitUsage. done is false when the
+// program goes on.
+func ParseMain(fs *pflag.FlagSet, args []string, prefix string, usage func(io.Writer, *pflag.FlagSet), stdout, stderr io.Writer) (code int, done bool) {
+	err := fs.Parse(args)
+	switch {
+	case err == nil:
+		return ExitOK, false
+	case errors.Is(err, pflag.ErrHelp):
+		usage(stdout, fs)
+		return ExitOK, true
+	}
+	fmt.Fprintf(stderr, "error: %s%v\n", prefix, err)
+	usage(stderr, fs)
+	return ExitUsage, true
 }

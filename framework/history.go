@@ -23,11 +23,9 @@ const Redacted = "***"
 // --etcdPasword), "pwd", "secret" or "token", in any case.
 var secretName = regexp.MustCompile(`(?i)(pas|pwd|secret|token)`)
 
-// SetHistoryFile sets the REPL history file; "" disables history. Without it
-// the REPL uses configs.Load().HistoryFile.
-func (sh *Shell) SetHistoryFile(path string) {
-	sh.historyFile, sh.historySet = path, true
-}
+// SecretFlagName reports whether a flag's name alone makes its value secret
+// (secretName), whatever the command and the state: history never stores it.
+func SecretFlagName(name string) bool { return secretName.MatchString(name) }
 
 func (sh *Shell) historyPath() string {
 	if sh.historySet {
@@ -39,7 +37,7 @@ func (sh *Shell) historyPath() string {
 // isSecretFlag reports whether a flag's value must never reach history: a
 // flag tagged secret:"true" in the current state, or a password-like name.
 func (sh *Shell) isSecretFlag(name string) bool {
-	if secretName.MatchString(name) {
+	if SecretFlagName(name) {
 		return true
 	}
 	for _, c := range sh.index().cmds {
@@ -71,17 +69,13 @@ func (sh *Shell) flagArity(cmd string) func(name string) (known, takesValue bool
 	}
 }
 
-// RedactLine returns line as it may be stored in history: the value of every
+// redactLine returns line as it may be stored in history: the value of every
 // secret flag replaced by ***, and in a connect line every word that is not
-// a flag or a flag's value too. ok is false when the line cannot be redacted
-// safely (it does not split into words and mentions a secret, or it is a
-// connect line): it must not be stored at all.
-func RedactLine(line string, secret func(name string) bool) (redacted string, ok bool) {
-	return redactLine(line, secret, nil)
-}
-
-// redactLine is RedactLine with the flags of the line's command when known
-// (arity): then the value of a flag the command does not know is redacted.
+// a flag or a flag's value too. With the flags of the line's command known
+// (arity, nil when not), the value of a flag the command does not know is
+// redacted too. ok is false when the line cannot be redacted safely (it does
+// not split into words and mentions a secret, or it is a connect line): it
+// must not be stored at all.
 func redactLine(line string, secret func(name string) bool, arity func(name string) (known, takesValue bool)) (string, bool) {
 	words, err := shlex.Split(line)
 	if err != nil {

@@ -10,6 +10,12 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// SetHistoryFile sets the REPL history file; "" disables history. Without it
+// the REPL uses configs.Load().HistoryFile.
+func (sh *Shell) SetHistoryFile(path string) {
+	sh.historyFile, sh.historySet = path, true
+}
+
 // Issue 9 item 7: after each mistyped form the history file holds no secret.
 func TestHistoryRedactsMistypedPasswordFlags(t *testing.T) {
 	tests := []struct {

@@ -399,7 +399,7 @@ type scalarValue struct {
 
 func (v *scalarValue) Set(s string) error {
 	f := v.spec
-	if s == Redacted && (f.Secret || v.b.sensitive || secretName.MatchString(f.Name)) {
+	if s == Redacted && (f.Secret || v.b.sensitive || SecretFlagName(f.Name)) {
 		hint := ""
 		if f.Env != "" {
 			hint = ", or set $" + f.Env

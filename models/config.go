@@ -58,15 +58,10 @@ func FormatConfigKey(key string) string {
 	return strings.NewReplacer("/", "", "_", "", ".", "").Replace(strings.ToLower(key))
 }
 
-// EffectiveMQTypeKey is, among mq.type overrides (keys relative to the root
-// path), the one whose value Milvus uses: it fills its config map in the
-// order etcd returns the keys (ascending), so the greatest key wins. "" when
-// keys holds none.
-func EffectiveMQTypeKey(keys []string) string { return EffectiveConfigKey(keys, mqTypeFormatted) }
-
 // EffectiveConfigKey is, among keys relative to the root path, the override
-// of the setting whose formatKey is formatted that Milvus uses (the greatest,
-// as for EffectiveMQTypeKey); "" when keys holds none.
+// of the setting whose formatKey is formatted that Milvus uses: it fills its
+// config map in the order etcd returns the keys (ascending), so the greatest
+// key wins. "" when keys holds none.
 func EffectiveConfigKey(keys []string, formatted string) string {
 	best := ""
 	for _, k := range keys {

@@ -12,6 +12,9 @@ func TestNaturalOrder(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("natural order %v, want %v", got, want)
 	}
+	if !NaturalLess("x99999999999999999999999", "x100000000000000000000000") {
+		t.Error("digit runs longer than an int64 compare as numbers")
+	}
 	c := NewWALCensus(nil)
 	for _, pc := range []string{"by-dev-rootcoord-dml_10", "by-dev-rootcoord-dml_9"} {
 		c.AddCheckpoint(pc, 0)

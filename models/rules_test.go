@@ -70,9 +70,9 @@ func TestMQTypeConfigKeys(t *testing.T) {
 		assert.True(t, models.IsMQTypeConfigKey(k), "the legacy list is a subset: %s", k)
 	}
 	assert.True(t, models.IsMQTypeConfigKey(models.MQTypeConfigKey))
-	assert.Equal(t, "config/mqtype", models.EffectiveMQTypeKey([]string{"config/mq.type", "config/other", "config/mqtype", "config/MQ_TYPE"}),
+	assert.Equal(t, "config/mqtype", models.EffectiveConfigKey([]string{"config/mq.type", "config/other", "config/mqtype", "config/MQ_TYPE"}, models.FormatConfigKey("mq.type")),
 		"etcd returns keys in ascending order and the last one fills the map")
-	assert.Equal(t, "", models.EffectiveMQTypeKey([]string{"config/other"}))
+	assert.Equal(t, "", models.EffectiveConfigKey([]string{"config/other"}, models.FormatConfigKey("mq.type")))
 }
 
 func TestWALCensus(t *testing.T) {

@@ -91,21 +91,14 @@ func WoodpeckerLegacyPrefixes() []string {
 // path overrides woodpecker.meta.prefix in Milvus's etcd config source (the
 // rule of IsMQTypeConfigKey: formatKey of the name under config/).
 func IsWoodpeckerMetaPrefixConfigKey(rel string) bool {
-	name, ok := strings.CutPrefix(rel, ConfigPrefix)
-	return ok && FormatConfigKey(name) == woodpeckerMetaPrefixFormatted
+	return IsConfigKeyFor(rel, woodpeckerMetaPrefixFormatted)
 }
 
 // EffectiveWoodpeckerMetaPrefixKey is, among woodpecker.meta.prefix
 // overrides (keys relative to the root path), the one Milvus uses: the
-// greatest (see EffectiveMQTypeKey). "" when keys holds none.
+// greatest (see EffectiveConfigKey). "" when keys holds none.
 func EffectiveWoodpeckerMetaPrefixKey(keys []string) string {
-	best := ""
-	for _, k := range keys {
-		if IsWoodpeckerMetaPrefixConfigKey(k) && k > best {
-			best = k
-		}
-	}
-	return best
+	return EffectiveConfigKey(keys, woodpeckerMetaPrefixFormatted)
 }
 
 // WPKeyKind is what a key under a woodpecker prefix is.
@@ -130,16 +123,6 @@ const (
 	WPLogDeleted                // P/logs-deleted/{log}-{ts}: a parked LogMeta
 	WPLogDeletedOther           // P/logs-deleted/{log}-{ts}/... (parked segments)
 )
-
-var wpKindNames = map[WPKeyKind]string{
-	WPUnknown: "unknown", WPInstance: "instance", WPVersion: "version", WPLogIDGen: "logidgen",
-	WPQuorumIDGen: "quorumidgen", WPConditionWrite: "conditionwrite", WPQuorum: "quorum",
-	WPLogStore: "logstore", WPLog: "log", WPLogLock: "lock", WPSegment: "segment",
-	WPLogOther: "log other", WPReader: "reader", WPCleaning: "cleaning", WPMarking: "marking",
-	WPLogDeleted: "parked log", WPLogDeletedOther: "parked log other",
-}
-
-func (k WPKeyKind) String() string { return wpKindNames[k] }
 
 // PerLog reports whether a key of this kind belongs to one log: emptying
 // the log deletes it. Every other kind is kept.
@@ -263,31 +246,6 @@ func splitParkedName(name string) (log string, ts int64, ok bool) {
 	return name[:i], ts, true
 }
 
-// WPLogKeyPrefixes are the key ranges holding the per-log keys of a log
-// named log with the given ids (its current one and those of parked
-// copies) under p: exact keys end without '/', prefixes with '/'.
-// P/logs-deleted/ is not a range of one log: match its keys with
-// IsParkedCopyOf.
-func WPLogKeyPrefixes(p, log string, ids ...int64) []string {
-	out := []string{p + "/logs/" + log, p + "/logs/" + log + "/"}
-	for _, id := range ids {
-		if id < 0 {
-			continue
-		}
-		for _, part := range []string{"readers", "cleaning", "marking"} {
-			out = append(out, fmt.Sprintf("%s/%s/%d/", p, part, id))
-		}
-	}
-	return out
-}
-
-// IsParkedCopyOf reports whether an absolute key under p is a parked copy of
-// log (P/logs-deleted/{log}-{digits}, or a key under it).
-func IsParkedCopyOf(p, log, abs string) bool {
-	k, ok := ParseWPKey(p, abs)
-	return ok && (k.Kind == WPLogDeleted || k.Kind == WPLogDeletedOther) && k.Log == log
-}
-
 // LogMeta field numbers (proto/meta.proto, woodpecker v0.1.35 and v0.1.37:
 // the same in both).
 const (
@@ -310,9 +268,6 @@ type WPLogMeta struct {
 	Created          uint64
 	Modified         uint64
 }
-
-// Truncated reports whether the log keeps a truncation point.
-func (m WPLogMeta) Truncated() bool { return m.TruncatedSegment >= 0 || m.TruncatedEntry >= 0 }
 
 // DecodeWPLogMeta decodes a LogMeta at the wire level.
 func DecodeWPLogMeta(b []byte) (WPLogMeta, error) {
@@ -355,20 +310,6 @@ const (
 
 // WPSegmentState is woodpecker's SegmentState.
 type WPSegmentState int32
-
-func (s WPSegmentState) String() string {
-	switch s {
-	case 0:
-		return "Active"
-	case 2:
-		return "Completed"
-	case 3:
-		return "Sealed"
-	case 4:
-		return "Truncated"
-	}
-	return fmt.Sprintf("STATE_%d", int32(s))
-}
 
 // WPSegmentMeta is woodpecker's SegmentMetadata, the value of
 // P/logs/{log}/segments/{seg}.

@@ -27,10 +27,6 @@ const (
 	WPObjectLock                        // {segId}/write.lock
 )
 
-func (k WPObjectKind) String() string {
-	return [...]string{"foreign", "block", "merged block", "footer", "write lock"}[k]
-}
-
 // WoodpeckerObjectBase is the object folder of woodpecker's data for Milvus's
 // minio.rootPath (no leading or trailing slash): {rootPath}/wp.
 func WoodpeckerObjectBase(minioRootPath string) string {
@@ -106,19 +102,12 @@ const woodpeckerStorageTypeFormatted = "woodpeckerstoragetype"
 // IsWoodpeckerStorageTypeConfigKey reports whether a key relative to the root
 // path overrides woodpecker.storage.type in Milvus's etcd config source.
 func IsWoodpeckerStorageTypeConfigKey(rel string) bool {
-	name, ok := strings.CutPrefix(rel, ConfigPrefix)
-	return ok && FormatConfigKey(name) == woodpeckerStorageTypeFormatted
+	return IsConfigKeyFor(rel, woodpeckerStorageTypeFormatted)
 }
 
 // EffectiveWoodpeckerStorageTypeKey is, among woodpecker.storage.type
 // overrides (keys relative to the root path), the one Milvus uses: the
-// greatest (see EffectiveMQTypeKey). "" when keys holds none.
+// greatest (see EffectiveConfigKey). "" when keys holds none.
 func EffectiveWoodpeckerStorageTypeKey(keys []string) string {
-	best := ""
-	for _, k := range keys {
-		if IsWoodpeckerStorageTypeConfigKey(k) && k > best {
-			best = k
-		}
-	}
-	return best
+	return EffectiveConfigKey(keys, woodpeckerStorageTypeFormatted)
 }

@@ -73,40 +73,36 @@ func TestParseWPKey(t *testing.T) {
 
 	for _, kind := range []models.WPKeyKind{models.WPInstance, models.WPVersion, models.WPLogIDGen, models.WPQuorumIDGen,
 		models.WPConditionWrite, models.WPQuorum, models.WPLogStore, models.WPUnknown} {
-		assert.False(t, kind.PerLog(), "kept: %s", kind)
+		assert.False(t, kind.PerLog(), "kept: %d", kind)
 	}
 	for _, kind := range []models.WPKeyKind{models.WPLog, models.WPLogLock, models.WPSegment, models.WPLogOther,
 		models.WPReader, models.WPCleaning, models.WPMarking, models.WPLogDeleted, models.WPLogDeletedOther} {
-		assert.True(t, kind.PerLog(), "per log: %s", kind)
+		assert.True(t, kind.PerLog(), "per log: %d", kind)
 	}
 
-	// A parked copy of x_1 is "x_1-{digits}"; x_10's is not x_1's.
-	assert.True(t, models.IsParkedCopyOf(p, "x_1", p+"/logs-deleted/x_1-55"))
-	assert.True(t, models.IsParkedCopyOf(p, "x_1", p+"/logs-deleted/x_1-55/segments/0"))
-	assert.False(t, models.IsParkedCopyOf(p, "x_1", p+"/logs-deleted/x_10-55"))
-	assert.False(t, models.IsParkedCopyOf(p, "x", p+"/logs-deleted/x-1-55"))
-	assert.True(t, models.IsParkedCopyOf(p, "x-1", p+"/logs-deleted/x-1-55"))
-	assert.Equal(t, []string{p + "/logs/x", p + "/logs/x/", p + "/readers/3/", p + "/cleaning/3/", p + "/marking/3/"},
-		models.WPLogKeyPrefixes(p, "x", 3, -1))
+	// A parked copy is "{log}-{digits}": x_10-55 is x_10's, not x_1's; x-1-55 is x-1's, not x's.
+	for key, log := range map[string]string{p + "/logs-deleted/x_1-55": "x_1", p + "/logs-deleted/x_1-55/segments/0": "x_1",
+		p + "/logs-deleted/x_10-55": "x_10", p + "/logs-deleted/x-1-55": "x-1"} {
+		k, ok := models.ParseWPKey(p, key)
+		assert.True(t, ok && (k.Kind == models.WPLogDeleted || k.Kind == models.WPLogDeletedOther), key)
+		assert.Equal(t, log, k.Log, key)
+	}
 }
 
 func TestDecodeWPValues(t *testing.T) {
-	fresh, err := models.DecodeWPLogMeta(sample.WPLogMeta(4, -1, -1))
+	created := uint64(sample.Base.Unix())
+	fresh, err := models.DecodeWPLogMeta(sample.WoodpeckerLog{ID: 4, Created: created, Modified: created + 60, TruncatedSegment: -1, TruncatedEntry: -1}.Encode())
 	require.NoError(t, err)
-	assert.Equal(t, int64(4), fresh.LogID)
-	assert.False(t, fresh.Truncated())
-	assert.Equal(t, uint64(sample.Base.Unix()), fresh.Created)
+	assert.Equal(t, models.WPLogMeta{LogID: 4, TruncatedSegment: -1, TruncatedEntry: -1, Created: created, Modified: created + 60}, fresh)
 
-	// Truncated at segment 0: proto3 leaves the 0 out, which still reads as a truncation.
-	trunc, err := models.DecodeWPLogMeta(sample.WPLogMeta(5, 0, 17))
+	// Truncated at segment 0: proto3 leaves the 0 out, which still reads as segment 0.
+	trunc, err := models.DecodeWPLogMeta(sample.WoodpeckerLog{ID: 5, TruncatedSegment: 0, TruncatedEntry: 17}.Encode())
 	require.NoError(t, err)
-	assert.Equal(t, models.WPLogMeta{LogID: 5, TruncatedSegment: 0, TruncatedEntry: 17, Created: fresh.Created, Modified: fresh.Modified}, trunc)
-	assert.True(t, trunc.Truncated())
+	assert.Equal(t, models.WPLogMeta{LogID: 5, TruncatedSegment: 0, TruncatedEntry: 17}, trunc)
 
-	seg, err := models.DecodeWPSegmentMeta(sample.WPSegment(3, 3, 99, 4096))
+	seg, err := models.DecodeWPSegmentMeta(sample.WoodpeckerSegment{No: 3, State: sample.WoodpeckerSealed, LastEntry: 99, Size: 4096}.Encode())
 	require.NoError(t, err)
-	assert.Equal(t, models.WPSegmentMeta{SegNo: 3, State: 3, LastEntryID: 99, Size: 4096}, seg)
-	assert.Equal(t, "Sealed", seg.State.String())
+	assert.Equal(t, models.WPSegmentMeta{SegNo: 3, State: sample.WoodpeckerSealed, LastEntryID: 99, Size: 4096}, seg)
 
 	_, err = models.DecodeWPLogMeta([]byte{0x08})
 	assert.Error(t, err)

@@ -72,7 +72,6 @@ func TestInvalidInput(t *testing.T) {
 		{"kafka long bytes", func() error { _, err := kafka.DecodeBytes(make([]byte, 9)); return err }, "8 bytes"},
 		{"kafka text overflows int64", func() error { _, err := kafka.DecodeText("1y2p0ij32e8e8"); return err }, "base-36 int64"},
 		{"kafka garbage text", func() error { _, err := kafka.DecodeText("!!"); return err }, "base-36"},
-		{"kafka new negative", func() error { _, err := NewOffset(commonpb.WALName_Kafka, -2); return err }, "negative"},
 		{"pulsar truncated", func() error { _, err := pulsar.DecodeBytes([]byte{0x08, 0xff}); return err }, "pulsar"},
 		{"pulsar missing entry", func() error { _, err := pulsar.DecodeBytes([]byte{0x08, 0x01}); return err }, "required"},
 		{"pulsar bad base64", func() error { _, err := pulsar.DecodeText("***"); return err }, "base64"},
@@ -122,10 +121,8 @@ func TestNegativeOffsetIDs(t *testing.T) {
 			assert.Equal(t, c.hex, hex.EncodeToString(id.Bytes()))
 			assert.Equal(t, c.text, id.Text())
 		}
-		_, err = NewOffset(c.wal, c.offset)
-		assert.Error(t, err, "heron never builds a negative id to write")
+		assert.Equal(t, "0", codec.Earliest().Text(), "the earliest heron writes is 0, never a negative id")
 	}
-	assert.Equal(t, "0", OffsetID{Of: commonpb.WALName_Kafka}.Text(), "the earliest heron writes is 0")
 }
 
 func TestParse(t *testing.T) {

@@ -52,16 +52,6 @@ func (c offsetCodec) WAL() commonpb.WALName { return c.wal }
 
 func (c offsetCodec) Earliest() ID { return OffsetID{Of: c.wal, Offset: 0} }
 
-// NewOffset builds a kafka or rocksmq id to write. Negative ids are refused:
-// Milvus up to about 2.6.18 decodes the text with ParseUint and cannot read
-// them back.
-func NewOffset(wal commonpb.WALName, offset int64) (OffsetID, error) {
-	if offset < 0 {
-		return OffsetID{}, fmt.Errorf("%s id %d is negative: Milvus cannot read it back", Name(wal), offset)
-	}
-	return OffsetID{Of: wal, Offset: offset}, nil
-}
-
 // DecodeBytes reads 8 little-endian bytes as a signed id, negative ones
 // included (pkg/v2@v2.6.23 mq/msgstream/mqwrapper/kafka DeserializeKafkaID).
 func (c offsetCodec) DecodeBytes(b []byte) (ID, error) {

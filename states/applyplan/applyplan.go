@@ -78,27 +78,15 @@ func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.St
 	}
 	s := &Summary{Command: "apply", File: p.File, Revision: rev, Examples: []Example{}}
 	var changed []string
-	var chunk []apply.Entry
-	flush := func() error {
-		keys := make([]string, len(chunk))
-		for i, e := range chunk {
-			keys[i] = e.Key
-		}
-		cur, err := inst.GetMany(ctx, keys, rev)
-		if err != nil {
-			return err
-		}
-		for i, e := range chunk {
-			if cur[i].ModRevision != e.ModRevision {
-				s.Changed++
-				if len(changed) < gates.MaxKeys {
-					changed = append(changed, fmt.Sprintf("%s (mod revision %d when planned, now %d)", e.Key, e.ModRevision, cur[i].ModRevision))
-				}
+	batch := instance.NewBatch(inst, rev, apply.DefaultMaxTxnOps, func(e apply.Entry) string { return e.Key }, func(e apply.Entry, cur instance.KV) error {
+		if cur.ModRevision != e.ModRevision {
+			s.Changed++
+			if len(changed) < gates.MaxKeys {
+				changed = append(changed, fmt.Sprintf("%s (mod revision %d when planned, now %d)", e.Key, e.ModRevision, cur.ModRevision))
 			}
 		}
-		chunk = chunk[:0]
 		return nil
-	}
+	})
 	h, err := st.Load(ctx, p.File, "apply --file "+p.File+" --run", func(e apply.Entry, op apply.Op) error {
 		action := "put"
 		if op.Delete {
@@ -110,30 +98,19 @@ func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.St
 		if len(s.Examples) < maxExamples {
 			s.Examples = append(s.Examples, Example{Key: e.Key, Action: action})
 		}
-		if chunk = append(chunk, e); len(chunk) == apply.DefaultMaxTxnOps {
-			return flush()
-		}
-		return nil
+		return batch.Add(ctx, e)
 	})
-	if err == nil && len(chunk) > 0 {
-		err = flush()
+	if err == nil {
+		err = batch.Flush(ctx)
 	}
 	if err != nil {
 		return nil, err
 	}
 	s.Plan, s.TotalKeys = h, s.Puts+s.Deletes
-	same := h.RootPath == inst.Layout.RootPath
-	g := framework.Gate{Name: "plan of this instance", OK: same, Detail: fmt.Sprintf("the plan's root path %q is the instance's", h.RootPath)}
-	if !same {
-		g.Detail = fmt.Sprintf("the plan was made for root path %q, this instance is %q", h.RootPath, inst.Layout.RootPath)
-		g.Fix = []framework.Step{{Order: framework.StepRerun, Text: fmt.Sprintf("re-run connected to the instance the plan was made for (connect --rootPath %s)", h.RootPath)}}
-	}
-	s.Gates = append(s.Gates, g, externalGate(h))
-	instanceGates, err := gates.Instance(ctx, inst, rev)
+	s.Gates, err = gates.FileGates(ctx, inst, rev, gates.File{What: "plan", Made: "made for", RootPath: h.RootPath}, externalGate(h))
 	if err != nil {
 		return nil, err
 	}
-	s.Gates = append(s.Gates, instanceGates...)
 	unchanged := framework.Gate{Name: "no key changed since the plan was read", OK: s.Changed == 0, Count: s.Changed,
 		Detail: fmt.Sprintf("every key holds the mod revision it had at revision %d", h.Revision)}
 	if s.Changed > 0 {

@@ -4,7 +4,6 @@ package demo
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -36,14 +35,8 @@ func Main(ctx context.Context, args []string, interactive bool, stdin io.Reader,
 	fs.SortFlags = false
 	walName := fs.String("wal", "pulsar", "`WAL` the sample's positions are encoded for: "+strings.Join(msgid.Names(), ", "))
 	rootPath := fs.String("rootPath", configs.DefaultRootPath, "root path of the sample instance")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			usage(stdout, fs)
-			return framework.ExitOK
-		}
-		fmt.Fprintf(stderr, "error: demo: %v\n", err)
-		usage(stderr, fs)
-		return framework.ExitUsage
+	if code, done := framework.ParseMain(fs, args, "demo: ", usage, stdout, stderr); done {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "error: demo takes no arguments, got %q\n", fs.Args())
@@ -202,15 +195,10 @@ Flags:
 %s`, framework.FlagUsages(fs))
 }
 
-// Start starts the embedded etcd in a new folder, seeds it and returns a
-// shell connected to it (with ConnectedCommands), with the function that
-// closes the shell's state, stops etcd and removes the folder; it may be
-// called more than once.
-func Start(ctx context.Context, wal commonpb.WALName, rootPath string, stdout, stderr io.Writer) (*framework.Shell, func(), error) {
-	return start(ctx, "", wal, rootPath, stdout, stderr)
-}
-
-// start is Start in the folder dir ("": a new one).
+// start starts the embedded etcd in the folder dir ("": a new one), seeds
+// it and returns a shell connected to it (with ConnectedCommands), with the
+// function that closes the shell's state, stops etcd and removes the folder;
+// it may be called more than once.
 func start(ctx context.Context, dir string, wal commonpb.WALName, rootPath string, stdout, stderr io.Writer) (*framework.Shell, func(), error) {
 	return startIn(ctx, dir, "demo", rootPath, func(ctx context.Context, inst *instance.Instance) (string, error) {
 		in := sample.Demo(inst.Layout, wal)

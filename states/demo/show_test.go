@@ -40,7 +40,7 @@ var showCommandRE = regexp.MustCompile(`(?m)^  show ([a-z-]+) `)
 func TestDemoFillsEveryShowCommand(t *testing.T) {
 	ctx := context.Background()
 	var stdout, stderr bytes.Buffer
-	sh, cleanup, err := Start(ctx, commonpb.WALName_Pulsar, configs.DefaultRootPath, &stdout, &stderr)
+	sh, cleanup, err := start(ctx, "", commonpb.WALName_Pulsar, configs.DefaultRootPath, &stdout, &stderr)
 	require.NoError(t, err)
 	defer cleanup()
 	run := func(line string) string {

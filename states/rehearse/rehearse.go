@@ -7,7 +7,6 @@ package rehearse
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"iter"
@@ -29,14 +28,8 @@ func Main(ctx context.Context, args []string, interactive bool, stdin io.Reader,
 	fs.SetOutput(io.Discard)
 	fs.SortFlags = false
 	rootPath := fs.String("rootPath", "", "load the keys under this root path instead of the backup's (the shell opens it)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			usage(stdout, fs)
-			return framework.ExitOK
-		}
-		fmt.Fprintf(stderr, "error: load-backup: %v\n", err)
-		usage(stderr, fs)
-		return framework.ExitUsage
+	if code, done := framework.ParseMain(fs, args, "load-backup: ", usage, stdout, stderr); done {
+		return code
 	}
 	if fs.NArg() != 1 {
 		if fs.NArg() == 0 {

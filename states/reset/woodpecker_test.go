@@ -13,12 +13,12 @@ import (
 )
 
 // wpLog writes a woodpecker log under prefix p as woodpecker does: its
-// LogMeta (real protobuf bytes, see sample.WPLogMeta), then its segments.
+// LogMeta (real protobuf bytes, see sample.WoodpeckerLog), then its segments.
 func (e *env) wpLog(p, name string, id, truncSeg, truncEntry int64, segments ...int64) {
 	e.t.Helper()
-	e.put(p+"/logs/"+name, sample.WPLogMeta(id, truncSeg, truncEntry))
+	e.put(p+"/logs/"+name, sample.WoodpeckerLog{ID: id, TruncatedSegment: truncSeg, TruncatedEntry: truncEntry}.Encode())
 	for _, s := range segments {
-		e.put(p+"/logs/"+name+"/segments/"+itoa(s), sample.WPSegment(s, 3, 9, 100))
+		e.put(p+"/logs/"+name+"/segments/"+itoa(s), sample.WoodpeckerSegment{No: s, State: sample.WoodpeckerSealed, LastEntry: 9, Size: 100}.Encode())
 	}
 }
 

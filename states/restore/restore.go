@@ -265,19 +265,10 @@ func build(ctx context.Context, inst *instance.Instance, p *Params) (*Plan, erro
 		pl.Warnings = append(pl.Warnings, fmt.Sprintf("the run that made this backup also went to %s, outside etcd: restore puts back the etcd keys only, not those", e))
 	}
 
-	same := header.RootPath == inst.Layout.RootPath
-	g := Gate{Name: "backup of this instance", OK: same,
-		Detail: fmt.Sprintf("the backup's root path %q is the instance's", header.RootPath)}
-	if !same {
-		g.Detail = fmt.Sprintf("the backup was taken of root path %q, this instance is %q", header.RootPath, inst.Layout.RootPath)
-		g.Fix = []framework.Step{{Order: framework.StepRerun, Text: fmt.Sprintf("re-run connected to the instance the backup was taken of (connect --rootPath %s)", header.RootPath)}}
-	}
-	pl.Gates = append(pl.Gates, g)
-	instanceGates, err := gates.Instance(ctx, inst, rev)
+	pl.Gates, err = gates.FileGates(ctx, inst, rev, gates.File{What: "backup", Made: "taken of", RootPath: header.RootPath})
 	if err != nil {
 		return nil, err
 	}
-	pl.Gates = append(pl.Gates, instanceGates...)
 	for _, g := range pl.Gates {
 		pl.Refused = pl.Refused || !g.OK
 	}
@@ -443,49 +434,29 @@ func (pl *Plan) stream(ctx context.Context, rev int64, fn func(e apply.Entry, cu
 }
 
 func (pl *Plan) streamPhase(ctx context.Context, br *apply.BackupReader, rev int64, phase int, fn func(e apply.Entry, cur instance.KV, op *apply.Op) error) error {
-	// A chunk is read in one transaction of gets: within etcd's default
+	// A batch is read in one transaction of gets: within etcd's default
 	// --max-txn-ops whatever --max-txn-ops says (the writes check it).
 	n := min(max(pl.params.MaxTxnOps, 1), apply.DefaultMaxTxnOps)
-	chunk := make([]apply.Entry, 0, n)
-	keys := make([]string, 0, n)
-	flush := func() error {
-		if len(chunk) == 0 {
-			return nil
+	batch := instance.NewBatch(pl.inst, rev, n, func(e apply.Entry) string { return e.Key }, func(e apply.Entry, c instance.KV) error {
+		exists := c.ModRevision != 0
+		var op *apply.Op
+		switch {
+		case e.Absent && exists:
+			op = &apply.Op{Key: e.Key, ModRevision: c.ModRevision, Delete: true, Original: c.Value, Phase: phase}
+		case e.Absent:
+		case exists && bytes.Equal(c.Value, e.Value):
+		default:
+			op = &apply.Op{Key: e.Key, ModRevision: c.ModRevision, Value: e.Value, Original: c.Value, Phase: phase}
 		}
-		keys = keys[:0]
-		for _, e := range chunk {
-			keys = append(keys, e.Key)
-		}
-		cur, err := pl.inst.GetMany(ctx, keys, rev)
-		if err != nil {
-			return err
-		}
-		for i, e := range chunk {
-			c := cur[i]
-			exists := c.ModRevision != 0
-			var op *apply.Op
-			switch {
-			case e.Absent && exists:
-				op = &apply.Op{Key: e.Key, ModRevision: c.ModRevision, Delete: true, Original: c.Value, Phase: phase}
-			case e.Absent:
-			case exists && bytes.Equal(c.Value, e.Value):
-			default:
-				op = &apply.Op{Key: e.Key, ModRevision: c.ModRevision, Value: e.Value, Original: c.Value, Phase: phase}
-			}
-			if err := fn(e, c, op); err != nil {
-				return err
-			}
-		}
-		chunk = chunk[:0]
-		return nil
-	}
+		return fn(e, c, op)
+	})
 	for {
 		e, ok, err := br.Next()
 		if err != nil {
 			return err
 		}
 		if !ok {
-			return flush()
+			return batch.Flush(ctx)
 		}
 		if !(apply.Header{Prefixes: pl.Prefixes}).Allows(e.Key) {
 			return fmt.Errorf("backup %s line %d: key %s is outside the prefixes the backed-up command writes (%s): the file changed since it was checked",
@@ -494,11 +465,8 @@ func (pl *Plan) streamPhase(ctx context.Context, br *apply.BackupReader, rev int
 		if pl.phaseOf(e) != phase {
 			continue
 		}
-		chunk = append(chunk, e)
-		if len(chunk) == cap(chunk) {
-			if err := flush(); err != nil {
-				return err
-			}
+		if err := batch.Add(ctx, e); err != nil {
+			return err
 		}
 	}
 }

@@ -428,14 +428,14 @@ func TestShowCheckpointWoodpeckerLogs(t *testing.T) {
 	}
 
 	def, wp := "by-dev/woodpecker", "by-dev/wp"
-	e.putAbs(def+"/logs/"+e.pch(0), sample.WPLogMeta(1, -1, -1))
-	e.putAbs(def+"/logs/"+e.pch(0)+"/segments/0", sample.WPSegment(0, 3, 9, 10))
-	e.putAbs(def+"/logs/"+e.pch(0)+"/segments/1", sample.WPSegment(1, 0, 3, 10))
-	e.putAbs(def+"/logs/"+e.pch(1), sample.WPLogMeta(2, 4, 17)) // truncated, no segments
+	e.putAbs(def+"/logs/"+e.pch(0), sample.WoodpeckerLog{ID: 1, TruncatedSegment: -1, TruncatedEntry: -1}.Encode())
+	e.putAbs(def+"/logs/"+e.pch(0)+"/segments/0", sample.WoodpeckerSegment{No: 0, State: sample.WoodpeckerSealed, LastEntry: 9, Size: 10}.Encode())
+	e.putAbs(def+"/logs/"+e.pch(0)+"/segments/1", sample.WoodpeckerSegment{No: 1, State: sample.WoodpeckerActive, LastEntry: 3, Size: 10}.Encode())
+	e.putAbs(def+"/logs/"+e.pch(1), sample.WoodpeckerLog{ID: 2, TruncatedSegment: 4, TruncatedEntry: 17}.Encode()) // truncated, no segments
 	e.putAbs(def+"/logs/"+e.pch(1)+"/lock", []byte("lock"))
-	e.putAbs(def+"/logs/other-log", sample.WPLogMeta(3, -1, -1))
+	e.putAbs(def+"/logs/other-log", sample.WoodpeckerLog{ID: 3, TruncatedSegment: -1, TruncatedEntry: -1}.Encode())
 	e.putAbs(def+"/logidgen", []byte("3"))
-	e.putAbs(wp+"/logs/"+e.pch(2)+"/segments/7", sample.WPSegment(7, 3, 1, 1))
+	e.putAbs(wp+"/logs/"+e.pch(2)+"/segments/7", sample.WoodpeckerSegment{No: 7, State: sample.WoodpeckerSealed, LastEntry: 1, Size: 1}.Encode())
 
 	res, _ = runJSON[CheckpointResult](e, "show checkpoint")
 	want := []WoodpeckerLogRow{
@@ -474,8 +474,8 @@ func TestShowCheckpointWoodpeckerLogs(t *testing.T) {
 	}
 
 	// A legacy key makes the shared top-level prefix effective; --wp-meta-prefix names another configured one.
-	e.putAbs("woodpecker/logs/"+e.pch(2), sample.WPLogMeta(9, -1, -1))
-	e.putAbs("by-dev/mine/logs/"+e.pch(0), sample.WPLogMeta(1, -1, -1))
+	e.putAbs("woodpecker/logs/"+e.pch(2), sample.WoodpeckerLog{ID: 9, TruncatedSegment: -1, TruncatedEntry: -1}.Encode())
+	e.putAbs("by-dev/mine/logs/"+e.pch(0), sample.WoodpeckerLog{ID: 1, TruncatedSegment: -1, TruncatedEntry: -1}.Encode())
 	res, _ = runJSON[CheckpointResult](e, "show checkpoint --wp-meta-prefix mine")
 	eff := res.Woodpecker.Effective
 	if eff.Prefix != "woodpecker" || eff.Reason != "legacy" || eff.Configured != "by-dev/mine" || eff.From != "--wp-meta-prefix" {

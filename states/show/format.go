@@ -286,11 +286,8 @@ func (t *table) flush() error {
 	return t.err
 }
 
-// NaturalLess is models.NaturalLess: the listings and the completion of
-// their values (states) order names with it.
-func NaturalLess(a, b string) bool { return models.NaturalLess(a, b) }
-
-// naturalCompare is NaturalLess as a three-way comparison, for slices.SortFunc.
+// naturalCompare is models.NaturalCompare: the listings and the completion
+// of their values (states) order names with models.NaturalLess.
 func naturalCompare(a, b string) int { return models.NaturalCompare(a, b) }
 
 // optionalKeys are left out of a line when empty.

@@ -33,8 +33,8 @@
 // Options.OnKey streams every per-log key (with its value, valid during the
 // call) as it is read, so a caller can back keys up and delete them without
 // holding them: memory is bounded by the number of logs, never by keys.
-// Per-log keys of one log lie in the ranges models.WPLogKeyPrefixes names,
-// plus its parked copies (models.IsParkedCopyOf).
+// Which log a per-log key belongs to is models.ParseWPKey's reading of it
+// (parked copies, P/logs-deleted/{log}-{ts}, included).
 package woodpecker
 
 import (

@@ -45,9 +45,9 @@ func (f *fixture) put(key string, v []byte) {
 
 // wpLog writes a log as woodpecker does: its LogMeta, then segments.
 func (f *fixture) wpLog(p, name string, id, truncSeg, truncEntry int64, segments ...int64) {
-	f.put(p+"/logs/"+name, sample.WPLogMeta(id, truncSeg, truncEntry))
+	f.put(p+"/logs/"+name, sample.WoodpeckerLog{ID: id, TruncatedSegment: truncSeg, TruncatedEntry: truncEntry}.Encode())
 	for _, s := range segments {
-		f.put(p+"/logs/"+name+"/segments/"+itoa(s), sample.WPSegment(s, 3, 9, 1000))
+		f.put(p+"/logs/"+name+"/segments/"+itoa(s), sample.WoodpeckerSegment{No: s, State: sample.WoodpeckerSealed, LastEntry: 9, Size: 1000}.Encode())
 	}
 }
 
@@ -86,9 +86,13 @@ func TestDefaultPrefix(t *testing.T) {
 	f.wpLog(p, f.pc(1), 2, 4, 17)
 	f.put(p+"/quorums/1", []byte("q"))
 
-	var streamed []string
+	type kindKey struct {
+		kind models.WPKeyKind
+		key  string
+	}
+	var streamed []kindKey
 	inv := f.find(Options{OnKey: func(k Key) error {
-		streamed = append(streamed, k.Kind.String()+" "+strings.TrimPrefix(k.Key, p+"/"))
+		streamed = append(streamed, kindKey{k.Kind, strings.TrimPrefix(k.Key, p+"/")})
 		return nil
 	}})
 	assert.Equal(t, Effective{Prefix: p, Reason: ReasonDefault, Configured: p, MetaPrefix: "woodpecker", From: "default",
@@ -113,10 +117,11 @@ func TestDefaultPrefix(t *testing.T) {
 	assert.Len(t, inv.InstanceLogs(nil), 2)
 	assert.Len(t, inv.InstanceLogs(func(pc string) bool { return pc == f.pc(1) }), 1)
 
-	assert.ElementsMatch(t, []string{
-		"log logs/" + f.pc(0), "lock logs/" + f.pc(0) + "/lock",
-		"segment logs/" + f.pc(0) + "/segments/0", "segment logs/" + f.pc(0) + "/segments/1", "segment logs/" + f.pc(0) + "/segments/2",
-		"log logs/" + f.pc(1), "cleaning cleaning/1/0", "marking marking/1/0", "reader readers/1/r0",
+	assert.ElementsMatch(t, []kindKey{
+		{models.WPLog, "logs/" + f.pc(0)}, {models.WPLogLock, "logs/" + f.pc(0) + "/lock"},
+		{models.WPSegment, "logs/" + f.pc(0) + "/segments/0"}, {models.WPSegment, "logs/" + f.pc(0) + "/segments/1"},
+		{models.WPSegment, "logs/" + f.pc(0) + "/segments/2"},
+		{models.WPLog, "logs/" + f.pc(1)}, {models.WPCleaning, "cleaning/1/0"}, {models.WPMarking, "marking/1/0"}, {models.WPReader, "readers/1/r0"},
 	}, streamed, "every per-log key, never logidgen, instance, quorums or an orphan")
 }
 
@@ -205,13 +210,13 @@ func TestParkedCopies(t *testing.T) {
 	f := newFixture(t, "by-dev")
 	p := "by-dev/woodpecker"
 	// dml_1 was deleted (parked) and recreated; dml_10's parked copy is not dml_1's.
-	f.put(p+"/logs-deleted/"+f.pc(1)+"-1733", sample.WPLogMeta(1, -1, -1))
-	f.put(p+"/logs-deleted/"+f.pc(1)+"-1733/segments/0", sample.WPSegment(0, 3, 5, 10))
+	f.put(p+"/logs-deleted/"+f.pc(1)+"-1733", sample.WoodpeckerLog{ID: 1, TruncatedSegment: -1, TruncatedEntry: -1}.Encode())
+	f.put(p+"/logs-deleted/"+f.pc(1)+"-1733/segments/0", sample.WoodpeckerSegment{No: 0, State: sample.WoodpeckerSealed, LastEntry: 5, Size: 10}.Encode())
 	f.put(p+"/cleaning/1/0", []byte("clean"))
 	f.wpLog(p, f.pc(1), 2, -1, -1)
-	f.put(p+"/logs-deleted/by-dev-rootcoord-dml_10-1800", sample.WPLogMeta(3, -1, -1))
+	f.put(p+"/logs-deleted/by-dev-rootcoord-dml_10-1800", sample.WoodpeckerLog{ID: 3, TruncatedSegment: -1, TruncatedEntry: -1}.Encode())
 	// Only a parked copy: still a log of the pchannel.
-	f.put(p+"/logs-deleted/"+f.pc(0)+"-99", sample.WPLogMeta(4, 2, 2))
+	f.put(p+"/logs-deleted/"+f.pc(0)+"-99", sample.WoodpeckerLog{ID: 4, TruncatedSegment: 2, TruncatedEntry: 2}.Encode())
 
 	inv := f.find(Options{})
 	l1 := logNamed(t, inv, p, f.pc(1))

@@ -86,9 +86,12 @@ reset_run() {
 	ERR=$(cat "$WORK/err")
 }
 backup_of() { find "$WORK/bk-$1" -maxdepth 1 -type f ! -name '.*' | head -1; }
-restore_from() { # restore_from FILE: sets RC, OUT, ERR
+# restore_from FILE: sets RC, OUT, ERR; the restore's own backup goes to
+# $WORK/bk-restore, not the current folder (the repository).
+restore_from() {
+	mkdir -p "$WORK/bk-restore"
 	run_heron "$(connect_line "$ROOT")
-restore --file $1 --run"
+restore --file $1 --run --backup-dir $WORK/bk-restore"
 }
 json_field() { # json_field NAME: the first value of NAME anywhere in $OUT's JSON document
 	printf '%s' "$OUT" | python3 -c '

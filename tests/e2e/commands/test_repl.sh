@@ -56,9 +56,12 @@ reset_script() {
 	run_heron "$(connect_line "$ROOT")
 reset checkpoint --target-wal $TARGET --run --backup-dir $1"
 }
-restore_from() { # restore_from FILE: sets RC, OUT, ERR
+# restore_from FILE: sets RC, OUT, ERR; the restore's own backup goes to
+# $WORK/bk-restore, not the current folder (the repository).
+restore_from() {
+	mkdir -p "$WORK/bk-restore"
 	run_heron "$(connect_line "$ROOT")
-restore --file $1 --run"
+restore --file $1 --run --backup-dir $WORK/bk-restore"
 }
 
 start_all=$(date +%s)
