@@ -78,3 +78,24 @@ func TestRestoreMessages(t *testing.T) {
 		t.Errorf("warnings do not name the WAL used before:\n%s", w)
 	}
 }
+
+// A backup file's keys are etcd's keys, control bytes included: the plan
+// shows them escaped, as every table does, never as terminal commands.
+func TestRestoreTableEscapesKeys(t *testing.T) {
+	s := &Summary{
+		File:      "/backups/b\x1b]0;title\x07.jsonl",
+		Prefixes:  []string{"by-dev/meta/\x1b[31m"},
+		Examples:  []Example{{Key: "by-dev/meta/evil\x1b[2J", Action: "put back"}},
+		TotalKeys: 1,
+	}
+	var b strings.Builder
+	if err := s.Table(&b); err != nil {
+		t.Fatal(err)
+	}
+	if strings.ContainsAny(b.String(), "\x1b\x07") {
+		t.Fatalf("control bytes reach the terminal:\n%q", b.String())
+	}
+	if !strings.Contains(b.String(), "by-dev/meta/evil") {
+		t.Fatalf("the key is not shown:\n%s", b.String())
+	}
+}

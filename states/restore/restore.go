@@ -541,13 +541,13 @@ func (s *Summary) JSON() any { return s }
 // Table writes the plan for people.
 func (s *Summary) Table(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "restore from %s\n", s.File)
+	fmt.Fprintf(tw, "restore from %s\n", framework.EscapeText(s.File))
 	fmt.Fprintf(tw, "backup of %q at revision %d, written %s by %q\n", s.Backup.RootPath, s.Backup.Revision, s.Backup.Created.Format(time.RFC3339), s.Backup.Command)
 	check := "checksum (sha256) ok"
 	if s.Checksum != "sha256" {
 		check = "NO checksum (--no-checksum)"
 	}
-	fmt.Fprintf(tw, "file checked: %s, every key under %s\n", check, strings.Join(s.Prefixes, ", "))
+	fmt.Fprintf(tw, "file checked: %s, every key under %s\n", check, framework.EscapeText(strings.Join(s.Prefixes, ", ")))
 	fmt.Fprintf(tw, "current values read at revision %d\n\n", s.Revision)
 	if err := tw.Flush(); err != nil {
 		return err
@@ -557,7 +557,7 @@ func (s *Summary) Table(w io.Writer) error {
 	}
 	fmt.Fprintf(tw, "\nentries: %d; to put back: %d; to delete: %d; already as backed up: %d\n", s.Entries, s.Puts, s.Deletes, s.Unchanged)
 	for _, e := range s.Examples {
-		fmt.Fprintf(tw, "  %s\t%s\n", e.Action, e.Key)
+		fmt.Fprintf(tw, "  %s\t%s\n", e.Action, framework.EscapeText(e.Key))
 	}
 	if more := s.TotalKeys - int64(len(s.Examples)); more > 0 {
 		fmt.Fprintf(tw, "  ... and %d more\n", more)
