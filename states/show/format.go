@@ -224,7 +224,8 @@ func (t *table) writeBlock() {
 			}
 			n := utf8.RuneCountInString(c)
 			if i < len(widths) && n > widths[i] {
-				c, n = elide(c, widths[i], i == len(widths)-1, eliders[i]), widths[i]
+				c = elide(c, widths[i], t.keepsStart(i, c), eliders[i])
+				n = utf8.RuneCountInString(c)
 			}
 			sb.WriteString(c)
 			if i < len(cells)-1 && i < len(widths) {
@@ -244,6 +245,22 @@ func (t *table) writeBlock() {
 	if _, err := io.WriteString(t.w, sb.String()); err != nil && t.err == nil {
 		t.err = err
 	}
+}
+
+// keepsStart tells whether cell c of column i, too wide, is cut at its
+// end (keeping its start) rather than at its start: the last column (a
+// note, read from its start), and a column squeezed on a narrow terminal
+// that is not one of the elided ones (a state, a time, a position: their
+// start says what they are), unless the cell is an id (digits: ids of a
+// column share their start and differ at their end).
+func (t *table) keepsStart(i int, c string) bool {
+	if i == len(t.natural)-1 {
+		return true
+	}
+	if i < len(t.elidable) && t.elidable[i] {
+		return false
+	}
+	return strings.TrimLeft(c, "0123456789") != ""
 }
 
 // eliders are the column eliders of the rows held: each drops the prefix
@@ -267,8 +284,8 @@ func (t *table) eliders(widths []int) []framework.ColumnElider {
 
 // elide cuts s to width runes, marking the cut with "...": dropping the
 // prefix the column's values share and keeping the end, where names, keys
-// and ids differ (see framework.ColumnElider), or at the end for the last
-// column (a note, read from its start).
+// and ids differ (see framework.ColumnElider), or, when tail, at its end
+// (table.keepsStart: a note, a state, a time).
 func elide(s string, width int, tail bool, col framework.ColumnElider) string {
 	if !tail {
 		return col.Elide(s)
