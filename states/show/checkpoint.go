@@ -869,7 +869,7 @@ func (r *CheckpointResult) woodpeckerBlock(w io.Writer) error {
 		fmt.Fprintln(w, "no log of this instance's pchannels under "+r.woodpeckerPrefixes())
 		return nil
 	}
-	t := newTable(w, "LOG", "PREFIX", "LOG ID", "SEGMENTS", "TRUNCATED AT", "NOTE")
+	t := newTable(w, "LOG", "PREFIX", "LOG ID", "SEGMENTS", "TRUNCATED AT", "NOTE").fit(r.wide, 1)
 	for _, l := range r.WoodpeckerLogs {
 		var notes []string
 		if l.Legacy {

@@ -63,3 +63,19 @@ func TestSqueezedCellsKeepWhatTheyAre(t *testing.T) {
 		}
 	}
 }
+
+// A column whose cells all got shorter than its width by dropping their
+// shared prefix is only as wide as its widest cut cell.
+func TestCutColumnNarrowsToItsCells(t *testing.T) {
+	var buf bytes.Buffer
+	tb := narrowTable(&buf, 60, []int{1}, "ID", "VCHANNEL", "STATE", "NOTE")
+	tb.row("1", "by-dev-rootcoord-dml_0_451234567890000000v0", "Flushed", "-")
+	tb.row("2", "by-dev-rootcoord-dml_10_451234567890000000v1", "Dropped", "-")
+	if err := tb.flush(); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	if !strings.HasSuffix(lines[2], "...dml_10_451234567890000000v1  Dropped  -") {
+		t.Errorf("the cut column is wider than its cells:\n%s", buf.String())
+	}
+}

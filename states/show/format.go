@@ -94,6 +94,7 @@ type table struct {
 	natural     []int // widest cell seen per column, header included
 	limit       int   // total width to fit; 0: none
 	elidable    []bool
+	endCut      []bool // elided columns cut at their end (lists read from their start)
 	err         error
 }
 
@@ -108,6 +109,18 @@ func newTable(w io.Writer, header ...string) *table {
 // embed it in a param struct and call fit with it.
 type Wide struct {
 	Wide bool `name:"wide" desc:"show every column, each in full (tables fit the terminal otherwise, 120 columns when piped, eliding wide cells with ...)"`
+}
+
+// cutEnd makes the elided columns cols keep the start of their cells: lists
+// (key=value properties, channel=nodes), read from their start.
+func (t *table) cutEnd(cols ...int) *table {
+	t.endCut = make([]bool, len(t.header))
+	for _, c := range cols {
+		if c >= 0 && c < len(t.endCut) {
+			t.endCut[c] = true
+		}
+	}
+	return t
 }
 
 // fit makes the table fit the width of its writer (framework.Width), unless wide, by eliding the
@@ -216,6 +229,7 @@ func (t *table) writeBlock() {
 	}
 	widths := t.widths()
 	eliders := t.eliders(widths)
+	t.narrowToCells(widths, eliders)
 	var sb strings.Builder
 	write := func(cells []string) {
 		for i, c := range cells {
@@ -247,6 +261,32 @@ func (t *table) writeBlock() {
 	}
 }
 
+// narrowToCells narrows each cut column to its widest cell once cut (and
+// its header): dropping a shared prefix may leave every cell shorter than
+// the width the column was given.
+func (t *table) narrowToCells(widths []int, eliders []framework.ColumnElider) {
+	for i, w := range widths {
+		if i >= len(t.natural) || w >= t.natural[i] {
+			continue
+		}
+		widest := 0
+		if i < len(t.header) {
+			widest = utf8.RuneCountInString(t.header[i])
+		}
+		for _, r := range t.rows {
+			if i >= len(r) {
+				continue
+			}
+			c := r[i]
+			if utf8.RuneCountInString(c) > w {
+				c = elide(c, w, t.keepsStart(i, c), eliders[i])
+			}
+			widest = max(widest, utf8.RuneCountInString(c))
+		}
+		widths[i] = min(w, widest)
+	}
+}
+
 // keepsStart tells whether cell c of column i, too wide, is cut at its
 // end (keeping its start) rather than at its start: the last column (a
 // note, read from its start), and a column squeezed on a narrow terminal
@@ -254,7 +294,7 @@ func (t *table) writeBlock() {
 // start says what they are), unless the cell is an id (digits: ids of a
 // column share their start and differ at their end).
 func (t *table) keepsStart(i int, c string) bool {
-	if i == len(t.natural)-1 {
+	if i == len(t.natural)-1 || i < len(t.endCut) && t.endCut[i] {
 		return true
 	}
 	if i < len(t.elidable) && t.elidable[i] {
