@@ -587,8 +587,10 @@ func sortedKeys(m map[string]bool) []string {
 	return out
 }
 
-// listKeys joins at most maxGateKeys keys, saying how many more there are.
+// listKeys joins at most maxGateKeys keys in natural order (dml_3 before
+// dml_19), saying how many more there are.
 func listKeys(keys []string) string {
+	keys = slices.SortedFunc(slices.Values(keys), models.NaturalCompare)
 	if len(keys) <= maxGateKeys {
 		return strings.Join(keys, ", ")
 	}
