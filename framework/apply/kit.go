@@ -468,7 +468,7 @@ func runningIn(err error) string {
 // first: what it wrote, that the instance is split, and the two ways out.
 func stopped(st *Stage, res *Result) *Stopped {
 	h := st.staged.bw.header
-	s := &Stopped{Written: res.Written, Total: res.Keys, Complete: h.Command}
+	s := &Stopped{Written: res.Written, Total: res.Keys, Complete: completeCommand(h.Command, st.staged.opt.BackupDir)}
 	chain := []string{res.Backup}
 	if h.Continues != "" {
 		rest, _ := BackupChain(h.Continues)
@@ -476,6 +476,16 @@ func stopped(st *Stage, res *Result) *Stopped {
 	}
 	s.RollBack = restoreOrder(chain)
 	return s
+}
+
+// completeCommand is the command line that completes a stopped run: the
+// run's own, with its --backup-dir, where the completing run finds this
+// run's backup to chain to (and not the working folder, lost with a pod).
+func completeCommand(command, dir string) string {
+	if dir == "" {
+		return command
+	}
+	return command + " --backup-dir " + framework.QuoteWord(dir)
 }
 
 // verify checks every key of the published backup (each put holds the
