@@ -84,6 +84,7 @@ type Stage struct {
 	staging bool
 	staged  *Staged
 	path    string // the plan file a Load staged from
+	label   string // the progress label of a scan that stages nothing
 	// held is the published backup, open until the verify has read it back
 	// (a backup deleted during the run is still read back, and reported).
 	held *os.File
@@ -112,7 +113,12 @@ func (s *Stage) Scan(ctx context.Context, h Header, name string, scan Scan) erro
 		return errors.New("a plan staged its ops twice")
 	}
 	if !s.staging {
-		return scan(ctx, nil)
+		// Nothing staged, nothing counted: the scan counts what it reads
+		// (ReadCounter), shown once it takes longer than a progress interval.
+		prog := startQuietProgress(s.opt.Progress, s.label, s.opt.ProgressInterval)
+		err := scan(withReadCounter(ctx, prog.add), nil)
+		prog.finish(err == nil)
+		return err
 	}
 	opt := s.opt
 	opt.Header = h
@@ -270,9 +276,10 @@ func (k *kit[S, P]) options(command string) (Options, framework.WriteFlags, erro
 	return opt.withDefaults(), flags, nil
 }
 
-// plan runs build with a stage; dry: nothing staged.
-func (k *kit[S, P]) plan(ctx context.Context, opt Options, staging bool) (*Plan, *Stage, error) {
-	st := DryStage()
+// plan runs build with a stage; dry: nothing staged, its scan's progress
+// under label.
+func (k *kit[S, P]) plan(ctx context.Context, opt Options, staging bool, label string) (*Plan, *Stage, error) {
+	st := &Stage{opt: opt, label: label}
 	if staging {
 		st = &Stage{opt: opt, staging: true}
 	}
@@ -295,7 +302,7 @@ func (k *kit[S, P]) run(ctx context.Context) (framework.Result, error) {
 	}
 	ctx, stop := WithStallTimeout(ctx, opt.StallTimeout)
 	defer stop()
-	pl, st, err := k.plan(ctx, opt, k.m.Run || flags.PlanOut != "")
+	pl, st, err := k.plan(ctx, opt, k.m.Run || flags.PlanOut != "", "scan")
 	if err != nil {
 		return nil, err
 	}
@@ -564,7 +571,7 @@ func (k *kit[S, P]) verifyWritten(ctx context.Context, opt Options, pl *Plan, st
 // compacts the one it reads at (up to maxReadBacks times).
 func (k *kit[S, P]) replan(ctx context.Context, opt Options) (*Plan, error) {
 	for attempt := 1; ; attempt++ {
-		again, _, err := k.plan(ctx, opt, false)
+		again, _, err := k.plan(ctx, opt, false, "verify: planning again")
 		if err == nil || !framework.IsStaleRead(err) || attempt == maxReadBacks {
 			return again, err
 		}
