@@ -88,8 +88,8 @@ func TestDemoREPLAt80Columns(t *testing.T) {
 	assert.Equal(t, 0, tm.Wait(wait))
 }
 
-// Issue 16 §5: every listing of the demo fits an 80-column terminal (its
-// rows; --wide shows them in full).
+// Issue 16 §5: every listing of the demo and a plan fit an 80-column
+// terminal (rows cut, --wide shows them in full; prose broken at spaces).
 func TestDemoTablesFit80Columns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("pty test")
@@ -109,6 +109,9 @@ func TestDemoTablesFit80Columns(t *testing.T) {
 		{"show partition", "partition(s)"},
 		{"show config-etcd", "key(s) under"},
 		{"show broadcast-task", "task(s)"},
+		{"show checkpoint", "WOODPECKER LOGS"},
+		{"show collections", "--wide adds"},
+		{"reset checkpoint --target-wal kafka", "dry run: nothing was written"},
 	} {
 		tm.Send(c.line + "\r")
 		tm.Expect(c.footer, wait)
