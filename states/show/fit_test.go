@@ -79,3 +79,17 @@ func TestCutColumnNarrowsToItsCells(t *testing.T) {
 		t.Errorf("the cut column is wider than its cells:\n%s", buf.String())
 	}
 }
+
+// On a narrow terminal a column of short cells (a state) keeps them whole
+// rather than cut to three letters.
+func TestSqueezeKeepsShortCellsWhole(t *testing.T) {
+	var buf bytes.Buffer
+	tb := narrowTable(&buf, 60, []int{3}, "ID", "COLLECTION", "STATE", "VCHANNEL", "NOTE")
+	tb.row("451234567900000000", "451234567890000000", "Flushed", "by-dev-rootcoord-dml_0_451234567890000000v0", "-")
+	if err := tb.flush(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "  Flushed  ") {
+		t.Errorf("state cut:\n%s", buf.String())
+	}
+}

@@ -203,25 +203,34 @@ func (t *table) widths() []int {
 	}
 	// A terminal narrower than piped output (80 columns under kubectl
 	// exec) squeezes the other columns too, down to their headers, the
-	// first column (what names the row) aside.
-	for total > t.limit && t.limit < framework.PipeWidth {
-		widest := -1
-		for i, v := range w {
-			if i > 0 && v > max(squeezeFloor, utf8.RuneCountInString(t.header[min(i, len(t.header)-1)])) && (widest < 0 || v > w[widest]) {
-				widest = i
+	// first column (what names the row) aside: columns of short cells last.
+	for _, short := range []int{shortCells, 0} {
+		for total > t.limit && t.limit < framework.PipeWidth {
+			widest := -1
+			for i, v := range w {
+				floor := max(squeezeFloor, min(t.natural[i], short), utf8.RuneCountInString(t.header[min(i, len(t.header)-1)]))
+				if i > 0 && v > floor && (widest < 0 || v > w[widest]) {
+					widest = i
+				}
 			}
+			if widest < 0 {
+				break
+			}
+			w[widest]--
+			total--
 		}
-		if widest < 0 {
-			break
-		}
-		w[widest]--
-		total--
 	}
 	return w
 }
 
-// squeezeFloor is the narrowest a column gets on a narrow terminal.
-const squeezeFloor = 6
+// squeezeFloor is the narrowest a column gets on a narrow terminal; a
+// column whose cells are at most shortCells wide (a state, a level: cut to
+// three letters they say nothing) is squeezed only when the others cannot
+// give more.
+const (
+	squeezeFloor = 6
+	shortCells   = 8
+)
 
 func (t *table) writeBlock() {
 	if t.wroteHeader && len(t.rows) == 0 {
