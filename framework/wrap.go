@@ -12,8 +12,9 @@ import (
 // at a space rather than where the terminal would cut it, mid-word; its
 // continuation lines start under the column its text starts in (after the
 // line's last run of two spaces, as a gate's detail), else two spaces in.
-// A word wider than the terminal stays whole (a key is never cut). Lines
-// that fit pass as they are.
+// A word wider than the terminal stays whole (a key is never cut), and so
+// does a line with a command to copy (wrapLine). Lines that fit pass as
+// they are.
 type wrapWriter struct {
 	w       io.Writer
 	columns int
@@ -60,7 +61,11 @@ func (ww *wrapWriter) flush() error {
 // wrapLine breaks line at spaces into lines of at most width runes (see
 // wrapWriter).
 func wrapLine(line string, width int) string {
-	if width <= 0 || utf8.RuneCountInString(line) <= width {
+	// A line that carries a command to copy (the STOPPED block's complete
+	// and roll-back commands, a restore reminder with the real path; not a
+	// template with a <placeholder>) stays whole: the terminal's own wrap
+	// copies as one line, a broken one would paste as two commands.
+	if width <= 0 || utf8.RuneCountInString(line) <= width || strings.Contains(line, " --run") && !strings.Contains(line, "<") {
 		return line
 	}
 	lead := len(line) - len(strings.TrimLeft(line, " "))
