@@ -124,6 +124,8 @@ func TestDemoTablesFit80Columns(t *testing.T) {
 			assert.LessOrEqual(t, len([]rune(l)), 80, "%s: line wider than the terminal: %q", c.line, l)
 		}
 	}
+	// show collections fits without breaking its header row.
+	assert.Regexp(t, `(?m)^ID +DB +NAME +STATE +SHARDS +PCHANNELS +LAYOUT +START POS\r?$`, ansi.ReplaceAllString(tm.Output(), ""))
 	tm.Send("exit\r")
 	assert.Equal(t, 0, tm.Wait(wait))
 }
