@@ -87,3 +87,45 @@ func TestDemoREPLAt80Columns(t *testing.T) {
 	tm.Send("exit\r")
 	assert.Equal(t, 0, tm.Wait(wait))
 }
+
+// Issue 16 §5: every listing of the demo and a plan fit an 80-column
+// terminal (rows cut, --wide shows them in full; prose broken at spaces).
+func TestDemoTablesFit80Columns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("pty test")
+	}
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), mainChildEnv+"=1", mainChildEnv+"_ARGS=demo", "HERON_HOME="+t.TempDir(), "TERM=xterm")
+	tm := ptytest.StartSize(t, cmd, 40, 80)
+	const wait = 20 * time.Second
+	tm.Expect("Milvus(by-dev) > ", wait)
+	for _, c := range []struct{ line, footer string }{
+		{"show database", "database(s)"},
+		{"show replica", "replica(s)"},
+		{"show index", "index(es)"},
+		{"show channel-watch", "channel watch(es)"},
+		{"show session", "session(s)"},
+		{"show segment", "segment(s) shown"},
+		{"show partition", "partition(s)"},
+		{"show config-etcd", "key(s) under"},
+		{"show broadcast-task", "task(s)"},
+		{"show checkpoint", "WOODPECKER LOGS"},
+		{"show collections", "--wide adds"},
+		{"reset checkpoint --target-wal kafka", "dry run: nothing was written"},
+	} {
+		tm.Send(c.line + "\r")
+		tm.Expect(c.footer, wait)
+		tm.Expect("Milvus(by-dev) > ", wait)
+		out := tm.Output()
+		start := strings.LastIndex(out, c.line)
+		end := strings.LastIndex(out, c.footer)
+		for _, l := range strings.Split(out[start+len(c.line):end], "\n") {
+			l = ansi.ReplaceAllString(strings.TrimRight(l, "\r"), "")
+			assert.LessOrEqual(t, len([]rune(l)), 80, "%s: line wider than the terminal: %q", c.line, l)
+		}
+	}
+	// show collections fits without breaking its header row.
+	assert.Regexp(t, `(?m)^ID +DB +NAME +STATE +SHARDS +PCHANNELS +LAYOUT +START POS\r?$`, ansi.ReplaceAllString(tm.Output(), ""))
+	tm.Send("exit\r")
+	assert.Equal(t, 0, tm.Wait(wait))
+}

@@ -294,11 +294,11 @@ func (t *ttyParser) discard() {
 }
 
 // splitKeys splits one read from the terminal into the keys go-prompt
-// matches one by one: runs of text, and each control byte on its own. An
-// escape sequence (arrows, function keys) is left as it came, with what
-// follows it.
+// matches one by one: runs of text, each control byte on its own, and each
+// escape sequence (arrows, function keys) on its own: two arrows in one
+// read (a key repeat over a slow kubectl exec) are two keys, not text.
 func splitKeys(b []byte) [][]byte {
-	if len(b) <= 1 || b[0] == 0x1b {
+	if len(b) <= 1 {
 		return [][]byte{b}
 	}
 	var out [][]byte
@@ -311,14 +311,42 @@ func splitKeys(b []byte) [][]byte {
 		if start < i {
 			out = append(out, b[start:i])
 		}
+		n := 1
 		if c == 0x1b {
-			return append(out, b[i:])
+			n = escapeLen(b[i:])
 		}
-		out = append(out, b[i:i+1])
+		out = append(out, b[i:i+n])
+		i += n - 1
 		start = i + 1
 	}
 	if start < len(b) {
 		out = append(out, b[start:])
 	}
 	return out
+}
+
+// escapeLen is the length of the escape sequence b starts with (b[0] is
+// ESC): a CSI sequence (ESC [, parameter and intermediate bytes, a final
+// byte in 0x40-0x7e), an SS3 one (ESC O and one byte), else ESC and the
+// key it modifies (Alt-b).
+func escapeLen(b []byte) int {
+	if len(b) < 2 || b[1] < 0x20 {
+		return 1
+	}
+	switch b[1] {
+	case '[':
+		for i := 2; i < len(b); i++ {
+			switch c := b[i]; {
+			case c >= 0x40 && c <= 0x7e:
+				return i + 1
+			case c < 0x20 || c > 0x7e:
+				return i
+			}
+		}
+		return len(b)
+	case 'O':
+		return min(3, len(b))
+	default:
+		return 2
+	}
 }

@@ -193,7 +193,10 @@ func TestSplitKeys(t *testing.T) {
 		{"a\r\nb\n", []string{"a", "\r", "\n", "b", "\n"}},
 		{"\x03\x03exit", []string{"\x03", "\x03", "exit"}},
 		{"\x1b[A", []string{"\x1b[A"}},
-		{"ab\x1b[Acd", []string{"ab", "\x1b[Acd"}},
+		{"ab\x1b[Acd", []string{"ab", "\x1b[A", "cd"}},
+		{"\x1b[A\x1b[A", []string{"\x1b[A", "\x1b[A"}},
+		{"\x1b[1;5C\x1bOB\x1bbx\r", []string{"\x1b[1;5C", "\x1bOB", "\x1bb", "x", "\r"}},
+		{"\x1b\x1b[B", []string{"\x1b", "\x1b[B"}},
 		{"h\u00e9\tx", []string{"h\u00e9", "\t", "x"}},
 	}
 	for _, tt := range tests {
@@ -204,6 +207,26 @@ func TestSplitKeys(t *testing.T) {
 		assert.Equal(t, tt.want, got, "%q", tt.in)
 	}
 	assert.False(t, strings.Contains(string(wakeKey), "\n"))
+}
+
+// Issue 16: two arrow keys that arrive in one read (a key repeat over a
+// slow kubectl exec) recall history twice; they are not run as text.
+func TestREPLArrowsInOneRead(t *testing.T) {
+	tm, _ := startREPL(t)
+	tm.Send("ping\r")
+	tm.Expect("pong-ok", wait)
+	tm.Expect("Test > ", wait)
+	tm.Send("help ping\r")
+	tm.Expect("answers", wait)
+	tm.Expect("Test > ", wait)
+	tm.Send("\x1b[A\x1b[A")
+	time.Sleep(200 * time.Millisecond)
+	tm.Send("\r")
+	tm.Expect("pong-ok", wait)
+	tm.Expect("Test > ", wait)
+	tm.Send("exit\r")
+	assert.Equal(t, ExitOK, tm.Wait(wait))
+	assert.NotContains(t, tm.Output(), "unknown command")
 }
 
 // Issue 9 item 1, script mode: a signal while the script waits for its next

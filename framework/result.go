@@ -50,7 +50,17 @@ type JSONWriter interface {
 func Render(w io.Writer, r Result, format string) error {
 	switch format {
 	case FormatTable, "":
-		return r.Table(w)
+		cols, ok := TerminalWidth(w)
+		if _, wrapped := w.(*wrapWriter); !ok || wrapped {
+			return r.Table(w)
+		}
+		// On a terminal, a line wider than it breaks at a space (wrapWriter).
+		ww := newWrapWriter(w, cols)
+		err := r.Table(ww)
+		if ferr := ww.flush(); err == nil {
+			err = ferr
+		}
+		return err
 	case FormatLine:
 		return r.Lines(w)
 	case FormatJSON:

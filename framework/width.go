@@ -25,6 +25,9 @@ func Width(w io.Writer) int {
 // TerminalWidth is the width of the terminal w writes to; false when w is
 // not a terminal (then output keeps its piped layout: help does not wrap).
 func TerminalWidth(w io.Writer) (int, bool) {
+	if ww, ok := w.(*wrapWriter); ok {
+		return ww.terminalColumns(), true
+	}
 	f, ok := w.(*os.File)
 	if !ok {
 		return 0, false

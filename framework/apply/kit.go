@@ -87,6 +87,7 @@ type Stage struct {
 	staging bool
 	staged  *Staged
 	path    string // the plan file a Load staged from
+	label   string // the progress label of a scan that stages nothing
 	// held is the published backup, open until the verify has read it back
 	// (a backup deleted during the run is still read back, and reported).
 	held *os.File
@@ -115,7 +116,12 @@ func (s *Stage) Scan(ctx context.Context, h Header, name string, scan Scan) erro
 		return errors.New("a plan staged its ops twice")
 	}
 	if !s.staging {
-		return scan(ctx, nil)
+		// Nothing staged, nothing counted: the scan counts what it reads
+		// (ReadCounter), shown once it takes longer than a progress interval.
+		prog := startQuietProgress(s.opt.Progress, s.label, s.opt.ProgressInterval)
+		err := scan(withReadCounter(ctx, prog.add), nil)
+		prog.finish(err == nil)
+		return err
 	}
 	opt := s.opt
 	opt.Header = h
@@ -273,9 +279,10 @@ func (k *kit[S, P]) options(command string) (Options, framework.WriteFlags, erro
 	return opt.withDefaults(), flags, nil
 }
 
-// plan runs build with a stage; dry: nothing staged.
-func (k *kit[S, P]) plan(ctx context.Context, opt Options, staging bool) (*Plan, *Stage, error) {
-	st := DryStage()
+// plan runs build with a stage; dry: nothing staged, its scan's progress
+// under label.
+func (k *kit[S, P]) plan(ctx context.Context, opt Options, staging bool, label string) (*Plan, *Stage, error) {
+	st := &Stage{opt: opt, label: label}
 	if staging {
 		st = &Stage{opt: opt, staging: true}
 	}
@@ -298,7 +305,7 @@ func (k *kit[S, P]) run(ctx context.Context) (framework.Result, error) {
 	}
 	ctx, stop := WithStallTimeout(ctx, opt.StallTimeout)
 	defer stop()
-	pl, st, err := k.plan(ctx, opt, k.m.Run || flags.PlanOut != "")
+	pl, st, err := k.plan(ctx, opt, k.m.Run || flags.PlanOut != "", "scan")
 	if err != nil {
 		return nil, err
 	}
@@ -474,7 +481,7 @@ func runningIn(err error) string {
 // first: what it wrote, that the instance is split, and the two ways out.
 func stopped(st *Stage, res *Result) *Stopped {
 	h := st.staged.bw.header
-	s := &Stopped{Written: res.Written, Total: res.Keys, Complete: h.Command}
+	s := &Stopped{Written: res.Written, Total: res.Keys, Complete: completeCommand(h.Command, st.staged.opt.BackupDir)}
 	chain := []string{res.Backup}
 	if h.Continues != "" {
 		rest, _ := BackupChain(h.Continues)
@@ -482,6 +489,16 @@ func stopped(st *Stage, res *Result) *Stopped {
 	}
 	s.RollBack = restoreOrder(chain)
 	return s
+}
+
+// completeCommand is the command line that completes a stopped run: the
+// run's own, with its --backup-dir, where the completing run finds this
+// run's backup to chain to (and not the working folder, lost with a pod).
+func completeCommand(command, dir string) string {
+	if dir == "" {
+		return command
+	}
+	return command + " --backup-dir " + framework.QuoteWord(dir)
 }
 
 // verify checks every key of the published backup (each put holds the
@@ -560,7 +577,7 @@ func (k *kit[S, P]) verifyWritten(ctx context.Context, opt Options, pl *Plan, st
 // compacts the one it reads at (up to maxReadBacks times).
 func (k *kit[S, P]) replan(ctx context.Context, opt Options) (*Plan, error) {
 	for attempt := 1; ; attempt++ {
-		again, _, err := k.plan(ctx, opt, false)
+		again, _, err := k.plan(ctx, opt, false, "verify: planning again")
 		if err == nil || !framework.IsStaleRead(err) || attempt == maxReadBacks {
 			return again, err
 		}

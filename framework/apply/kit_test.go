@@ -187,7 +187,7 @@ func TestKitRun(t *testing.T) {
 	})}
 	stdout, stderr, code, _ = shelltest.Run(t, interrupted, "flip --value third --run --max-txn-ops 1 --backup-dir "+dir)
 	if code != framework.ExitFailed || !strings.Contains(stdout, "gates:\n  ok  no bad key  r/meta/bad is absent\nSTOPPED: 1 of 2 keys written: the instance is split, do not start Milvus.") ||
-		!strings.Contains(stdout, "to complete it:  flip --value third --run") || strings.Contains(stdout+stderr, "context canceled") ||
+		!strings.Contains(stdout, "to complete it:  flip --value third --run --backup-dir "+dir+"\n") || strings.Contains(stdout+stderr, "context canceled") ||
 		!strings.Contains(stderr, "interrupted: stopped after 1 transactions") {
 		t.Fatalf("interrupted: exit %d\n%s\n%s", code, stdout, stderr)
 	}

@@ -19,9 +19,13 @@ type progress struct {
 	done     atomic.Int64
 	start    time.Time
 	terminal bool
-	stop     chan struct{}
-	wg       sync.WaitGroup
-	mu       sync.Mutex
+	// quiet: nothing is shown before it has passed, nor a closing line
+	// when nothing was (a dry run's scan: only a slow one reports).
+	quiet time.Duration
+	shown atomic.Bool
+	stop  chan struct{}
+	wg    sync.WaitGroup
+	mu    sync.Mutex
 }
 
 // IsTerminal reports whether w is a character device (a terminal).
@@ -38,13 +42,26 @@ func startProgress(w io.Writer, label string, total int64, interval time.Duratio
 	return startProgressOf(w, label, "keys", total, interval)
 }
 
+// startQuietProgress is startProgress of an unknown total that shows
+// nothing before quiet has passed (one line every quiet when w is not a
+// terminal).
+func startQuietProgress(w io.Writer, label string, quiet time.Duration) *progress {
+	p := &progress{w: w, label: label, unit: "keys", start: time.Now(), stop: make(chan struct{}), quiet: quiet}
+	return p.run(quiet)
+}
+
 // startProgressOf is startProgress counting unit.
 func startProgressOf(w io.Writer, label, unit string, total int64, interval time.Duration) *progress {
 	p := &progress{w: w, label: label, unit: unit, total: total, start: time.Now(), stop: make(chan struct{})}
-	if w == nil {
+	return p.run(interval)
+}
+
+// run starts the reports.
+func (p *progress) run(interval time.Duration) *progress {
+	if p.w == nil {
 		return p
 	}
-	p.terminal = IsTerminal(w)
+	p.terminal = IsTerminal(p.w)
 	if p.terminal {
 		interval = 250 * time.Millisecond
 	} else if interval <= 0 {
@@ -91,9 +108,10 @@ func (p *progress) line() string {
 }
 
 func (p *progress) print(final bool) {
-	if p.w == nil {
+	if p.w == nil || p.quiet > 0 && (final && !p.shown.Load() || !final && time.Since(p.start) < p.quiet) {
 		return
 	}
+	p.shown.Store(true)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	switch {
@@ -117,7 +135,7 @@ func (p *progress) finish(final bool) {
 	p.wg.Wait()
 	if final {
 		p.print(true)
-	} else if p.terminal {
+	} else if p.terminal && (p.quiet == 0 || p.shown.Load()) {
 		p.mu.Lock()
 		fmt.Fprintln(p.w)
 		p.mu.Unlock()

@@ -3,6 +3,7 @@ package gates
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/heron-shell/heron/framework"
@@ -175,10 +176,46 @@ func countStates(topics []targetcheck.Topic) string {
 	return strings.Join(parts, ", ")
 }
 
-// listAll names every item: an operator must check each topic.
+// listAll names every item: an operator must check each topic. A long
+// run of names that differ only by a consecutive number (dml_0 to dml_63)
+// is said as its count, first and last, which names each one as well.
 func listAll(names []string) string {
 	if len(names) == 0 {
 		return "(none: no pchannel in scope)"
 	}
+	if first, last, ok := consecutiveRun(names); ok {
+		return fmt.Sprintf("(all %d: %s ... %s)", len(names), first, last)
+	}
 	return strings.Join(names, ", ")
+}
+
+// minRun is the fewest names listAll says as a run.
+const minRun = 8
+
+// consecutiveRun reports whether names, in any order, are one prefix
+// followed by the numbers n, n+1, ... each once; it returns the first and
+// the last name.
+func consecutiveRun(names []string) (first, last string, ok bool) {
+	if len(names) < minRun {
+		return "", "", false
+	}
+	prefix := strings.TrimRight(names[0], "0123456789")
+	lo, hi := -1, -1
+	seen := make(map[int]bool, len(names))
+	for _, n := range names {
+		digits := strings.TrimPrefix(n, prefix)
+		v, err := strconv.Atoi(digits)
+		if err != nil || v < 0 || strconv.Itoa(v) != digits || seen[v] {
+			return "", "", false
+		}
+		seen[v] = true
+		if lo < 0 || v < lo {
+			lo = v
+		}
+		hi = max(hi, v)
+	}
+	if hi-lo+1 != len(names) {
+		return "", "", false
+	}
+	return prefix + strconv.Itoa(lo), prefix + strconv.Itoa(hi), true
 }

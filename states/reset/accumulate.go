@@ -3,6 +3,7 @@ package reset
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/heron-shell/heron/models"
@@ -78,8 +79,12 @@ func (a *accumulator) decide(e instance.Entry) (Decision, error) {
 func (a *accumulator) decideConfig(kv instance.KV, absent bool) Decision {
 	d := a.p.DecideConfig(kv.Value)
 	a.add(kv.Key, models.Key{}, kv.Value, d)
-	if k := a.kinds[KindMQType]; absent && k != nil && len(k.Examples) > 0 {
-		k.Examples[len(k.Examples)-1].Before = "absent"
+	if k := a.kinds[KindMQType]; absent && k != nil {
+		for i := range k.Examples {
+			if k.Examples[i].Key == kv.Key {
+				k.Examples[i].Before = "absent"
+			}
+		}
 	}
 	return d
 }
@@ -126,10 +131,7 @@ func (a *accumulator) add(key string, k0 models.Key, value []byte, d Decision) {
 			a.deletions[d.Kind] = del
 		}
 		del.Count++
-		if len(del.Examples) < maxExamples {
-			before, after := a.p.Describe(k0, value, d)
-			del.Examples = append(del.Examples, Example{Key: key, Before: before, After: after})
-		}
+		del.Examples = a.example(del.Examples, key, k0, value, d)
 		if !a.p.Whole {
 			if len(del.Keys) < maxListedKeys {
 				del.Keys = append(del.Keys, key)
@@ -149,10 +151,23 @@ func (a *accumulator) count(kind, key string, k0 models.Key, value []byte, d Dec
 	}
 	k.Keys++
 	k.Positions += int64(d.Positions)
-	if len(k.Examples) < maxExamples {
-		before, after := a.p.Describe(k0, value, d)
-		k.Examples = append(k.Examples, Example{Key: key, Before: before, After: after})
+	k.Examples = a.example(k.Examples, key, k0, value, d)
+}
+
+// example adds key to examples if it is among the maxExamples naturally
+// first keys of its kind (dml_2 before dml_10: keys come in etcd's text
+// order), keeping them in that order; only a key that goes in is described.
+func (a *accumulator) example(examples []Example, key string, k0 models.Key, value []byte, d Decision) []Example {
+	if len(examples) >= maxExamples && models.NaturalCompare(key, examples[len(examples)-1].Key) >= 0 {
+		return examples
 	}
+	before, after := a.p.Describe(k0, value, d)
+	i := len(examples)
+	for i > 0 && models.NaturalCompare(key, examples[i-1].Key) < 0 {
+		i--
+	}
+	examples = slices.Insert(examples, i, Example{Key: key, Before: before, After: after})
+	return examples[:min(len(examples), maxExamples)]
 }
 
 // finish writes the counts into the summary.

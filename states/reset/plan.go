@@ -301,6 +301,7 @@ func (pl *Plan) scan(ctx context.Context, sink func(apply.Op) error) error {
 		{nil, 0, -1, true},
 		{pl.checkpointPrefixes, 0, models.KindConsumeCheckpoint, false},
 	}
+	read := apply.ReadCounter(ctx)
 	for _, st := range steps {
 		if st.config {
 			if err := pl.scanConfig(ctx, a, sink); err != nil {
@@ -309,6 +310,7 @@ func (pl *Plan) scan(ctx context.Context, sink func(apply.Op) error) error {
 			continue
 		}
 		err := walk(ctx, pl.inst, pl.Revision, st.prefixes, st.size, func(e instance.Entry) error {
+			read(1)
 			if st.filter >= 0 && e.Kind != st.filter {
 				return nil
 			}
@@ -587,8 +589,10 @@ func sortedKeys(m map[string]bool) []string {
 	return out
 }
 
-// listKeys joins at most maxGateKeys keys, saying how many more there are.
+// listKeys joins at most maxGateKeys keys in natural order (dml_3 before
+// dml_19), saying how many more there are.
 func listKeys(keys []string) string {
+	keys = slices.SortedFunc(slices.Values(keys), models.NaturalCompare)
 	if len(keys) <= maxGateKeys {
 		return strings.Join(keys, ", ")
 	}

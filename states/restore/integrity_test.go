@@ -291,7 +291,7 @@ func TestStoppedRunCountsWhatItWrote(t *testing.T) {
 	// It leads with one STOPPED block: what was written, split, both ways out.
 	stop := strings.Index(out, "STOPPED: 6 of 18 keys written: the instance is split, do not start Milvus.\n")
 	if stop < 0 || stop > strings.Index(out, "wrote 6 of 18") ||
-		!strings.Contains(out, "to complete it:  restore --file "+backup+" --run") ||
+		!strings.Contains(out, "to complete it:  restore --file "+backup+" --run --backup-dir "+e.dir+"\n") ||
 		!strings.Contains(out, "to roll it back: restore --file "+filepath.Join(e.dir, "heron-backup-by-dev-restore-")) ||
 		strings.Contains(out, "reminder:") {
 		t.Fatalf("stopped block:\n%s", out)

@@ -289,8 +289,10 @@ func (pl *Plan) scan(ctx context.Context, sink func(apply.Op) error) error {
 	s.Entries, s.Puts, s.Deletes, s.Unchanged, s.Examples = 0, 0, 0, 0, []Example{}
 	s.MovedOn = MovedOn{Checked: pl.written != nil, Changed: []string{}, Deleted: []string{}, Created: []string{}}
 	created := maps.Clone(pl.created)
+	read := apply.ReadCounter(ctx)
 	err := pl.stream(ctx, pl.Revision, func(e apply.Entry, cur instance.KV, op *apply.Op) error {
 		s.Entries++
+		read(1)
 		delete(created, e.Key)
 		if op != nil {
 			pl.movedOn(e, cur)

@@ -129,7 +129,9 @@ func (r *ChannelWatchResult) JSON() any { return r }
 
 // Table implements framework.Result.
 func (r *ChannelWatchResult) Table(w io.Writer) error {
-	t := newTable(w, "NODE", "VCHANNEL", "COLLECTION", "STATE", "SEEK POSITION", "DELETE CHECKPOINT", "SEGMENTS U/F/D", "ERROR").fit(r.wide, 1, 2, 4, 5, 7)
+	// Headers short enough for 80 columns (kubectl exec), explained below
+	// the table; a cut position keeps its message id.
+	t := newTable(w, "NODE", "VCHANNEL", "COLLECTION", "STATE", "SEEK POSITION", "DELETE CP", "U/F/D", "ERROR").fit(r.wide, 1, 2, 4, 5, 7).cutEnd(4, 5)
 	for _, c := range r.Watches {
 		t.row(i64(c.Node), c.VChannel, i64(c.Collection), c.State, watchPositionText(c.SeekPosition), watchPositionText(c.DeleteCheckpoint),
 			fmt.Sprintf("%d/%d/%d", c.Unflushed, c.Flushed, c.Dropped), errCell(c.Error))
@@ -137,7 +139,7 @@ func (r *ChannelWatchResult) Table(w io.Writer) error {
 	if err := t.flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "%d channel watch(es)%s\n(WAL? = position without WAL_name, decoded with its pchannel's consume-checkpoint WAL;\n U/F/D = unflushed/flushed/dropped segment ids)\n",
+	_, err := fmt.Fprintf(w, "%d channel watch(es)%s\n(WAL? = position without WAL_name, decoded with its pchannel's checkpoint WAL;\n DELETE CP = delete checkpoint; U/F/D = unflushed/flushed/dropped segment ids)\n",
 		len(r.Watches), undecodedText(r.Undecoded))
 	return err
 }

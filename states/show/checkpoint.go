@@ -671,7 +671,7 @@ func (r *CheckpointResult) pchannelTable(w io.Writer) error {
 		header = []string{"PCHANNEL", "WAL", "MESSAGE ID", "TIME TICK", "REPLICATE CP", "ALTER WAL", "WAL-TAGGED POSITIONS", "UNTAGGED", "NOTE"}
 	}
 	// The counts are short and tell a split apart: only the id and the note elide.
-	t := newTable(w, header...).fit(r.wide, 2, len(header)-1)
+	t := newTable(w, header...).fit(r.wide, 2, len(header)-1).cutEnd(2)
 	for _, p := range r.PChannels {
 		var notes []string
 		if p.Split {
@@ -727,7 +727,8 @@ func (r *CheckpointResult) vchannelTable(w io.Writer) error {
 	if r.wide {
 		header = []string{"VCHANNEL", "COLLECTION", "LEVEL", "WAL", "MESSAGE ID", "TIMESTAMP", "SOURCE KEY", "NOTE"}
 	}
-	t := newTable(w, header...).fit(r.wide, 3, 4)
+	// A cut message id keeps its start (a Pulsar ledger, a Woodpecker segment).
+	t := newTable(w, header...).fit(r.wide, 3, 4).cutEnd(3)
 	for _, v := range r.VChannels {
 		wal := v.WAL
 		if v.WALGuessed && wal != "" {
@@ -869,7 +870,7 @@ func (r *CheckpointResult) woodpeckerBlock(w io.Writer) error {
 		fmt.Fprintln(w, "no log of this instance's pchannels under "+r.woodpeckerPrefixes())
 		return nil
 	}
-	t := newTable(w, "LOG", "PREFIX", "LOG ID", "SEGMENTS", "TRUNCATED AT", "NOTE")
+	t := newTable(w, "LOG", "PREFIX", "LOG ID", "SEGMENTS", "TRUNCATED AT", "NOTE").fit(r.wide, 1)
 	for _, l := range r.WoodpeckerLogs {
 		var notes []string
 		if l.Legacy {

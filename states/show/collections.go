@@ -292,14 +292,25 @@ func (r *CollectionsResult) JSON() any { return r }
 func (r *CollectionsResult) Table(w io.Writer) error {
 	// The vchannels ({pchannel}_{collection}v{n}) only with --wide: the
 	// table fits 120 columns otherwise.
+	// A terminal narrower than piped output (80 columns under kubectl exec)
+	// goes without CREATED and with a shorter header: at their headers the
+	// columns need 91 columns otherwise.
+	narrow := !r.wide && framework.Width(w) < framework.PipeWidth
 	header := []string{"ID", "DB", "NAME", "STATE", "SHARDS", "PCHANNELS", "LAYOUT", "CREATED", "START POSITIONS"}
+	if narrow {
+		header = []string{"ID", "DB", "NAME", "STATE", "SHARDS", "PCHANNELS", "LAYOUT", "START POS"}
+	}
 	if r.wide {
 		header = slices.Insert(header, 5, "VCHANNELS")
 	}
 	if r.Errors > 0 {
 		header = append(header, "ERROR")
 	}
-	t := newTable(w, header...).fit(r.wide, 2, 5, 8, 9)
+	elided := []int{2, 5, 8, 9}
+	if narrow {
+		elided = []int{2, 5, 7, 8}
+	}
+	t := newTable(w, header...).fit(r.wide, elided...)
 	var all []string
 	if !r.wide {
 		for _, c := range r.Collections {
@@ -321,6 +332,9 @@ func (r *CollectionsResult) Table(w io.Writer) error {
 		}
 		if r.wide {
 			cells = slices.Insert(cells, 5, vchannels)
+		}
+		if narrow {
+			cells = slices.Delete(cells, 7, 8)
 		}
 		if r.Errors > 0 && len(cells) < len(header) {
 			cells = append(cells, "")

@@ -18,6 +18,7 @@ const tombstoneState = "dropped-tombstone"
 // DatabaseParam is `show database`.
 type DatabaseParam struct {
 	framework.ParamBase `use:"show database" desc:"rootcoord databases (root-coord/database/db-info/) with their properties and collection counts" example:"show database --format json" alias:"databases"`
+	Wide
 	framework.Output
 }
 
@@ -42,10 +43,16 @@ type DatabaseResult struct {
 	Revision  int64         `json:"revision"`
 	Databases []DatabaseRow `json:"databases"`
 	Undecoded int           `json:"undecoded"`
+	wide      bool
 }
 
-func runDatabase(ctx context.Context, inst *instance.Instance, _ *DatabaseParam, out framework.IO) (framework.Result, error) {
-	return result(Databases(ctx, inst, out.Stderr))
+func runDatabase(ctx context.Context, inst *instance.Instance, p *DatabaseParam, out framework.IO) (framework.Result, error) {
+	res, err := Databases(ctx, inst, out.Stderr)
+	if err != nil {
+		return nil, err
+	}
+	res.wide = p.Wide.Wide
+	return res, nil
 }
 
 // Databases lists the databases of the instance, at one revision.
@@ -116,7 +123,7 @@ func (r *DatabaseResult) JSON() any { return r }
 
 // Table implements framework.Result.
 func (r *DatabaseResult) Table(w io.Writer) error {
-	t := newTable(w, "ID", "NAME", "STATE", "CREATED", "COLLECTIONS", "PROPERTIES", "ERROR")
+	t := newTable(w, "ID", "NAME", "STATE", "CREATED", "COLLECTIONS", "PROPERTIES", "ERROR").fit(r.wide, 1, 5, 6).cutEnd(5)
 	for _, d := range r.Databases {
 		t.row(i64(d.ID), d.Name, d.State, d.Time, itoa(d.Collections), kvText(d.Properties), errCell(d.Error))
 	}

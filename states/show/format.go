@@ -94,6 +94,7 @@ type table struct {
 	natural     []int // widest cell seen per column, header included
 	limit       int   // total width to fit; 0: none
 	elidable    []bool
+	endCut      []bool // elided columns cut at their end (lists read from their start)
 	err         error
 }
 
@@ -108,6 +109,18 @@ func newTable(w io.Writer, header ...string) *table {
 // embed it in a param struct and call fit with it.
 type Wide struct {
 	Wide bool `name:"wide" desc:"show every column, each in full (tables fit the terminal otherwise, 120 columns when piped, eliding wide cells with ...)"`
+}
+
+// cutEnd makes the elided columns cols keep the start of their cells: lists
+// (key=value properties, channel=nodes), read from their start.
+func (t *table) cutEnd(cols ...int) *table {
+	t.endCut = make([]bool, len(t.header))
+	for _, c := range cols {
+		if c >= 0 && c < len(t.endCut) {
+			t.endCut[c] = true
+		}
+	}
+	return t
 }
 
 // fit makes the table fit the width of its writer (framework.Width), unless wide, by eliding the
@@ -190,25 +203,34 @@ func (t *table) widths() []int {
 	}
 	// A terminal narrower than piped output (80 columns under kubectl
 	// exec) squeezes the other columns too, down to their headers, the
-	// first column (what names the row) aside.
-	for total > t.limit && t.limit < framework.PipeWidth {
-		widest := -1
-		for i, v := range w {
-			if i > 0 && v > max(squeezeFloor, utf8.RuneCountInString(t.header[min(i, len(t.header)-1)])) && (widest < 0 || v > w[widest]) {
-				widest = i
+	// first column (what names the row) aside: columns of short cells last.
+	for _, short := range []int{shortCells, 0} {
+		for total > t.limit && t.limit < framework.PipeWidth {
+			widest := -1
+			for i, v := range w {
+				floor := max(squeezeFloor, min(t.natural[i], short), utf8.RuneCountInString(t.header[min(i, len(t.header)-1)]))
+				if i > 0 && v > floor && (widest < 0 || v > w[widest]) {
+					widest = i
+				}
 			}
+			if widest < 0 {
+				break
+			}
+			w[widest]--
+			total--
 		}
-		if widest < 0 {
-			break
-		}
-		w[widest]--
-		total--
 	}
 	return w
 }
 
-// squeezeFloor is the narrowest a column gets on a narrow terminal.
-const squeezeFloor = 6
+// squeezeFloor is the narrowest a column gets on a narrow terminal; a
+// column whose cells are at most shortCells wide (a state, a level: cut to
+// three letters they say nothing) is squeezed only when the others cannot
+// give more.
+const (
+	squeezeFloor = 6
+	shortCells   = 8
+)
 
 func (t *table) writeBlock() {
 	if t.wroteHeader && len(t.rows) == 0 {
@@ -216,6 +238,7 @@ func (t *table) writeBlock() {
 	}
 	widths := t.widths()
 	eliders := t.eliders(widths)
+	t.narrowToCells(widths, eliders)
 	var sb strings.Builder
 	write := func(cells []string) {
 		for i, c := range cells {
@@ -224,7 +247,8 @@ func (t *table) writeBlock() {
 			}
 			n := utf8.RuneCountInString(c)
 			if i < len(widths) && n > widths[i] {
-				c, n = elide(c, widths[i], i == len(widths)-1, eliders[i]), widths[i]
+				c = elide(c, widths[i], t.keepsStart(i, c), eliders[i])
+				n = utf8.RuneCountInString(c)
 			}
 			sb.WriteString(c)
 			if i < len(cells)-1 && i < len(widths) {
@@ -244,6 +268,48 @@ func (t *table) writeBlock() {
 	if _, err := io.WriteString(t.w, sb.String()); err != nil && t.err == nil {
 		t.err = err
 	}
+}
+
+// narrowToCells narrows each cut column to its widest cell once cut (and
+// its header): dropping a shared prefix may leave every cell shorter than
+// the width the column was given.
+func (t *table) narrowToCells(widths []int, eliders []framework.ColumnElider) {
+	for i, w := range widths {
+		if i >= len(t.natural) || w >= t.natural[i] {
+			continue
+		}
+		widest := 0
+		if i < len(t.header) {
+			widest = utf8.RuneCountInString(t.header[i])
+		}
+		for _, r := range t.rows {
+			if i >= len(r) {
+				continue
+			}
+			c := r[i]
+			if utf8.RuneCountInString(c) > w {
+				c = elide(c, w, t.keepsStart(i, c), eliders[i])
+			}
+			widest = max(widest, utf8.RuneCountInString(c))
+		}
+		widths[i] = min(w, widest)
+	}
+}
+
+// keepsStart tells whether cell c of column i, too wide, is cut at its
+// end (keeping its start) rather than at its start: the last column (a
+// note, read from its start), and a column squeezed on a narrow terminal
+// that is not one of the elided ones (a state, a time, a position: their
+// start says what they are), unless the cell is an id (digits: ids of a
+// column share their start and differ at their end).
+func (t *table) keepsStart(i int, c string) bool {
+	if i == len(t.natural)-1 || i < len(t.endCut) && t.endCut[i] {
+		return true
+	}
+	if i < len(t.elidable) && t.elidable[i] {
+		return false
+	}
+	return strings.TrimLeft(c, "0123456789") != ""
 }
 
 // eliders are the column eliders of the rows held: each drops the prefix
@@ -267,8 +333,8 @@ func (t *table) eliders(widths []int) []framework.ColumnElider {
 
 // elide cuts s to width runes, marking the cut with "...": dropping the
 // prefix the column's values share and keeping the end, where names, keys
-// and ids differ (see framework.ColumnElider), or at the end for the last
-// column (a note, read from its start).
+// and ids differ (see framework.ColumnElider), or, when tail, at its end
+// (table.keepsStart: a note, a state, a time).
 func elide(s string, width int, tail bool, col framework.ColumnElider) string {
 	if !tail {
 		return col.Elide(s)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -16,6 +17,7 @@ import (
 type IndexParam struct {
 	framework.ParamBase `use:"show index" desc:"datacoord field indexes (field-index/) with their segment index builds (segment-index/) counted by state" example:"show index --collection 449123456789012345" alias:"indexes,indices"`
 	Collection          int64 `name:"collection" default:"0" placeholder:"ID" desc:"only the indexes of this collection ID (all when omitted)"`
+	Wide
 	framework.Output
 }
 
@@ -54,6 +56,7 @@ type IndexResult struct {
 	Undecoded int                    `json:"undecoded"`
 	// UndecodedSegmentIndexes counts segment-index values that do not decode.
 	UndecodedSegmentIndexes int `json:"undecoded_segment_indexes"`
+	wide                    bool
 }
 
 // maxSegmentIndexWarnings bounds the per-key warnings of a scan that may
@@ -61,7 +64,12 @@ type IndexResult struct {
 const maxSegmentIndexWarnings = 10
 
 func runIndex(ctx context.Context, inst *instance.Instance, p *IndexParam, out framework.IO) (framework.Result, error) {
-	return result(Indexes(ctx, inst, p.Collection, out.Stderr))
+	res, err := Indexes(ctx, inst, p.Collection, out.Stderr)
+	if err != nil {
+		return nil, err
+	}
+	res.wide = p.Wide.Wide
+	return res, nil
 }
 
 type indexKey struct{ collection, index int64 }
@@ -175,10 +183,23 @@ func (r *IndexResult) JSON() any { return r }
 
 // Table implements framework.Result.
 func (r *IndexResult) Table(w io.Writer) error {
-	t := newTable(w, "COLLECTION", "INDEX ID", "NAME", "FIELD", "TYPE", "METRIC", "AUTO", "DELETED", "CREATED", "SEGMENT INDEXES", "ERROR")
+	// Headers short enough for 80 columns (kubectl exec): the index id
+	// beside its collection as in show partition; BUILDS counts the
+	// segment index builds by state. A terminal narrower than piped output
+	// goes without CREATED (--wide shows it).
+	created := r.wide || framework.Width(w) >= framework.PipeWidth
+	header := []string{"COLLECTION", "ID", "NAME", "FIELD", "TYPE", "METRIC", "AUTO", "DELETED", "CREATED", "BUILDS", "ERROR"}
+	if !created {
+		header = slices.Delete(header, 8, 9)
+	}
+	t := newTable(w, header...).fit(r.wide, 2, len(header)-1)
 	for _, x := range r.Indexes {
-		t.row(i64(x.Collection), i64(x.IndexID), x.Name, i64(x.FieldID), x.IndexType, x.MetricType, yesNo(x.AutoIndex), yesNo(x.Deleted), x.Time,
-			countsByState(x.SegmentIndexes), errCell(x.Error))
+		cells := []string{i64(x.Collection), i64(x.IndexID), x.Name, i64(x.FieldID), x.IndexType, x.MetricType, yesNo(x.AutoIndex), yesNo(x.Deleted), x.Time,
+			countsByState(x.SegmentIndexes), errCell(x.Error)}
+		if !created {
+			cells = slices.Delete(cells, 8, 9)
+		}
+		t.row(cells...)
 	}
 	if err := t.flush(); err != nil {
 		return err

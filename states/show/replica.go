@@ -15,6 +15,7 @@ import (
 // ReplicaParam is `show replica`.
 type ReplicaParam struct {
 	framework.ParamBase `use:"show replica" desc:"querycoord replicas (querycoord-replica/) with their resource group and nodes" example:"show replica --format json" alias:"replicas"`
+	Wide
 	framework.Output
 }
 
@@ -37,10 +38,16 @@ type ReplicaResult struct {
 	Revision  int64        `json:"revision"`
 	Replicas  []ReplicaRow `json:"replicas"`
 	Undecoded int          `json:"undecoded"`
+	wide      bool
 }
 
-func runReplica(ctx context.Context, inst *instance.Instance, _ *ReplicaParam, out framework.IO) (framework.Result, error) {
-	return result(Replicas(ctx, inst, out.Stderr))
+func runReplica(ctx context.Context, inst *instance.Instance, p *ReplicaParam, out framework.IO) (framework.Result, error) {
+	res, err := Replicas(ctx, inst, out.Stderr)
+	if err != nil {
+		return nil, err
+	}
+	res.wide = p.Wide.Wide
+	return res, nil
 }
 
 // Replicas lists querycoord's replicas, at one revision.
@@ -86,28 +93,49 @@ func idsText(ids []int64) string {
 	return strings.Join(parts, ",")
 }
 
-func channelNodesText(cns []models.ChannelNodes) string {
+// channelNodesText is a replica's channel=nodes list, each channel named
+// by name.
+func channelNodesText(cns []models.ChannelNodes, name func(string) string) string {
 	parts := make([]string, len(cns))
 	for i, cn := range cns {
-		parts[i] = cn.Channel + "=" + idsText(cn.RWNodes)
+		parts[i] = name(cn.Channel) + "=" + idsText(cn.RWNodes)
 	}
 	return strings.Join(parts, " ")
 }
+
+func fullName(s string) string { return s }
 
 // JSON implements framework.Result.
 func (r *ReplicaResult) JSON() any { return r }
 
 // Table implements framework.Result.
 func (r *ReplicaResult) Table(w io.Writer) error {
-	t := newTable(w, "ID", "COLLECTION", "RESOURCE GROUP", "NODES", "RO NODES", "SQ NODES (RW)", "SQ NODES (RO)", "CHANNEL NODES", "ERROR")
+	// Headers short enough for 80 columns (kubectl exec); the vchannels by
+	// the part that tells them apart unless --wide.
+	t := newTable(w, "ID", "COLLECTION", "RESOURCE GROUP", "NODES", "RO NODES", "SQ RW", "SQ RO", "CHANNELS", "ERROR").fit(r.wide, 2, 7, 8).cutEnd(7)
+	name := fullName
+	if !r.wide {
+		var channels []string
+		for _, p := range r.Replicas {
+			for _, cn := range p.ChannelNodes {
+				channels = append(channels, cn.Channel)
+			}
+		}
+		if framework.SharedPrefixLen(channels) > 0 {
+			name = func(c string) string { return framework.DistinctPart(c, channels) }
+		}
+	}
 	for _, p := range r.Replicas {
 		t.row(i64(p.ID), i64(p.Collection), p.ResourceGroup, idsText(p.Nodes), idsText(p.RONodes), idsText(p.RWSQNodes), idsText(p.ROSQNodes),
-			channelNodesText(p.ChannelNodes), errCell(p.Error))
+			channelNodesText(p.ChannelNodes, name), errCell(p.Error))
 	}
 	if err := t.flush(); err != nil {
 		return err
 	}
 	_, err := fmt.Fprintf(w, "%d replica(s)%s\n", len(r.Replicas), undecodedText(r.Undecoded))
+	if err == nil && len(r.Replicas) > 0 {
+		_, err = fmt.Fprintln(w, "(SQ RW, SQ RO: streaming query nodes, read-write and read-only;\n CHANNELS: vchannel=nodes)")
+	}
 	return err
 }
 
@@ -116,7 +144,7 @@ func (r *ReplicaResult) Lines(w io.Writer) error {
 	for _, p := range r.Replicas {
 		if err := line(w, "replica", "id", i64(p.ID), "collection", i64(p.Collection), "resource_group", p.ResourceGroup,
 			"nodes", idsText(p.Nodes), "ro_nodes", idsText(p.RONodes), "rw_sq_nodes", idsText(p.RWSQNodes), "ro_sq_nodes", idsText(p.ROSQNodes),
-			"channel_nodes", channelNodesText(p.ChannelNodes), "key", p.Key, "error", p.Error); err != nil {
+			"channel_nodes", channelNodesText(p.ChannelNodes, fullName), "key", p.Key, "error", p.Error); err != nil {
 			return err
 		}
 	}

@@ -557,7 +557,7 @@ func TestTablesFit120Columns(t *testing.T) {
 		}
 		return w
 	}
-	for _, line := range []string{"show segment", "show segment --detail", "show session", "show collections", "show broadcast-task"} {
+	for _, line := range []string{"show segment", "show segment --detail", "show session", "show collections", "show broadcast-task", "show database", "show replica", "show index", "show checkpoint"} {
 		out, _ := e.mustRun(line)
 		if w := widest(out); w > 120 {
 			t.Errorf("%s: %d columns wide:\n%s", line, w, out)

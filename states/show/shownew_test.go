@@ -102,7 +102,9 @@ func TestShowDatabase(t *testing.T) {
 
 	table, _ := e.mustRun("show database")
 	assert.Contains(t, table, "4 database(s), 1 not decoded")
-	assert.Contains(t, table, "database.replica.number=2,database.max.collections=64")
+	assert.Contains(t, table, "  database....", "a cut list keeps its start")
+	wide, _ := e.mustRun("show database --wide")
+	assert.Contains(t, wide, "database.replica.number=2,database.max.collections=64")
 	lines, _ := e.mustRun("show database --format line")
 	assert.Contains(t, lines, "kind=database id=1 name=default")
 	assert.Contains(t, lines, "kind=databases count=4 undecoded=1")
@@ -265,7 +267,9 @@ func TestShowReplica(t *testing.T) {
 	assert.Contains(t, stderr, "warning: replica "+models.ReplicaPrefix+"100/3 does not decode")
 
 	table, _ := e.mustRun("show replica")
-	assert.Contains(t, table, snVch0+"=3,4 "+snVch1+"=4")
+	assert.Contains(t, table, "  dml_0_451...", "vchannels by the part that tells them apart, a cut list keeps its start")
+	wide, _ := e.mustRun("show replica --wide")
+	assert.Contains(t, wide, snVch0+"=3,4 "+snVch1+"=4")
 	assert.Contains(t, table, "3 replica(s), 1 not decoded")
 
 	r2, _ := runJSON[ReplicaResult](empty(t), "show replica")

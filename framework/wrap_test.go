@@ -1,0 +1,53 @@
+package framework
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// Issue 16 §5: on a terminal, a plan's line wider than it breaks at a
+// space, its continuation under its text column; a long word (a key) stays
+// whole, and so does a line with a command to copy (§1); a line that fits
+// is kept byte for byte.
+func TestWrapWriterBreaksLongLinesAtSpaces(t *testing.T) {
+	var buf bytes.Buffer
+	ww := newWrapWriter(&buf, 40)
+	gate := "  ok  no etcd alarm  no member has an alarm raised (NOSPACE, CORRUPT)"
+	key := "by-dev/meta/streamingnode-meta/wal/by-dev-rootcoord-dml_3/consume-checkpoint"
+	table := "ID  NAME   STATE"
+	command := "  to roll it back: restore --file /backups/heron-backup-by-dev-reset-kafka.jsonl --run"
+	template := "  keep it: restore --file <that file> --run puts it back"
+	for _, s := range []string{gate + "\n", "warning: see ", key + " (replicate_config) and more\n", table + "\n", command + "\n", template + "\n", "no newline"} {
+		if _, err := ww.Write([]byte(s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := ww.flush(); err != nil {
+		t.Fatal(err)
+	}
+	got := buf.String()
+	want := "  ok  no etcd alarm  no member has an\n" +
+		"                     alarm raised\n" +
+		"                     (NOSPACE, CORRUPT)\n" +
+		"warning: see\n" +
+		"  " + key + "\n" +
+		"  (replicate_config) and more\n" +
+		table + "\n" +
+		command + "\n" +
+		"  keep it: restore --file <that file>\n" +
+		"    --run puts it back\n" +
+		"no newline"
+	if got != want {
+		t.Errorf("wrapped:\n%s\nwant:\n%s", got, want)
+	}
+	for _, l := range strings.Split(got, "\n") {
+		if utf8.RuneCountInString(l) > 40 && !strings.Contains(l, key) && l != command {
+			t.Errorf("line wider than 40: %q", l)
+		}
+	}
+	if cols, ok := TerminalWidth(ww); !ok || cols != 40 {
+		t.Errorf("TerminalWidth through the wrapper: %d %v", cols, ok)
+	}
+}
