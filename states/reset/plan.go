@@ -9,6 +9,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
 
@@ -53,6 +54,9 @@ type Plan struct {
 	// at the plan's revision, so the scan reads those keys alone, not the
 	// vchannel metas and schemas beside them (two per vchannel, read once).
 	assignPrefixes, checkpointPrefixes []string
+	// unsettled counts the staged puts whose new value the planner would
+	// rewrite again (apply.Replan).
+	unsettled int64
 }
 
 // Build is reset checkpoint's plan: it reads the instance's context at one
@@ -69,7 +73,8 @@ func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.St
 		return nil, err
 	}
 	pl.nameSplitBackup()
-	return &apply.Plan{Command: "reset checkpoint", Title: "reset checkpoint to " + pl.TargetWAL, View: &pl.Summary,
+	replan := &apply.Replan{Unsettled: pl.unsettled, Same: pl.sameAt}
+	return &apply.Plan{Replan: replan, Command: "reset checkpoint", Title: "reset checkpoint to " + pl.TargetWAL, View: &pl.Summary,
 		Gates: pl.Gates, Keys: pl.TotalKeys, Root: inst.Layout.RootPath, SplitState: len(pl.SplitPChannels) > 0,
 		Put: "rewritten", Nothing: "nothing to write (every position in scope is already at the target)", Reminders: runReminders(pl.Reminders, pl.params.BackupDir),
 		Guards: []apply.Guard{gates.SessionGuard(inst.Layout)}}, nil
@@ -103,95 +108,71 @@ func readContext(ctx context.Context, inst *instance.Instance, p *Params) (*Plan
 	if err != nil {
 		return nil, err
 	}
+	return readContextAt(ctx, inst, p, rev)
+}
+
+// readContextAt reads the plan's context at revision rev.
+func readContextAt(ctx context.Context, inst *instance.Instance, p *Params, rev int64) (*Plan, error) {
 	layout := inst.Layout
-	instanceGates, err := gates.Instance(ctx, inst, rev)
-	if err != nil {
-		return nil, err
-	}
 	scope := map[string]bool{}
 	for _, pc := range p.PChannels {
 		scope[pc] = true
 	}
 	inScope := func(pc string) bool { return len(scope) == 0 || scope[pc] }
-	c := Context{CheckpointWAL: map[string]commonpb.WALName{}, Collections: map[int64]bool{}}
-	known := map[string]bool{}
-	assigned, checkpointed := map[string]bool{}, map[string]bool{}
-	var replication, walOther, laterFields []string
-	err = walk(ctx, inst, rev, []string{models.PChannelPrefix}, 0, func(e instance.Entry) error {
-		if e.Kind == models.KindPChannel && !strings.Contains(e.PChannel, "/") {
-			known[e.PChannel] = true
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	err = walk(ctx, inst, rev, []string{models.WALPrefix}, 0, func(e instance.Entry) error {
-		switch e.Kind {
-		case models.KindConsumeCheckpoint:
-			known[e.PChannel] = true
-			checkpointed[e.PChannel] = true
-			if cp, err := models.DecodeWALCheckpoint(e.Value); err == nil {
-				c.CheckpointWAL[e.PChannel] = cp.WAL
-				if cp.HasReplicateConfig {
-					replication = append(replication, e.KV.Key+" (replicate_config)")
+	// The context's reads are independent reads at the one revision rev:
+	// they run side by side, each into its own part (merged below in a
+	// fixed order, so the plan is the same whatever finishes first).
+	var (
+		instanceGates []Gate
+		pchannels     = map[string]bool{}
+		wal           = walContext{checkpointWAL: map[string]commonpb.WALName{}, known: map[string]bool{}, assigned: map[string]bool{}, checkpointed: map[string]bool{}}
+		replicating   []string
+		cols          = collectionContext{names: map[int64]string{}, known: map[string]bool{}, owners: map[int64]bool{}}
+	)
+	reads := []func() error{
+		func() (err error) {
+			instanceGates, err = gates.Instance(ctx, inst, rev)
+			return err
+		},
+		func() error {
+			return walk(ctx, inst, rev, []string{models.PChannelPrefix}, 0, func(e instance.Entry) error {
+				if e.Kind == models.KindPChannel && !strings.Contains(e.PChannel, "/") {
+					pchannels[e.PChannel] = true
 				}
-				if inScope(e.PChannel) && cp.UnknownFields > 0 {
-					laterFields = append(laterFields, fmt.Sprintf("%s (fields %s)", e.KV.Key, joinInts(cp.UnknownFieldNumbers)))
+				return nil
+			})
+		},
+		func() error { return walk(ctx, inst, rev, []string{models.WALPrefix}, 0, wal.add(inScope)) },
+		func() error {
+			return walk(ctx, inst, rev, []string{models.ReplicatingPChannel, models.ReplicateConfiguration}, 0, func(e instance.Entry) error {
+				if e.Kind == models.KindReplicatingPChannel || e.Kind == models.KindReplicateConfiguration {
+					replicating = append(replicating, e.KV.Key)
 				}
-			}
-		case models.KindSegmentAssign:
-			known[e.PChannel] = true
-			assigned[e.PChannel] = true
-		case models.KindWALOther:
-			if inScope(e.PChannel) {
-				walOther = append(walOther, e.KV.Key)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
+				return nil
+			})
+		},
+		func() error {
+			return walk(ctx, inst, rev, liveCollectionPrefixes, collectionPageSize, cols.add(inScope, len(scope) > 0))
+		},
 	}
-	err = walk(ctx, inst, rev, []string{models.ReplicatingPChannel, models.ReplicateConfiguration}, 0, func(e instance.Entry) error {
-		if e.Kind == models.KindReplicatingPChannel || e.Kind == models.KindReplicateConfiguration {
-			replication = append(replication, e.KV.Key)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
+	errs := make([]error, len(reads))
+	var wg sync.WaitGroup
+	for i, read := range reads {
+		wg.Go(func() { errs[i] = read() })
 	}
-	names := map[int64]string{}
-	err = walk(ctx, inst, rev, liveCollectionPrefixes, collectionPageSize, func(e instance.Entry) error {
-		if (e.Kind != models.KindCollectionInfo && e.Kind != models.KindLegacyCollection) || models.IsTombstone(e.Value) {
-			return nil
-		}
-		col, err := models.DecodeCollectionInfo(e.Value)
+	wg.Wait()
+	for _, err := range errs {
 		if err != nil {
-			return nil // the scan names it
+			return nil, err
 		}
-		names[col.ID] = col.Name
-		owns := false
-		for _, v := range col.VChannels {
-			known[models.PChannelOf(v)] = true
-			owns = owns || inScope(models.PChannelOf(v))
-		}
-		for _, pc := range col.PChannels {
-			known[pc] = true
-			owns = owns || inScope(pc)
-		}
-		if len(scope) > 0 && owns {
-			c.Collections[col.ID] = true
-			if e.Collection != 0 {
-				c.Collections[e.Collection] = true
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
 	}
+	c := Context{CheckpointWAL: wal.checkpointWAL, Collections: cols.owners}
+	known := pchannels
+	maps.Copy(known, wal.known)
+	maps.Copy(known, cols.known)
+	assigned, checkpointed, names := wal.assigned, wal.checkpointed, cols.names
+	replication := append(wal.replication, replicating...)
+	walOther, laterFields := wal.other, wal.laterFields
 	var unknown []string
 	for _, pc := range p.PChannels {
 		if !known[pc] {
@@ -250,6 +231,78 @@ func readContext(ctx context.Context, inst *instance.Instance, p *Params) (*Plan
 	return pl, nil
 }
 
+// walContext is what the context read finds under streamingnode-meta/wal/.
+type walContext struct {
+	checkpointWAL                   map[string]commonpb.WALName
+	known, assigned, checkpointed   map[string]bool
+	replication, other, laterFields []string
+}
+
+func (w *walContext) add(inScope func(string) bool) func(e instance.Entry) error {
+	return func(e instance.Entry) error {
+		switch e.Kind {
+		case models.KindConsumeCheckpoint:
+			w.known[e.PChannel] = true
+			w.checkpointed[e.PChannel] = true
+			if cp, err := models.DecodeWALCheckpoint(e.Value); err == nil {
+				w.checkpointWAL[e.PChannel] = cp.WAL
+				if cp.HasReplicateConfig {
+					w.replication = append(w.replication, e.KV.Key+" (replicate_config)")
+				}
+				if inScope(e.PChannel) && cp.UnknownFields > 0 {
+					w.laterFields = append(w.laterFields, fmt.Sprintf("%s (fields %s)", e.KV.Key, joinInts(cp.UnknownFieldNumbers)))
+				}
+			}
+		case models.KindSegmentAssign:
+			w.known[e.PChannel] = true
+			w.assigned[e.PChannel] = true
+		case models.KindWALOther:
+			if inScope(e.PChannel) {
+				w.other = append(w.other, e.KV.Key)
+			}
+		}
+		return nil
+	}
+}
+
+// collectionContext is what the context read finds in the live collection
+// infos: their names, their pchannels, and (scoped) the collections that
+// own a vchannel in scope.
+type collectionContext struct {
+	names  map[int64]string
+	known  map[string]bool
+	owners map[int64]bool
+}
+
+func (c *collectionContext) add(inScope func(string) bool, scoped bool) func(e instance.Entry) error {
+	return func(e instance.Entry) error {
+		if (e.Kind != models.KindCollectionInfo && e.Kind != models.KindLegacyCollection) || models.IsTombstone(e.Value) {
+			return nil
+		}
+		col, err := models.DecodeCollectionInfo(e.Value)
+		if err != nil {
+			return nil // the scan names it
+		}
+		c.names[col.ID] = col.Name
+		owns := false
+		for _, v := range col.VChannels {
+			c.known[models.PChannelOf(v)] = true
+			owns = owns || inScope(models.PChannelOf(v))
+		}
+		for _, pc := range col.PChannels {
+			c.known[pc] = true
+			owns = owns || inScope(pc)
+		}
+		if scoped && owns {
+			c.owners[col.ID] = true
+			if e.Collection != 0 {
+				c.owners[e.Collection] = true
+			}
+		}
+		return nil
+	}
+}
+
 // setGates sets the summary's gates: the context's, then the scan's (the
 // unflushed-segment gate and, scoped, the one-WAL gate) of a.
 func (pl *Plan) setGates(a *accumulator) {
@@ -286,6 +339,7 @@ func (pl *Plan) setGates(a *accumulator) {
 func (pl *Plan) scan(ctx context.Context, sink func(apply.Op) error) error {
 	a := newAccumulator(pl.planner)
 	a.dry = sink == nil
+	pl.unsettled = 0
 	var writeBytes int64
 	steps := []struct {
 		prefixes []string
@@ -318,6 +372,9 @@ func (pl *Plan) scan(ctx context.Context, sink func(apply.Op) error) error {
 			}
 			if err != nil || sink == nil || d.Action == Keep {
 				return err
+			}
+			if d.Action == Rewrite && !pl.planner.settled(e.Key, d.Value) {
+				pl.unsettled++
 			}
 			return sink(op(e.KV.Key, e.ModRevision, e.Value, d))
 		})
@@ -462,6 +519,9 @@ func (pl *Plan) scanConfig(ctx context.Context, a *accumulator, sink func(apply.
 			}
 			found = true
 			if d := a.decideConfig(kv, false); sink != nil && d.Action != Keep {
+				if pl.planner.DecideConfig(d.Value).Action != Keep {
+					pl.unsettled++
+				}
 				if err := sink(op(kv.Key, kv.ModRevision, kv.Value, d)); err != nil {
 					return err
 				}
@@ -474,9 +534,54 @@ func (pl *Plan) scanConfig(ctx context.Context, a *accumulator, sink func(apply.
 	}
 	kv := instance.KV{Key: layout.Root(models.MQTypeConfigKey)}
 	if d := a.decideConfig(kv, true); sink != nil {
+		if pl.planner.DecideConfig(d.Value).Action != Keep {
+			pl.unsettled++
+		}
 		return sink(op(kv.Key, 0, nil, d))
 	}
 	return nil
+}
+
+// sameAt is apply.Replan's Same: it reads the context again at rev, the
+// verify's revision, at which the run's own revisions prove etcd holds the
+// plan's revision plus exactly the run's ops, and reports whether a plan
+// there would decide every key as this one did. Why that is sound:
+//
+//   - A decision's action (keep, rewrite, delete) depends on the key, its
+//     value, the target, the scope (the same flags) and, scoped, the
+//     collections that own a vchannel in scope (query targets): Planner
+//     reads its other context, each consume checkpoint's WAL, only for
+//     examples and the census, never for an action. So a context at rev
+//     with the same collections decides every key as the plan's planner:
+//     the keys the plan kept hold their plan values and stay kept, and
+//     each staged new value was decided again during the scan (settled;
+//     apply.Replan.Unsettled counts those that were not).
+//   - The re-plan's scan reads the fixed prefixes, the config keys, and
+//     the segment-assign and consume-checkpoint prefixes of the pchannels
+//     the context found: when those are among the plan's, every key it
+//     would read at rev is one the plan read (the run only deletes, and
+//     creates no key but the mq.type override it decided), so it finds
+//     exactly the keys Unsettled counted.
+//
+// Anything else (collections that differ, a pchannel the plan did not
+// scan) answers false, and the kit plans again.
+func (pl *Plan) sameAt(ctx context.Context, rev int64) (bool, error) {
+	again, err := readContextAt(ctx, pl.inst, &pl.params, rev)
+	if err != nil {
+		return false, err
+	}
+	return again.planner.decidesAs(pl.planner) &&
+		isSubset(again.assignPrefixes, pl.assignPrefixes) && isSubset(again.checkpointPrefixes, pl.checkpointPrefixes), nil
+}
+
+// isSubset reports whether every string of sub is in set (both sorted).
+func isSubset(sub, set []string) bool {
+	for _, s := range sub {
+		if _, ok := slices.BinarySearch(set, s); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // isMQTypeKey reports whether an absolute key is an mq.type override.
