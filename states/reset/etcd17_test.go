@@ -186,29 +186,42 @@ func (r *rearmKV) Get(ctx context.Context, key string, opts ...clientv3.OpOption
 }
 
 // A compaction during verify, while it reads the written keys back at one
-// revision or while it plans again, makes it read again at the current
-// revision: verify passes on a correct instance, and the plan is not read
-// again (the writes are done).
+// revision or while it reads the context again, makes it read again at the
+// current revision: verify passes on a correct instance, and the plan is not
+// read again (the writes are done). A quiet whole-instance run's verify
+// reads nothing pinned (proven by revisions): a put elsewhere makes it read
+// the keys back; a scoped run reads its collections again at the verify's
+// revision, and plans again when etcd compacted it.
 func TestCompactionDuringVerifyReadsAtTheCurrentRevision(t *testing.T) {
 	for _, tc := range []struct {
-		name, args string
+		name    string
+		foreign bool
+		scoped  bool
 	}{
-		// Two keys a read-back transaction: the second one reads at the
-		// revision of the first, the first pinned read after the writes.
-		{"read back", "--max-txn-ops 2"},
-		// Every key in one read-back transaction, which pins nothing: the
-		// first pinned read after the writes is planning again.
-		{"plan again", ""},
+		{"read back", true, false},
+		{"context read again", false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t, commonpb.WALName_Pulsar)
+			args := "--target-wal kafka --allow-growing --run --max-txn-ops 2"
+			if tc.scoped {
+				e.moveOutside("kafka", e.sample.PChannels[1:]...)
+				args += " --pchannel " + e.pc(0)
+			}
 			k := withCompactor(e)
 			e.tune = func(o *apply.Options) {
 				// Pass 2 replays the backup and writes without pinned reads:
 				// after a transaction, the next pinned read is verify's.
-				o.AfterTxn = func(int) error { k.arm(1); return nil }
+				o.AfterTxn = func(n int) error {
+					k.arm(1)
+					if tc.foreign && n == 1 {
+						_, err := e.cli.Put(context.Background(), "elsewhere", "x")
+						return err
+					}
+					return nil
+				}
 			}
-			out, errs, code := e.reset("--target-wal kafka --allow-growing --run " + tc.args)
+			out, errs, code := e.reset(args)
 			if code != 0 || k.fired.Load() != 1 {
 				t.Fatalf("exit %d, compactions %d\n%s\n%s", code, k.fired.Load(), out, errs)
 			}

@@ -542,46 +542,41 @@ func (pl *Plan) scanConfig(ctx context.Context, a *accumulator, sink func(apply.
 	return nil
 }
 
-// sameAt is apply.Replan's Same: it reads the context again at rev, the
-// verify's revision, at which the run's own revisions prove etcd holds the
-// plan's revision plus exactly the run's ops, and reports whether a plan
-// there would decide every key as this one did. Why that is sound:
+// sameAt is apply.Replan's Same. At rev, the verify's revision, the run's
+// own revisions prove etcd holds the plan's revision plus exactly the run's
+// ops; sameAt reports whether a plan there would decide every key the plan
+// read as the plan did and read no other key. Why that holds:
 //
 //   - A decision's action (keep, rewrite, delete) depends on the key, its
-//     value, the target, the scope (the same flags) and, scoped, the
-//     collections that own a vchannel in scope (query targets): Planner
-//     reads its other context, each consume checkpoint's WAL, only for
-//     examples and the census, never for an action. So a context at rev
-//     with the same collections decides every key as the plan's planner:
-//     the keys the plan kept hold their plan values and stay kept, and
-//     each staged new value was decided again during the scan (settled;
-//     apply.Replan.Unsettled counts those that were not).
-//   - The re-plan's scan reads the fixed prefixes, the config keys, and
-//     the segment-assign and consume-checkpoint prefixes of the pchannels
-//     the context found: when those are among the plan's, every key it
-//     would read at rev is one the plan read (the run only deletes, and
-//     creates no key but the mq.type override it decided), so it finds
-//     exactly the keys Unsettled counted.
+//     value, the target and the scope (the same flags) and, scoped, on the
+//     collections that own a vchannel in scope (their query targets go).
+//     The rest of the context (each consume checkpoint's WAL, which the run
+//     rewrites; the gates; the names) decides no action, only examples, the
+//     census and gates. So with the same collections every key decides as
+//     in the plan: a key the plan kept holds its plan value and stays kept,
+//     and each staged new value was decided again during the scan
+//     (Planner.settled; apply.Replan.Unsettled counts those that were not).
+//   - A plan reads the fixed prefixes, the config keys, and the
+//     segment-assign records and consume checkpoints of the pchannels that
+//     have them under streamingnode-meta/wal/. The run writes only keys the
+//     plan read, and the mq.type override it decided: under
+//     streamingnode-meta/wal/ it deletes segment-assign records and
+//     rewrites consume checkpoints, and creates nothing. So at rev every
+//     pchannel with either is one the plan read, and a plan there reads
+//     only keys this one read, each holding what Unsettled decided.
 //
-// Anything else (collections that differ, a pchannel the plan did not
-// scan) answers false, and the kit plans again.
+// Scoped, the collections that own a vchannel in scope are read again at
+// rev (the run rewrote their infos): other collections answer false, and
+// the kit plans again. The whole instance needs no read.
 func (pl *Plan) sameAt(ctx context.Context, rev int64) (bool, error) {
-	again, err := readContextAt(ctx, pl.inst, &pl.params, rev)
-	if err != nil {
+	if pl.planner.Whole {
+		return true, nil
+	}
+	cols := collectionContext{names: map[int64]string{}, known: map[string]bool{}, owners: map[int64]bool{}}
+	if err := walk(ctx, pl.inst, rev, liveCollectionPrefixes, collectionPageSize, cols.add(pl.planner.InScope, true)); err != nil {
 		return false, err
 	}
-	return again.planner.decidesAs(pl.planner) &&
-		isSubset(again.assignPrefixes, pl.assignPrefixes) && isSubset(again.checkpointPrefixes, pl.checkpointPrefixes), nil
-}
-
-// isSubset reports whether every string of sub is in set (both sorted).
-func isSubset(sub, set []string) bool {
-	for _, s := range sub {
-		if _, ok := slices.BinarySearch(set, s); !ok {
-			return false
-		}
-	}
-	return true
+	return maps.Equal(cols.owners, pl.planner.collections), nil
 }
 
 // isMQTypeKey reports whether an absolute key is an mq.type override.

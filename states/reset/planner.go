@@ -157,15 +157,6 @@ func NewPlanner(target string, pchannels []string, c Context) (*Planner, error) 
 	return p, nil
 }
 
-// decidesAs reports whether p decides every key as q does: the same
-// target, scope and collections. The consume checkpoints' WALs may differ
-// (a run rewrites them): they name untagged positions in examples and the
-// census, and decide no action.
-func (p *Planner) decidesAs(q *Planner) bool {
-	return p.WAL == q.WAL && bytes.Equal(p.Target.Bytes(), q.Target.Bytes()) && p.Whole == q.Whole &&
-		maps.Equal(p.scope, q.scope) && maps.Equal(p.collections, q.collections)
-}
-
 // settled reports whether value, a new value the planner decided for the
 // key k, is one it keeps: planning again would not rewrite it.
 func (p *Planner) settled(k models.Key, value []byte) bool {

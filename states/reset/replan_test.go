@@ -2,7 +2,6 @@ package reset
 
 import (
 	"context"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -133,33 +132,40 @@ func TestSettledCatchesANonConvergingRewrite(t *testing.T) {
 	}
 }
 
-// The re-plan's context may name other consume checkpoint WALs (the run
-// rewrote them): it decides as the plan did. Other collections in scope,
-// another scope or target, do not.
-func TestDecidesAs(t *testing.T) {
-	planner := func(target string, pcs []string, c Context) *Planner {
-		p, err := NewPlanner(target, pcs, c)
+// sameAt reads again, scoped, the collections that own a vchannel in
+// scope: other collections there, and the kit must plan again. They decide
+// nothing for the whole instance.
+func TestSameAtReadsTheScopedCollections(t *testing.T) {
+	e := newEnv(t, commonpb.WALName_Pulsar)
+	ctx := context.Background()
+	plan := func(pcs ...string) *Plan {
+		pl, err := readContext(ctx, e.inst, &Params{TargetWAL: "kafka", PChannels: pcs})
 		if err != nil {
 			t.Fatal(err)
 		}
-		return p
-	}
-	base := planner("kafka", []string{"p0"}, Context{CheckpointWAL: map[string]commonpb.WALName{"p0": commonpb.WALName_Pulsar}, Collections: map[int64]bool{7: true}})
-	for _, c := range []struct {
-		p    *Planner
-		want bool
-	}{
-		{planner("kafka", []string{"p0"}, Context{CheckpointWAL: map[string]commonpb.WALName{"p0": commonpb.WALName_Kafka}, Collections: map[int64]bool{7: true}}), true},
-		{planner("kafka", []string{"p0"}, Context{Collections: map[int64]bool{7: true, 8: true}}), false},
-		{planner("kafka", []string{"p1"}, Context{Collections: map[int64]bool{7: true}}), false},
-		{planner("pulsar", []string{"p0"}, Context{Collections: map[int64]bool{7: true}}), false},
-		{planner("kafka", nil, Context{Collections: map[int64]bool{7: true}}), false},
-	} {
-		if got := c.p.decidesAs(base); got != c.want {
-			t.Fatalf("target %s, scope %v, collections %v: decides as the plan %v", c.p.WALName, c.p.scope, c.p.collections, got)
+		if err := pl.scan(ctx, nil); err != nil {
+			t.Fatal(err)
 		}
+		return pl
 	}
-	if !isSubset([]string{"a", "c"}, []string{"a", "b", "c"}) || isSubset([]string{"a", "d"}, []string{"a", "b", "c"}) || !slices.Equal([]string{}, []string{}) {
-		t.Fatal("isSubset")
+	whole, scoped := plan(), plan(e.pc(0))
+	if len(scoped.planner.collections) == 0 {
+		t.Fatal("no collection owns a vchannel of the scope")
+	}
+	same := func(pl *Plan) bool {
+		ok, err := pl.sameAt(ctx, e.rev())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	if !same(whole) || !same(scoped) {
+		t.Fatal("the context read again at once differs")
+	}
+	if _, err := e.cli.Delete(ctx, e.meta(models.CollectionInfoPrefix), clientv3.WithPrefix()); err != nil {
+		t.Fatal(err)
+	}
+	if !same(whole) || same(scoped) {
+		t.Fatalf("without collection infos: whole %v, scoped %v", same(whole), same(scoped))
 	}
 }
