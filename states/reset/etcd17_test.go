@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -26,7 +27,7 @@ type compactingKV struct {
 	clientv3.KV
 	armed   atomic.Bool
 	pinned  atomic.Int64
-	trigger int64
+	trigger atomic.Int64
 	fired   atomic.Int64
 }
 
@@ -45,7 +46,7 @@ func (k *compactingKV) Txn(ctx context.Context) clientv3.Txn {
 
 // pinnedRead compacts when this is the armed read.
 func (k *compactingKV) pinnedRead(ctx context.Context) error {
-	if !k.armed.Load() || k.pinned.Add(1) != k.trigger {
+	if !k.armed.Load() || k.pinned.Add(1) != k.trigger.Load() {
 		return nil
 	}
 	k.armed.Store(false)
@@ -102,7 +103,7 @@ func (t *compactingTxn) Commit() (*clientv3.TxnResponse, error) {
 // arm compacts before the n-th pinned read from now.
 func (k *compactingKV) arm(n int64) {
 	k.pinned.Store(0)
-	k.trigger = n
+	k.trigger.Store(n)
 	k.armed.Store(true)
 }
 
@@ -155,9 +156,11 @@ func TestCompactionTwiceDuringThePlanFailsSayingNothingWasWritten(t *testing.T) 
 	e := newEnv(t, commonpb.WALName_Pulsar)
 	k := withCompactor(e)
 	before := e.dump()
-	// Every first pinned read of an attempt compacts.
-	first := true
-	e.cli.KV = &rearmKV{compactingKV: k, rearm: func() { k.arm(1) }, first: &first}
+	// The first pinned read of each attempt compacts: the second attempt
+	// is the first read at another revision than the one that failed (the
+	// context's reads run side by side: more of the first attempt's may
+	// fail after the first).
+	e.cli.KV = &rearmKV{compactingKV: k, rearm: func() { k.arm(1) }}
 	k.arm(1)
 	_, errs, code := e.reset("--target-wal kafka --allow-growing --run")
 	if code != framework.ExitFailed {
@@ -169,18 +172,31 @@ func TestCompactionTwiceDuringThePlanFailsSayingNothingWasWritten(t *testing.T) 
 	}
 }
 
-// rearmKV arms the compactor again after it fired once.
+// rearmKV arms the compactor again, once, at the first pinned read at
+// another revision than the first read that failed.
 type rearmKV struct {
 	*compactingKV
-	rearm func()
-	first *bool
+	rearm  func()
+	mu     sync.Mutex
+	failed int64 // the revision of the first failed read (0: none yet)
+	again  bool  // armed again
 }
 
 func (r *rearmKV) Get(ctx context.Context, key string, opts ...clientv3.OpOption) (*clientv3.GetResponse, error) {
-	resp, err := r.compactingKV.Get(ctx, key, opts...)
-	if err != nil && *r.first {
-		*r.first = false
+	rev := clientv3.OpGet(key, opts...).Rev()
+	r.mu.Lock()
+	if rev > 0 && r.failed != 0 && rev != r.failed && !r.again {
+		r.again = true
 		r.rearm()
+	}
+	r.mu.Unlock()
+	resp, err := r.compactingKV.Get(ctx, key, opts...)
+	if err != nil {
+		r.mu.Lock()
+		if r.failed == 0 {
+			r.failed = rev
+		}
+		r.mu.Unlock()
 	}
 	return resp, err
 }
