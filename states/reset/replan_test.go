@@ -31,20 +31,30 @@ func (k segmentReads) Get(ctx context.Context, key string, opts ...clientv3.OpOp
 
 // A run nothing else wrote during is verified without reading a segment
 // again: the scan decided every new value again (settled), and the verify
-// reads only the context at its revision. The run reads the segments as
-// often as the dry run does, and a plan after it finds nothing.
+// reads at most the scoped collections at its revision. The run reads the
+// segments as often as the dry run does, and a plan after it finds nothing;
+// the whole instance and one pchannel (the others already on the target).
 func TestVerifyReadsNoSegmentAgain(t *testing.T) {
-	e := newEnv(t, commonpb.WALName_Pulsar)
-	var n atomic.Int64
-	e.cli.KV = segmentReads{KV: e.cli.KV, prefix: e.meta(models.SegmentPrefix), n: &n}
-	mustOut(t, e, "--target-wal kafka")
-	dry := n.Swap(0)
-	r := runOK(t, e, "--target-wal kafka --max-txn-ops 4")
-	if v := r.Verify; dry == 0 || n.Load() != dry || v.ReadBack != "proven by revisions" || v.Replanned != 0 {
-		t.Fatalf("the dry run read segments %d times, the run %d; verify %+v", dry, n.Load(), v)
-	}
-	if s := dryPlan(t, e.inst, &Params{TargetWAL: "kafka"}); s.TotalKeys != 0 {
-		t.Fatalf("a plan after the run: %d keys", s.TotalKeys)
+	for _, scoped := range []bool{false, true} {
+		e := newEnv(t, commonpb.WALName_Pulsar)
+		args := "--target-wal kafka"
+		p := &Params{TargetWAL: "kafka"}
+		if scoped {
+			e.moveOutside("kafka", e.sample.PChannels[1:]...)
+			args += " --pchannel " + e.pc(0)
+			p.PChannels = []string{e.pc(0)}
+		}
+		var n atomic.Int64
+		e.cli.KV = segmentReads{KV: e.cli.KV, prefix: e.meta(models.SegmentPrefix), n: &n}
+		mustOut(t, e, args)
+		dry := n.Swap(0)
+		r := runOK(t, e, args+" --max-txn-ops 4")
+		if v := r.Verify; dry == 0 || n.Load() != dry || v.ReadBack != "proven by revisions" || v.Replanned != 0 || r.Applied.Keys == 0 {
+			t.Fatalf("scoped %v: the dry run read segments %d times, the run %d; verify %+v", scoped, dry, n.Load(), v)
+		}
+		if s := dryPlan(t, e.inst, p); s.TotalKeys != 0 {
+			t.Fatalf("scoped %v: a plan after the run: %d keys", scoped, s.TotalKeys)
+		}
 	}
 }
 
