@@ -135,14 +135,21 @@ func readContextAt(ctx context.Context, inst *instance.Instance, p *Params, rev 
 			return err
 		},
 		func() error {
-			return walk(ctx, inst, rev, []string{models.PChannelPrefix}, 0, func(e instance.Entry) error {
+			err := walk(ctx, inst, rev, []string{models.PChannelPrefix}, 0, func(e instance.Entry) error {
 				if e.Kind == models.KindPChannel && !strings.Contains(e.PChannel, "/") {
 					pchannels[e.PChannel] = true
 				}
 				return nil
 			})
+			if err != nil {
+				return err
+			}
+			read, err := wal.readListed(ctx, inst, rev, pchannels, inScope)
+			if err != nil || read {
+				return err
+			}
+			return walk(ctx, inst, rev, []string{models.WALPrefix}, 0, wal.add(inScope))
 		},
-		func() error { return walk(ctx, inst, rev, []string{models.WALPrefix}, 0, wal.add(inScope)) },
 		func() error {
 			return walk(ctx, inst, rev, []string{models.ReplicatingPChannel, models.ReplicateConfiguration}, 0, func(e instance.Entry) error {
 				if e.Kind == models.KindReplicatingPChannel || e.Kind == models.KindReplicateConfiguration {
@@ -263,6 +270,60 @@ func (w *walContext) add(inScope func(string) bool) func(e instance.Entry) error
 		}
 		return nil
 	}
+}
+
+// maxAssignKeys bounds the segment-assign records readListed reads of one
+// pchannel in one request.
+const maxAssignKeys = 1000
+
+// readListed reads the consume checkpoint and segment-assign records of
+// each listed pchannel into w, without the vchannel metas and schemas beside
+// them (two per vchannel: the bulk of streamingnode-meta/wal/, which the
+// context does not use). It reports false, having added nothing, unless
+// every key under streamingnode-meta/wal/ at rev is one it read or lies
+// under a listed pchannel's vchannel prefix (counted, not read): a key of
+// another pchannel, or one heron does not know, and the caller walks the
+// prefix whole.
+func (w *walContext) readListed(ctx context.Context, inst *instance.Instance, rev int64, listed map[string]bool, inScope func(string) bool) (bool, error) {
+	if len(listed) == 0 {
+		return false, nil
+	}
+	layout := inst.Layout
+	// Key order: each pchannel's keys are contiguous, its consume checkpoint
+	// before its segment-assign records.
+	pcs := slices.SortedFunc(maps.Keys(listed), func(a, b string) int {
+		return strings.Compare(models.WALPrefix+a+"/", models.WALPrefix+b+"/")
+	})
+	var read, vchannels []string
+	for _, pc := range pcs {
+		read = append(read, layout.Meta(models.ConsumeCheckpointKey(pc)), layout.Meta(models.SegmentAssignPrefix(pc)))
+		vchannels = append(vchannels, layout.Meta(models.VChannelPrefix(pc)))
+	}
+	counts, err := inst.CountMany(ctx, slices.Concat([]string{layout.Meta(models.WALPrefix)}, read, vchannels), rev)
+	if err != nil {
+		return false, err
+	}
+	rest := counts[0]
+	for _, n := range counts[1:] {
+		rest -= n
+	}
+	if rest != 0 {
+		return false, nil
+	}
+	pages, more, err := inst.PrefixMany(ctx, read, rev, maxAssignKeys)
+	if err != nil || more {
+		return false, err
+	}
+	add := w.add(inScope)
+	for _, page := range pages {
+		for _, kv := range page {
+			rel, _ := layout.Rel(kv.Key)
+			if err := add(instance.Entry{KV: kv, Key: models.Classify(rel)}); err != nil {
+				return false, err
+			}
+		}
+	}
+	return true, nil
 }
 
 // collectionContext is what the context read finds in the live collection
