@@ -80,10 +80,11 @@ type Replan struct {
 	// Unsettled counts the staged puts whose new value the plan's own
 	// decision would rewrite again (a planner that does not converge).
 	Unsettled int64
-	// Same reads the command's context at rev (the verify's revision) and
-	// reports whether a plan there decides every key as the plan did
-	// (keys it kept stay kept, its new values stay settled) and scans no
-	// key the plan did not scan. false: the kit plans again.
+	// Same reports whether a plan at rev (the verify's revision) decides
+	// every key as the plan did (keys it kept stay kept, its new values
+	// stay settled) and scans no key the plan did not scan, reading at rev
+	// what of the command's context the run may have changed. false: the
+	// kit plans again.
 	Same func(ctx context.Context, rev int64) (bool, error)
 }
 
