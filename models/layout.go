@@ -76,6 +76,13 @@ func ConsumeCheckpointKey(pchannel string) string {
 // ChannelCPKey is datacoord's checkpoint of a vchannel.
 func ChannelCPKey(vchannel string) string { return ChannelCPPrefix + vchannel }
 
+// VChannelPrefix holds the vchannel metas and schemas of a pchannel under
+// the WAL prefix: no consume checkpoint, segment-assign record or other WAL
+// key of the pchannel lies under it.
+func VChannelPrefix(pchannel string) string {
+	return WALPrefix + pchannel + vchannelPart
+}
+
 // SegmentAssignPrefix holds the streamingnode's unflushed segment allocations of a pchannel.
 func SegmentAssignPrefix(pchannel string) string {
 	return WALPrefix + pchannel + segmentAssignPart

@@ -61,6 +61,34 @@ type Plan struct {
 	// the question, run once after the backup is published and before the
 	// first etcd write. A saved plan records them; apply --file refuses it.
 	External []Effect
+	// Replan, when set, is what planning again after the run finds, proven
+	// by the command during its scan; the verify uses it instead of a
+	// re-plan when the run's own revisions prove nothing else wrote (nil:
+	// the verify always plans again).
+	Replan *Replan
+}
+
+// Replan is a command's proof of what its re-plan after a run finds,
+// without reading its keys again. A re-plan at the verify's revision R
+// reads the context, then decides every key of the command's scan. When
+// the run's own revisions prove that etcd at R holds the plan's revision
+// plus exactly the run's ops (Verify.ReadBack "proven by revisions"),
+// every key holds either its plan value (a key the plan kept) or its
+// staged new value, or is absent (deleted): so the re-plan's answer is
+// known from the scan, provided the context read at R decides each key as
+// the plan's did. The command checks the new values during its scan
+// (Unsettled) and the context at R (Same); either failing its part, the
+// kit plans again as before.
+type Replan struct {
+	// Unsettled counts the staged puts whose new value the plan's own
+	// decision would rewrite again (a planner that does not converge).
+	Unsettled int64
+	// Same reports whether a plan at rev (the verify's revision) decides
+	// every key as the plan did (keys it kept stay kept, its new values
+	// stay settled) and scans no key the plan did not scan, reading at rev
+	// what of the command's context the run may have changed. false: the
+	// kit plans again.
+	Same func(ctx context.Context, rev int64) (bool, error)
 }
 
 // Refusal is nil when every gate passed: the one place a plan is refused.
@@ -512,33 +540,44 @@ func (k *kit[S, P]) verify(ctx context.Context, opt Options, pl *Plan, st *Stage
 
 func (k *kit[S, P]) verifyWritten(ctx context.Context, opt Options, pl *Plan, st *Stage) (*Verify, error) {
 	v := &Verify{Failures: []string{}}
-	// The read-back and the re-plan are independent reads: they run side
-	// by side, so the verify costs about one scan.
-	var readErr error
-	var wg sync.WaitGroup
-	if pl.Keys > 0 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			readErr = readBackPinned(ctx, k.store, st.openBackup, st.staged, v)
-		}()
+	var again int64
+	var planned bool
+	var readErr, planErr error
+	if pl.Replan != nil && pl.Keys > 0 && st.path == "" {
+		// The read-back first: proven by revisions, the command's own proof
+		// of the re-plan stands in for it (Replan).
+		if readErr = readBackPinned(ctx, k.store, st.openBackup, st.staged, v); readErr == nil && v.ReadBack == provenByRevisions {
+			again, planned, planErr = replanProven(ctx, pl.Replan, v.Revision)
+		}
+		if readErr == nil && !planned && planErr == nil {
+			again, planned, planErr = k.replanKeys(ctx, opt)
+		}
+	} else {
+		// The read-back and the re-plan are independent reads: they run side
+		// by side, so the verify costs about one scan.
+		var wg sync.WaitGroup
+		if pl.Keys > 0 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				readErr = readBackPinned(ctx, k.store, st.openBackup, st.staged, v)
+			}()
+		}
+		if st.path == "" {
+			again, planned, planErr = k.replanKeys(ctx, opt)
+		}
+		wg.Wait()
 	}
-	var again *Plan
-	var planErr error
-	if st.path == "" {
-		again, planErr = k.replan(ctx, opt)
-	}
-	wg.Wait()
 	if readErr != nil {
 		return nil, Cause(ctx, fmt.Errorf("verify: %w", readErr))
 	}
 	if planErr != nil {
 		return v, fmt.Errorf("verify: plan again: %w", planErr)
 	}
-	if again != nil {
-		v.Replanned = again.Keys
-		if again.Keys > 0 {
-			v.fail("planned again, the command still finds %d keys to write", again.Keys)
+	if planned {
+		v.Replanned = again
+		if again > 0 {
+			v.fail("planned again, the command still finds %d keys to write", again)
 		}
 	}
 	var live *LiveError
@@ -573,15 +612,35 @@ func (k *kit[S, P]) verifyWritten(ctx context.Context, opt Options, pl *Plan, st
 	return v, nil
 }
 
-// replan builds the plan again at the current revision, again when etcd
-// compacts the one it reads at (up to maxReadBacks times).
-func (k *kit[S, P]) replan(ctx context.Context, opt Options) (*Plan, error) {
+// replanKeys builds the plan again at the current revision, again when
+// etcd compacts the one it reads at (up to maxReadBacks times), and returns
+// the keys it would write.
+func (k *kit[S, P]) replanKeys(ctx context.Context, opt Options) (int64, bool, error) {
 	for attempt := 1; ; attempt++ {
 		again, _, err := k.plan(ctx, opt, false, "verify: planning again")
-		if err == nil || !framework.IsStaleRead(err) || attempt == maxReadBacks {
-			return again, err
+		if err == nil {
+			return again.Keys, true, nil
+		}
+		if !framework.IsStaleRead(err) || attempt == maxReadBacks {
+			return 0, false, err
 		}
 	}
+}
+
+// replanProven is the re-plan's answer from the command's proof r at rev,
+// a revision the run's own revisions prove (planned false: the context at
+// rev decides otherwise, or etcd compacted rev: the kit plans again).
+func replanProven(ctx context.Context, r *Replan, rev int64) (int64, bool, error) {
+	same, err := r.Same(ctx, rev)
+	switch {
+	case err != nil && framework.IsStaleRead(err):
+		return 0, false, nil
+	case err != nil:
+		return 0, false, err
+	case !same:
+		return 0, false, nil
+	}
+	return r.Unsettled, true, nil
 }
 
 const maxListedFailures = 20

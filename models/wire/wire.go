@@ -29,7 +29,7 @@ type Message struct {
 
 // Parse splits b into fields. It fails on any malformed tag, length or group.
 func Parse(b []byte) (*Message, error) {
-	m := &Message{}
+	m := &Message{Fields: make([]Field, 0, countFields(b))}
 	for off := 0; off < len(b); {
 		num, typ, n := protowire.ConsumeTag(b[off:])
 		if n < 0 {
@@ -57,6 +57,25 @@ func Parse(b []byte) (*Message, error) {
 		off += n + vlen
 	}
 	return m, nil
+}
+
+// countFields counts the well-formed fields at the start of b: Parse sizes
+// its slice once rather than growing it field by field (a collection info
+// is parsed for every key of a scan).
+func countFields(b []byte) int {
+	count := 0
+	for off := 0; off < len(b); count++ {
+		num, typ, n := protowire.ConsumeTag(b[off:])
+		if n < 0 || num < 1 {
+			break
+		}
+		vlen := protowire.ConsumeFieldValue(num, typ, b[off+n:])
+		if vlen < 0 {
+			break
+		}
+		off += n + vlen
+	}
+	return count
 }
 
 // Bytes re-encodes the message: the concatenation of its fields' bytes.

@@ -2,6 +2,7 @@ package instance
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/heron-shell/heron/models"
@@ -28,5 +29,49 @@ func TestCountAtRevision(t *testing.T) {
 		if err != nil || got != c.want {
 			t.Errorf("Count(%q, %d) = %d, %v; want %d", c.prefix, c.rev, got, err, c.want)
 		}
+	}
+}
+
+// CountMany and PrefixMany read many prefixes at one revision, more than
+// one transaction holds (etcd's --max-txn-ops); PrefixMany says when a
+// prefix holds more keys than its limit.
+func TestCountManyAndPrefixMany(t *testing.T) {
+	cli, endpoint := etcdtest.Start(t)
+	in := New(cli, models.NewLayout("by-dev", "meta"), []string{endpoint})
+	var keys, prefixes []string
+	for i := range 150 {
+		p := fmt.Sprintf("by-dev/meta/p%03d/", i)
+		prefixes = append(prefixes, p)
+		for j := range i % 3 {
+			keys = append(keys, fmt.Sprintf("%s%d", p, j))
+		}
+	}
+	putAll(t, cli, keys)
+	ctx := context.Background()
+	rev, err := in.Revision(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	putAll(t, cli, []string{"by-dev/meta/p000/late"})
+	counts, err := in.CountMany(ctx, prefixes, rev)
+	if err != nil || len(counts) != len(prefixes) {
+		t.Fatalf("CountMany: %v, %d counts", err, len(counts))
+	}
+	pages, more, err := in.PrefixMany(ctx, prefixes, rev, 2)
+	if err != nil || more || len(pages) != len(prefixes) {
+		t.Fatalf("PrefixMany: %v, more %v, %d pages", err, more, len(pages))
+	}
+	for i, p := range prefixes {
+		if counts[i] != int64(i%3) || len(pages[i]) != i%3 {
+			t.Fatalf("%s: counted %d, read %d, want %d", p, counts[i], len(pages[i]), i%3)
+		}
+		for j, kv := range pages[i] {
+			if kv.Key != fmt.Sprintf("%s%d", p, j) {
+				t.Fatalf("%s: key %d is %s", p, j, kv.Key)
+			}
+		}
+	}
+	if _, more, err := in.PrefixMany(ctx, prefixes, rev, 1); err != nil || !more {
+		t.Fatalf("a prefix of 2 keys, limit 1: more %v, %v", more, err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
@@ -182,6 +183,61 @@ func (in *Instance) GetMany(ctx context.Context, keys []string, rev int64) ([]KV
 		}
 	}
 	return out, nil
+}
+
+// manyReads is the most reads of one read-only transaction of CountMany and
+// PrefixMany (etcd refuses more than its --max-txn-ops, 128 by default).
+const manyReads = 64
+
+// CountMany is the number of keys under each absolute prefix at revision
+// rev (> 0), in read-only transactions of at most manyReads reads.
+func (in *Instance) CountMany(ctx context.Context, prefixes []string, rev int64) ([]int64, error) {
+	out := make([]int64, 0, len(prefixes))
+	for chunk := range slices.Chunk(prefixes, manyReads) {
+		gets := make([]clientv3.Op, len(chunk))
+		for i, p := range chunk {
+			gets[i] = clientv3.OpGet(p, clientv3.WithPrefix(), clientv3.WithCountOnly(), clientv3.WithRev(rev))
+		}
+		resp, err := in.cli.Txn(ctx).Then(gets...).Commit()
+		if err != nil {
+			return nil, fmt.Errorf("count %d prefixes from %s at revision %d: %w", len(chunk), chunk[0], rev, compacted(rev, err))
+		}
+		for _, r := range resp.Responses {
+			out = append(out, r.GetResponseRange().GetCount())
+		}
+	}
+	return out, nil
+}
+
+// PrefixMany reads the keys under each absolute prefix at revision rev
+// (> 0), at most limit of each, in read-only transactions of at most
+// manyReads reads: pages[i] is prefixes[i]'s, in key order. more reports a
+// prefix that holds more than limit keys (pages is then nil: read it
+// otherwise).
+func (in *Instance) PrefixMany(ctx context.Context, prefixes []string, rev int64, limit int) (pages [][]KV, more bool, err error) {
+	pages = make([][]KV, 0, len(prefixes))
+	for chunk := range slices.Chunk(prefixes, manyReads) {
+		gets := make([]clientv3.Op, len(chunk))
+		for i, p := range chunk {
+			gets[i] = clientv3.OpGet(p, clientv3.WithPrefix(), clientv3.WithLimit(int64(limit)), clientv3.WithRev(rev))
+		}
+		resp, err := in.cli.Txn(ctx).Then(gets...).Commit()
+		if err != nil {
+			return nil, false, fmt.Errorf("read %d prefixes from %s at revision %d: %w", len(chunk), chunk[0], rev, compacted(rev, err))
+		}
+		for _, r := range resp.Responses {
+			rr := r.GetResponseRange()
+			if rr.GetMore() {
+				return nil, true, nil
+			}
+			page := make([]KV, len(rr.GetKvs()))
+			for i, kv := range rr.GetKvs() {
+				page[i] = KV{Key: string(kv.Key), Value: kv.Value, ModRevision: kv.ModRevision, CreateRevision: kv.CreateRevision, Lease: kv.Lease}
+			}
+			pages = append(pages, page)
+		}
+	}
+	return pages, false, nil
 }
 
 // Txn starts a transaction: the write path of framework/apply (an Instance

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -26,7 +27,7 @@ type compactingKV struct {
 	clientv3.KV
 	armed   atomic.Bool
 	pinned  atomic.Int64
-	trigger int64
+	trigger atomic.Int64
 	fired   atomic.Int64
 }
 
@@ -45,7 +46,7 @@ func (k *compactingKV) Txn(ctx context.Context) clientv3.Txn {
 
 // pinnedRead compacts when this is the armed read.
 func (k *compactingKV) pinnedRead(ctx context.Context) error {
-	if !k.armed.Load() || k.pinned.Add(1) != k.trigger {
+	if !k.armed.Load() || k.pinned.Add(1) != k.trigger.Load() {
 		return nil
 	}
 	k.armed.Store(false)
@@ -102,7 +103,7 @@ func (t *compactingTxn) Commit() (*clientv3.TxnResponse, error) {
 // arm compacts before the n-th pinned read from now.
 func (k *compactingKV) arm(n int64) {
 	k.pinned.Store(0)
-	k.trigger = n
+	k.trigger.Store(n)
 	k.armed.Store(true)
 }
 
@@ -155,9 +156,11 @@ func TestCompactionTwiceDuringThePlanFailsSayingNothingWasWritten(t *testing.T) 
 	e := newEnv(t, commonpb.WALName_Pulsar)
 	k := withCompactor(e)
 	before := e.dump()
-	// Every first pinned read of an attempt compacts.
-	first := true
-	e.cli.KV = &rearmKV{compactingKV: k, rearm: func() { k.arm(1) }, first: &first}
+	// The first pinned read of each attempt compacts: the second attempt
+	// is the first read at another revision than the one that failed (the
+	// context's reads run side by side: more of the first attempt's may
+	// fail after the first).
+	e.cli.KV = &rearmKV{compactingKV: k, rearm: func() { k.arm(1) }}
 	k.arm(1)
 	_, errs, code := e.reset("--target-wal kafka --allow-growing --run")
 	if code != framework.ExitFailed {
@@ -169,46 +172,72 @@ func TestCompactionTwiceDuringThePlanFailsSayingNothingWasWritten(t *testing.T) 
 	}
 }
 
-// rearmKV arms the compactor again after it fired once.
+// rearmKV arms the compactor again, once, at the first pinned read at
+// another revision than the first read that failed.
 type rearmKV struct {
 	*compactingKV
-	rearm func()
-	first *bool
+	rearm  func()
+	mu     sync.Mutex
+	failed int64 // the revision of the first failed read (0: none yet)
+	again  bool  // armed again
 }
 
 func (r *rearmKV) Get(ctx context.Context, key string, opts ...clientv3.OpOption) (*clientv3.GetResponse, error) {
-	resp, err := r.compactingKV.Get(ctx, key, opts...)
-	if err != nil && *r.first {
-		*r.first = false
+	rev := clientv3.OpGet(key, opts...).Rev()
+	r.mu.Lock()
+	if rev > 0 && r.failed != 0 && rev != r.failed && !r.again {
+		r.again = true
 		r.rearm()
+	}
+	r.mu.Unlock()
+	resp, err := r.compactingKV.Get(ctx, key, opts...)
+	if err != nil {
+		r.mu.Lock()
+		if r.failed == 0 {
+			r.failed = rev
+		}
+		r.mu.Unlock()
 	}
 	return resp, err
 }
 
 // A compaction during verify, while it reads the written keys back at one
-// revision or while it plans again, makes it read again at the current
-// revision: verify passes on a correct instance, and the plan is not read
-// again (the writes are done).
+// revision or while it reads the context again, makes it read again at the
+// current revision: verify passes on a correct instance, and the plan is not
+// read again (the writes are done). A quiet whole-instance run's verify
+// reads nothing pinned (proven by revisions): a put elsewhere makes it read
+// the keys back; a scoped run reads its collections again at the verify's
+// revision, and plans again when etcd compacted it.
 func TestCompactionDuringVerifyReadsAtTheCurrentRevision(t *testing.T) {
 	for _, tc := range []struct {
-		name, args string
+		name    string
+		foreign bool
+		scoped  bool
 	}{
-		// Two keys a read-back transaction: the second one reads at the
-		// revision of the first, the first pinned read after the writes.
-		{"read back", "--max-txn-ops 2"},
-		// Every key in one read-back transaction, which pins nothing: the
-		// first pinned read after the writes is planning again.
-		{"plan again", ""},
+		{"read back", true, false},
+		{"context read again", false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t, commonpb.WALName_Pulsar)
+			args := "--target-wal kafka --allow-growing --run --max-txn-ops 2"
+			if tc.scoped {
+				e.moveOutside("kafka", e.sample.PChannels[1:]...)
+				args += " --pchannel " + e.pc(0)
+			}
 			k := withCompactor(e)
 			e.tune = func(o *apply.Options) {
 				// Pass 2 replays the backup and writes without pinned reads:
 				// after a transaction, the next pinned read is verify's.
-				o.AfterTxn = func(int) error { k.arm(1); return nil }
+				o.AfterTxn = func(n int) error {
+					k.arm(1)
+					if tc.foreign && n == 1 {
+						_, err := e.cli.Put(context.Background(), "elsewhere", "x")
+						return err
+					}
+					return nil
+				}
 			}
-			out, errs, code := e.reset("--target-wal kafka --allow-growing --run " + tc.args)
+			out, errs, code := e.reset(args)
 			if code != 0 || k.fired.Load() != 1 {
 				t.Fatalf("exit %d, compactions %d\n%s\n%s", code, k.fired.Load(), out, errs)
 			}

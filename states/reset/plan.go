@@ -9,6 +9,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
 
@@ -53,6 +54,9 @@ type Plan struct {
 	// at the plan's revision, so the scan reads those keys alone, not the
 	// vchannel metas and schemas beside them (two per vchannel, read once).
 	assignPrefixes, checkpointPrefixes []string
+	// unsettled counts the staged puts whose new value the planner would
+	// rewrite again (apply.Replan).
+	unsettled int64
 }
 
 // Build is reset checkpoint's plan: it reads the instance's context at one
@@ -69,7 +73,8 @@ func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.St
 		return nil, err
 	}
 	pl.nameSplitBackup()
-	return &apply.Plan{Command: "reset checkpoint", Title: "reset checkpoint to " + pl.TargetWAL, View: &pl.Summary,
+	replan := &apply.Replan{Unsettled: pl.unsettled, Same: pl.sameAt}
+	return &apply.Plan{Replan: replan, Command: "reset checkpoint", Title: "reset checkpoint to " + pl.TargetWAL, View: &pl.Summary,
 		Gates: pl.Gates, Keys: pl.TotalKeys, Root: inst.Layout.RootPath, SplitState: len(pl.SplitPChannels) > 0,
 		Put: "rewritten", Nothing: "nothing to write (every position in scope is already at the target)", Reminders: runReminders(pl.Reminders, pl.params.BackupDir),
 		Guards: []apply.Guard{gates.SessionGuard(inst.Layout)}}, nil
@@ -103,95 +108,78 @@ func readContext(ctx context.Context, inst *instance.Instance, p *Params) (*Plan
 	if err != nil {
 		return nil, err
 	}
+	return readContextAt(ctx, inst, p, rev)
+}
+
+// readContextAt reads the plan's context at revision rev.
+func readContextAt(ctx context.Context, inst *instance.Instance, p *Params, rev int64) (*Plan, error) {
 	layout := inst.Layout
-	instanceGates, err := gates.Instance(ctx, inst, rev)
-	if err != nil {
-		return nil, err
-	}
 	scope := map[string]bool{}
 	for _, pc := range p.PChannels {
 		scope[pc] = true
 	}
 	inScope := func(pc string) bool { return len(scope) == 0 || scope[pc] }
-	c := Context{CheckpointWAL: map[string]commonpb.WALName{}, Collections: map[int64]bool{}}
-	known := map[string]bool{}
-	assigned, checkpointed := map[string]bool{}, map[string]bool{}
-	var replication, walOther, laterFields []string
-	err = walk(ctx, inst, rev, []string{models.PChannelPrefix}, 0, func(e instance.Entry) error {
-		if e.Kind == models.KindPChannel && !strings.Contains(e.PChannel, "/") {
-			known[e.PChannel] = true
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	err = walk(ctx, inst, rev, []string{models.WALPrefix}, 0, func(e instance.Entry) error {
-		switch e.Kind {
-		case models.KindConsumeCheckpoint:
-			known[e.PChannel] = true
-			checkpointed[e.PChannel] = true
-			if cp, err := models.DecodeWALCheckpoint(e.Value); err == nil {
-				c.CheckpointWAL[e.PChannel] = cp.WAL
-				if cp.HasReplicateConfig {
-					replication = append(replication, e.KV.Key+" (replicate_config)")
+	// The context's reads are independent reads at the one revision rev:
+	// they run side by side, each into its own part (merged below in a
+	// fixed order, so the plan is the same whatever finishes first).
+	var (
+		instanceGates []Gate
+		pchannels     = map[string]bool{}
+		wal           = walContext{checkpointWAL: map[string]commonpb.WALName{}, known: map[string]bool{}, assigned: map[string]bool{}, checkpointed: map[string]bool{}}
+		replicating   []string
+		cols          = collectionContext{names: map[int64]string{}, known: map[string]bool{}, owners: map[int64]bool{}}
+	)
+	reads := []func() error{
+		func() (err error) {
+			instanceGates, err = gates.Instance(ctx, inst, rev)
+			return err
+		},
+		func() error {
+			err := walk(ctx, inst, rev, []string{models.PChannelPrefix}, 0, func(e instance.Entry) error {
+				if e.Kind == models.KindPChannel && !strings.Contains(e.PChannel, "/") {
+					pchannels[e.PChannel] = true
 				}
-				if inScope(e.PChannel) && cp.UnknownFields > 0 {
-					laterFields = append(laterFields, fmt.Sprintf("%s (fields %s)", e.KV.Key, joinInts(cp.UnknownFieldNumbers)))
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			read, err := wal.readListed(ctx, inst, rev, pchannels, inScope)
+			if err != nil || read {
+				return err
+			}
+			return walk(ctx, inst, rev, []string{models.WALPrefix}, 0, wal.add(inScope))
+		},
+		func() error {
+			return walk(ctx, inst, rev, []string{models.ReplicatingPChannel, models.ReplicateConfiguration}, 0, func(e instance.Entry) error {
+				if e.Kind == models.KindReplicatingPChannel || e.Kind == models.KindReplicateConfiguration {
+					replicating = append(replicating, e.KV.Key)
 				}
-			}
-		case models.KindSegmentAssign:
-			known[e.PChannel] = true
-			assigned[e.PChannel] = true
-		case models.KindWALOther:
-			if inScope(e.PChannel) {
-				walOther = append(walOther, e.KV.Key)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
+				return nil
+			})
+		},
+		func() error {
+			return walk(ctx, inst, rev, liveCollectionPrefixes, collectionPageSize, cols.add(inScope, len(scope) > 0))
+		},
 	}
-	err = walk(ctx, inst, rev, []string{models.ReplicatingPChannel, models.ReplicateConfiguration}, 0, func(e instance.Entry) error {
-		if e.Kind == models.KindReplicatingPChannel || e.Kind == models.KindReplicateConfiguration {
-			replication = append(replication, e.KV.Key)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
+	errs := make([]error, len(reads))
+	var wg sync.WaitGroup
+	for i, read := range reads {
+		wg.Go(func() { errs[i] = read() })
 	}
-	names := map[int64]string{}
-	err = walk(ctx, inst, rev, liveCollectionPrefixes, collectionPageSize, func(e instance.Entry) error {
-		if (e.Kind != models.KindCollectionInfo && e.Kind != models.KindLegacyCollection) || models.IsTombstone(e.Value) {
-			return nil
-		}
-		col, err := models.DecodeCollectionInfo(e.Value)
+	wg.Wait()
+	for _, err := range errs {
 		if err != nil {
-			return nil // the scan names it
+			return nil, err
 		}
-		names[col.ID] = col.Name
-		owns := false
-		for _, v := range col.VChannels {
-			known[models.PChannelOf(v)] = true
-			owns = owns || inScope(models.PChannelOf(v))
-		}
-		for _, pc := range col.PChannels {
-			known[pc] = true
-			owns = owns || inScope(pc)
-		}
-		if len(scope) > 0 && owns {
-			c.Collections[col.ID] = true
-			if e.Collection != 0 {
-				c.Collections[e.Collection] = true
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
 	}
+	c := Context{CheckpointWAL: wal.checkpointWAL, Collections: cols.owners}
+	known := pchannels
+	maps.Copy(known, wal.known)
+	maps.Copy(known, cols.known)
+	assigned, checkpointed, names := wal.assigned, wal.checkpointed, cols.names
+	replication := append(wal.replication, replicating...)
+	walOther, laterFields := wal.other, wal.laterFields
 	var unknown []string
 	for _, pc := range p.PChannels {
 		if !known[pc] {
@@ -250,6 +238,132 @@ func readContext(ctx context.Context, inst *instance.Instance, p *Params) (*Plan
 	return pl, nil
 }
 
+// walContext is what the context read finds under streamingnode-meta/wal/.
+type walContext struct {
+	checkpointWAL                   map[string]commonpb.WALName
+	known, assigned, checkpointed   map[string]bool
+	replication, other, laterFields []string
+}
+
+func (w *walContext) add(inScope func(string) bool) func(e instance.Entry) error {
+	return func(e instance.Entry) error {
+		switch e.Kind {
+		case models.KindConsumeCheckpoint:
+			w.known[e.PChannel] = true
+			w.checkpointed[e.PChannel] = true
+			if cp, err := models.DecodeWALCheckpoint(e.Value); err == nil {
+				w.checkpointWAL[e.PChannel] = cp.WAL
+				if cp.HasReplicateConfig {
+					w.replication = append(w.replication, e.KV.Key+" (replicate_config)")
+				}
+				if inScope(e.PChannel) && cp.UnknownFields > 0 {
+					w.laterFields = append(w.laterFields, fmt.Sprintf("%s (fields %s)", e.KV.Key, joinInts(cp.UnknownFieldNumbers)))
+				}
+			}
+		case models.KindSegmentAssign:
+			w.known[e.PChannel] = true
+			w.assigned[e.PChannel] = true
+		case models.KindWALOther:
+			if inScope(e.PChannel) {
+				w.other = append(w.other, e.KV.Key)
+			}
+		}
+		return nil
+	}
+}
+
+// maxAssignKeys bounds the segment-assign records readListed reads of one
+// pchannel in one request.
+const maxAssignKeys = 1000
+
+// readListed reads the consume checkpoint and segment-assign records of
+// each listed pchannel into w, without the vchannel metas and schemas beside
+// them (two per vchannel: the bulk of streamingnode-meta/wal/, which the
+// context does not use). It reports false, having added nothing, unless
+// every key under streamingnode-meta/wal/ at rev is one it read or lies
+// under a listed pchannel's vchannel prefix (counted, not read): a key of
+// another pchannel, or one heron does not know, and the caller walks the
+// prefix whole.
+func (w *walContext) readListed(ctx context.Context, inst *instance.Instance, rev int64, listed map[string]bool, inScope func(string) bool) (bool, error) {
+	if len(listed) == 0 {
+		return false, nil
+	}
+	layout := inst.Layout
+	// Key order: each pchannel's keys are contiguous, its consume checkpoint
+	// before its segment-assign records.
+	pcs := slices.SortedFunc(maps.Keys(listed), func(a, b string) int {
+		return strings.Compare(models.WALPrefix+a+"/", models.WALPrefix+b+"/")
+	})
+	var read, vchannels []string
+	for _, pc := range pcs {
+		read = append(read, layout.Meta(models.ConsumeCheckpointKey(pc)), layout.Meta(models.SegmentAssignPrefix(pc)))
+		vchannels = append(vchannels, layout.Meta(models.VChannelPrefix(pc)))
+	}
+	counts, err := inst.CountMany(ctx, slices.Concat([]string{layout.Meta(models.WALPrefix)}, read, vchannels), rev)
+	if err != nil {
+		return false, err
+	}
+	rest := counts[0]
+	for _, n := range counts[1:] {
+		rest -= n
+	}
+	if rest != 0 {
+		return false, nil
+	}
+	pages, more, err := inst.PrefixMany(ctx, read, rev, maxAssignKeys)
+	if err != nil || more {
+		return false, err
+	}
+	add := w.add(inScope)
+	for _, page := range pages {
+		for _, kv := range page {
+			rel, _ := layout.Rel(kv.Key)
+			if err := add(instance.Entry{KV: kv, Key: models.Classify(rel)}); err != nil {
+				return false, err
+			}
+		}
+	}
+	return true, nil
+}
+
+// collectionContext is what the context read finds in the live collection
+// infos: their names, their pchannels, and (scoped) the collections that
+// own a vchannel in scope.
+type collectionContext struct {
+	names  map[int64]string
+	known  map[string]bool
+	owners map[int64]bool
+}
+
+func (c *collectionContext) add(inScope func(string) bool, scoped bool) func(e instance.Entry) error {
+	return func(e instance.Entry) error {
+		if (e.Kind != models.KindCollectionInfo && e.Kind != models.KindLegacyCollection) || models.IsTombstone(e.Value) {
+			return nil
+		}
+		col, err := models.DecodeCollectionInfo(e.Value)
+		if err != nil {
+			return nil // the scan names it
+		}
+		c.names[col.ID] = col.Name
+		owns := false
+		for _, v := range col.VChannels {
+			c.known[models.PChannelOf(v)] = true
+			owns = owns || inScope(models.PChannelOf(v))
+		}
+		for _, pc := range col.PChannels {
+			c.known[pc] = true
+			owns = owns || inScope(pc)
+		}
+		if scoped && owns {
+			c.owners[col.ID] = true
+			if e.Collection != 0 {
+				c.owners[e.Collection] = true
+			}
+		}
+		return nil
+	}
+}
+
 // setGates sets the summary's gates: the context's, then the scan's (the
 // unflushed-segment gate and, scoped, the one-WAL gate) of a.
 func (pl *Plan) setGates(a *accumulator) {
@@ -286,6 +400,7 @@ func (pl *Plan) setGates(a *accumulator) {
 func (pl *Plan) scan(ctx context.Context, sink func(apply.Op) error) error {
 	a := newAccumulator(pl.planner)
 	a.dry = sink == nil
+	pl.unsettled = 0
 	var writeBytes int64
 	steps := []struct {
 		prefixes []string
@@ -320,6 +435,9 @@ func (pl *Plan) scan(ctx context.Context, sink func(apply.Op) error) error {
 			}
 			if err != nil || sink == nil || d.Action == Keep {
 				return err
+			}
+			if d.Action == Rewrite && !pl.planner.settled(e.Key, d.Value) {
+				pl.unsettled++
 			}
 			return sink(op(e.KV.Key, e.ModRevision, e.Value, d))
 		})
@@ -464,6 +582,9 @@ func (pl *Plan) scanConfig(ctx context.Context, a *accumulator, sink func(apply.
 			}
 			found = true
 			if d := a.decideConfig(kv, false); sink != nil && d.Action != Keep {
+				if pl.planner.DecideConfig(d.Value).Action != Keep {
+					pl.unsettled++
+				}
 				if err := sink(op(kv.Key, kv.ModRevision, kv.Value, d)); err != nil {
 					return err
 				}
@@ -476,9 +597,49 @@ func (pl *Plan) scanConfig(ctx context.Context, a *accumulator, sink func(apply.
 	}
 	kv := instance.KV{Key: layout.Root(models.MQTypeConfigKey)}
 	if d := a.decideConfig(kv, true); sink != nil {
+		if pl.planner.DecideConfig(d.Value).Action != Keep {
+			pl.unsettled++
+		}
 		return sink(op(kv.Key, 0, nil, d))
 	}
 	return nil
+}
+
+// sameAt is apply.Replan's Same. At rev, the verify's revision, the run's
+// own revisions prove etcd holds the plan's revision plus exactly the run's
+// ops; sameAt reports whether a plan there would decide every key the plan
+// read as the plan did and read no other key. Why that holds:
+//
+//   - A decision's action (keep, rewrite, delete) depends on the key, its
+//     value, the target and the scope (the same flags) and, scoped, on the
+//     collections that own a vchannel in scope (their query targets go).
+//     The rest of the context (each consume checkpoint's WAL, which the run
+//     rewrites; the gates; the names) decides no action, only examples, the
+//     census and gates. So with the same collections every key decides as
+//     in the plan: a key the plan kept holds its plan value and stays kept,
+//     and each staged new value was decided again during the scan
+//     (Planner.settled; apply.Replan.Unsettled counts those that were not).
+//   - A plan reads the fixed prefixes, the config keys, and the
+//     segment-assign records and consume checkpoints of the pchannels that
+//     have them under streamingnode-meta/wal/. The run writes only keys the
+//     plan read, and the mq.type override it decided: under
+//     streamingnode-meta/wal/ it deletes segment-assign records and
+//     rewrites consume checkpoints, and creates nothing. So at rev every
+//     pchannel with either is one the plan read, and a plan there reads
+//     only keys this one read, each holding what Unsettled decided.
+//
+// Scoped, the collections that own a vchannel in scope are read again at
+// rev (the run rewrote their infos): other collections answer false, and
+// the kit plans again. The whole instance needs no read.
+func (pl *Plan) sameAt(ctx context.Context, rev int64) (bool, error) {
+	if pl.planner.Whole {
+		return true, nil
+	}
+	cols := collectionContext{names: map[int64]string{}, known: map[string]bool{}, owners: map[int64]bool{}}
+	if err := walk(ctx, pl.inst, rev, liveCollectionPrefixes, collectionPageSize, cols.add(pl.planner.InScope, true)); err != nil {
+		return false, err
+	}
+	return maps.Equal(cols.owners, pl.planner.collections), nil
 }
 
 // isMQTypeKey reports whether an absolute key is an mq.type override.

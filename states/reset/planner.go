@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
 	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
@@ -155,6 +156,19 @@ func NewPlanner(target string, pchannels []string, c Context) (*Planner, error) 
 		p.scope[pc] = true
 	}
 	return p, nil
+}
+
+// settled reports whether value, a new value the planner decided for the
+// key k, is one it keeps: planning again would not rewrite it.
+func (p *Planner) settled(k models.Key, value []byte) bool {
+	if k.Kind == models.KindSegment && !strings.HasPrefix(k.Rel, models.QueryTargetPrefix) {
+		// Nearly every key a run writes: decided as segment does, without
+		// the census's tags.
+		v, err := models.ViewSegment(value)
+		return err == nil && p.segmentReason(v) != ""
+	}
+	d, err := p.decide(k, value, false)
+	return err == nil && d.Action == Keep
 }
 
 // InScope reports whether a pchannel is in scope.
@@ -326,23 +340,23 @@ func (p *Planner) segment(k models.Key, value []byte, build bool) (Decision, err
 		return d, &DecodeError{Key: k.Rel, Err: err}
 	}
 	pc := models.PChannelOf(v.Channel)
+	var tags [2]Tag
+	n := 0
 	for _, pos := range [2]models.PositionView{v.Start, v.DML} {
 		if pos.Present {
-			d.Tags = append(d.Tags, Tag{PChannel: pc, WAL: pos.WAL, Data: pos.MsgID})
+			tags[n] = Tag{PChannel: pc, WAL: pos.WAL, Data: pos.MsgID}
+			n++
 		}
 	}
-	if v.Channel == "" || !p.InScope(pc) {
-		d.Reason = KeepOutOfScope
+	if n > 0 {
+		d.Tags = slices.Clone(tags[:n]) // one allocation, not one per tag
+	}
+	if d.Reason = p.segmentReason(v); d.Reason == KeepOutOfScope {
 		return d, nil
 	}
 	d.State = v.State.String()
 	d.Unflushed = models.UnflushedState(v.State)
-	if !v.Start.Present && !v.DML.Present {
-		d.Reason = KeepNoPosition
-		return d, nil
-	}
-	if p.positionDone(v.Start) && p.positionDone(v.DML) {
-		d.Reason = KeepAtTarget
+	if d.Reason != "" {
 		return d, nil
 	}
 	if n, ok := models.CountViewedRewrites(v, p.Target); !build && ok && len(value) < maxValueBytes/2 {
@@ -357,6 +371,20 @@ func (p *Planner) segment(k models.Key, value []byte, build bool) (Decision, err
 	}
 	d.Action, d.Value, d.Positions = Rewrite, nv, n
 	return d, nil
+}
+
+// segmentReason is why the planner keeps a viewed segment ("": it
+// rewrites it): the one rule of segment and settled.
+func (p *Planner) segmentReason(v models.SegmentView) string {
+	switch {
+	case v.Channel == "" || !p.InScope(models.PChannelOf(v.Channel)):
+		return KeepOutOfScope
+	case !v.Start.Present && !v.DML.Present:
+		return KeepNoPosition
+	case p.positionDone(v.Start) && p.positionDone(v.DML):
+		return KeepAtTarget
+	}
+	return ""
 }
 
 // positionDone reports whether a segment position needs no rewrite: absent,

@@ -33,44 +33,92 @@ func (c *keyCountingKV) Get(ctx context.Context, key string, opts ...clientv3.Op
 	return resp, err
 }
 
-// A plan reads streamingnode-meta/wal/ once in its context read: the scan
-// then reads the segment-assign records and consume checkpoints it found
-// there, by pchannel, and not the vchannel metas and schemas beside them
-// (at 10,000 collections, 40,000 keys that two more reads of the whole
-// prefix returned twice more per plan). The plan still rewrites every
-// segment-assign record and consume checkpoint.
-func TestPlanReadsVChannelKeysOnce(t *testing.T) {
-	e := newEnv(t, commonpb.WALName_Pulsar)
-	assign := e.meta(models.SegmentAssignPrefix(e.pc(1)) + "5001")
-	e.put(assign, sample.SegmentAssignment(100, 101, 5001, e.pc(1)+"_100v1"))
-	kv := &keyCountingKV{KV: e.cli.KV, seen: map[string]int{}}
-	e.cli.KV = kv
-	inst := instance.New(e.cli, e.inst.Layout, nil)
-	s := dryPlan(t, inst, &Params{TargetWAL: "woodpecker", AllowGrowing: true})
+func (c *keyCountingKV) Txn(ctx context.Context) clientv3.Txn {
+	return &keyCountingTxn{Txn: c.KV.Txn(ctx), c: c}
+}
 
-	vchannelKeys, checkpoints := 0, 0
-	for key, n := range kv.seen {
-		rel, _ := strings.CutPrefix(key, e.inst.Layout.MetaRoot())
-		switch models.Classify(rel).Kind {
-		case models.KindVChannelMeta, models.KindVChannelSchema:
-			vchannelKeys++
-			if n != 1 {
-				t.Errorf("%s read %d times by one plan, want once (the context read)", key, n)
-			}
-		case models.KindConsumeCheckpoint, models.KindSegmentAssign:
-			checkpoints++
-			if n != 2 {
-				t.Errorf("%s read %d times by one plan, want twice (context read, scan)", key, n)
+// keyCountingTxn counts the keys a transaction's range requests return.
+type keyCountingTxn struct {
+	clientv3.Txn
+	c *keyCountingKV
+}
+
+func (t *keyCountingTxn) If(cs ...clientv3.Cmp) clientv3.Txn {
+	t.Txn = t.Txn.If(cs...)
+	return t
+}
+
+func (t *keyCountingTxn) Then(ops ...clientv3.Op) clientv3.Txn {
+	t.Txn = t.Txn.Then(ops...)
+	return t
+}
+
+func (t *keyCountingTxn) Else(ops ...clientv3.Op) clientv3.Txn {
+	t.Txn = t.Txn.Else(ops...)
+	return t
+}
+
+func (t *keyCountingTxn) Commit() (*clientv3.TxnResponse, error) {
+	resp, err := t.Txn.Commit()
+	if err == nil {
+		t.c.mu.Lock()
+		for _, r := range resp.Responses {
+			for _, kv := range r.GetResponseRange().GetKvs() {
+				t.c.seen[string(kv.Key)]++
 			}
 		}
+		t.c.mu.Unlock()
 	}
-	if vchannelKeys == 0 || checkpoints != len(e.sample.PChannels)+1 {
-		t.Fatalf("the plan read %d vchannel keys and %d checkpoints and segment-assign records, want some and %d", vchannelKeys, checkpoints, len(e.sample.PChannels)+1)
-	}
-	if kv.seen[assign] == 0 {
-		t.Fatalf("the segment-assign record %s was not read", assign)
-	}
-	if got := s.TotalKeys; got == 0 {
-		t.Fatalf("the plan writes nothing")
+	return resp, err
+}
+
+// A plan reads the segment-assign records and consume checkpoints of
+// streamingnode-meta/wal/ twice (the context read, the scan), by pchannel,
+// and the vchannel metas and schemas beside them (at 10,000 collections,
+// 40,000 keys) not at all when the pchannel list names every pchannel
+// there: the context read counts them. A key of a pchannel the list does
+// not name, or one heron does not know, and it reads the prefix whole once
+// (each vchannel key once), still finding every record. The plan rewrites
+// every segment-assign record and consume checkpoint.
+func TestPlanReadsVChannelKeysOnce(t *testing.T) {
+	for _, unlisted := range []bool{false, true} {
+		e := newEnv(t, commonpb.WALName_Pulsar)
+		assign := e.meta(models.SegmentAssignPrefix(e.pc(1)) + "5001")
+		e.put(assign, sample.SegmentAssignment(100, 101, 5001, e.pc(1)+"_100v1"))
+		want := len(e.sample.PChannels) + 1
+		if unlisted {
+			e.put(e.meta(models.SegmentAssignPrefix("other-pchannel")+"5002"), sample.SegmentAssignment(100, 101, 5002, "other-pchannel_100v1"))
+			want++
+		}
+		kv := &keyCountingKV{KV: e.cli.KV, seen: map[string]int{}}
+		e.cli.KV = kv
+		inst := instance.New(e.cli, e.inst.Layout, nil)
+		s := dryPlan(t, inst, &Params{TargetWAL: "woodpecker", AllowGrowing: true})
+
+		vchannelKeys, checkpoints := 0, 0
+		for key, n := range kv.seen {
+			rel, _ := strings.CutPrefix(key, e.inst.Layout.MetaRoot())
+			switch models.Classify(rel).Kind {
+			case models.KindVChannelMeta, models.KindVChannelSchema:
+				vchannelKeys++
+				if n != 1 {
+					t.Errorf("%s read %d times by one plan, want once (the context read)", key, n)
+				}
+			case models.KindConsumeCheckpoint, models.KindSegmentAssign:
+				checkpoints++
+				if n != 2 {
+					t.Errorf("%s read %d times by one plan, want twice (context read, scan)", key, n)
+				}
+			}
+		}
+		if (vchannelKeys == 0) != !unlisted || checkpoints != want {
+			t.Fatalf("unlisted %v: the plan read %d vchannel keys and %d checkpoints and segment-assign records, want %d", unlisted, vchannelKeys, checkpoints, want)
+		}
+		if kv.seen[assign] == 0 {
+			t.Fatalf("the segment-assign record %s was not read", assign)
+		}
+		if got := s.TotalKeys; got == 0 {
+			t.Fatalf("the plan writes nothing")
+		}
 	}
 }
