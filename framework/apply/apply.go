@@ -666,21 +666,27 @@ func replay(path string, fn func(Entry) (Op, error)) Source {
 			return err
 		}
 		defer br.Close()
-		for {
-			e, ok, err := br.Next()
-			if err != nil || !ok {
-				return err
-			}
-			op, err := fn(e)
-			if err != nil {
-				return fmt.Errorf("replay %s: %w", e.Key, err)
-			}
-			if err := yield(op); err != nil {
-				return err
-			}
-			if err := ctx.Err(); err != nil {
-				return err
-			}
+		return eachOp(ctx, br, fn, yield)
+	}
+}
+
+// eachOp reads br to its end and hands each entry's op, as derive rebuilds
+// it, to fn; an entry derive refuses is named by its key.
+func eachOp(ctx context.Context, br *BackupReader, derive func(Entry) (Op, error), fn func(Op) error) error {
+	for {
+		e, ok, err := br.Next()
+		if err != nil || !ok {
+			return err
+		}
+		op, err := derive(e)
+		if err != nil {
+			return fmt.Errorf("%s: %w", e.Key, err)
+		}
+		if err := fn(op); err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
 		}
 	}
 }

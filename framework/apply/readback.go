@@ -51,21 +51,8 @@ func readBack(ctx context.Context, store Store, open func() (*BackupReader, erro
 		}
 		return readBatch(ctx, store, bt.ops, rev, v)
 	})
-	for {
-		e, ok, err := br.Next()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		op, err := derive(e)
-		if err != nil {
-			return fmt.Errorf("%s: %w", e.Key, err)
-		}
-		if err := b.add(op); err != nil {
-			return err
-		}
+	if err := eachOp(ctx, br, derive, b.add); err != nil {
+		return err
 	}
 	if err := b.flush(); err != nil {
 		return err
@@ -171,21 +158,8 @@ func overwritten(ctx context.Context, store Store, open func() (*BackupReader, e
 		}
 		return overwrittenIn(ctx, store, bt.ops, st.revs[bt.seq], s)
 	})
-	for {
-		e, ok, err := br.Next()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		op, err := derive(e)
-		if err != nil {
-			return fmt.Errorf("%s: %w", e.Key, err)
-		}
-		if err := b.add(op); err != nil {
-			return err
-		}
+	if err := eachOp(ctx, br, derive, b.add); err != nil {
+		return err
 	}
 	return b.flush()
 }
