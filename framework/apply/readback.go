@@ -39,22 +39,10 @@ func readBack(ctx context.Context, store Store, open func() (*BackupReader, erro
 	if st.opt.Pause != nil {
 		st.opt.Pause(PauseReadBack)
 	}
-	derive, err := ruleFor(br.Header)
-	if err != nil {
-		return err
-	}
-	// The writer's batcher again, so each op meets its transaction's number.
-	b := newBatcher(st.opt, st.seed, func(bt *batch) error {
-		var rev int64
-		if bt.seq < len(st.revs) {
-			rev = st.revs[bt.seq]
-		}
-		return readBatch(ctx, store, bt.ops, rev, v)
+	err = eachTxn(ctx, br, st, func(ops []Op, rev int64) error {
+		return readBatch(ctx, store, ops, rev, v)
 	})
-	if err := eachOp(ctx, br, derive, b.add); err != nil {
-		return err
-	}
-	if err := b.flush(); err != nil {
+	if err != nil {
 		return err
 	}
 	v.ReadBack = fmt.Sprintf("keys-only read, %d values compared", v.ValuesCompared)
@@ -76,54 +64,111 @@ func onlyOwnRevisions(plan int64, revs []int64, now int64) bool {
 	return true
 }
 
-// readBatch checks the ops of one transaction, committed at rev, at
-// v.Revision: keys only, then the values of the keys written since.
-func readBatch(ctx context.Context, store Store, ops []Op, rev int64, v *Verify) error {
+// eachTxn reads br (the run's published backup) to its end and hands fn
+// the ops of each of the run's transactions, batched again as the writer
+// batched them, with the revision it committed at (0: not known).
+func eachTxn(ctx context.Context, br *BackupReader, st *Staged, fn func(ops []Op, rev int64) error) error {
+	derive, err := ruleFor(br.Header)
+	if err != nil {
+		return err
+	}
+	b := newBatcher(st.opt, st.seed, func(bt *batch) error {
+		var rev int64
+		if bt.seq < len(st.revs) {
+			rev = st.revs[bt.seq]
+		}
+		return fn(bt.ops, rev)
+	})
+	if err := eachOp(ctx, br, derive, b.add); err != nil {
+		return err
+	}
+	return b.flush()
+}
+
+// How a key the run wrote differs from what the run wrote there.
+type mismatch int
+
+const (
+	presentAfterDelete mismatch = iota // deleted by the run, present
+	absentAfterPut                     // put by the run, absent
+	otherBytes                         // put by the run, other bytes there
+)
+
+// compareWritten reads the keys of ops, one transaction committed at rev
+// (0: not known), at revision at (0: now): keys only, then the values of
+// the keys written since (a key written again with the same bytes
+// matches). Each key that does not hold what the run wrote goes to bad,
+// with its mod revision when present. It returns the values it compared.
+func compareWritten(ctx context.Context, store Store, ops []Op, rev, at int64, bad func(op Op, m mismatch, modRev int64)) (int64, error) {
+	atRev := func(opts ...clientv3.OpOption) []clientv3.OpOption {
+		if at > 0 {
+			opts = append(opts, clientv3.WithRev(at))
+		}
+		return opts
+	}
 	gets := make([]clientv3.Op, len(ops))
 	for i, op := range ops {
-		gets[i] = clientv3.OpGet(op.Key, clientv3.WithRev(v.Revision), clientv3.WithKeysOnly())
+		gets[i] = clientv3.OpGet(op.Key, atRev(clientv3.WithKeysOnly())...)
 	}
 	resp, err := store.Txn(ctx).Then(gets...).Commit()
 	if err != nil {
-		return err
+		return 0, err
+	}
+	if at == 0 {
+		at = resp.Header.Revision
 	}
 	var since []int
 	for i, r := range resp.Responses {
 		op := ops[i]
-		v.Keys++
 		kvs := r.GetResponseRange().GetKvs()
 		switch {
 		case op.Delete && len(kvs) > 0:
-			v.fail("%s: deleted by the run, but present (written again at revision %d)", op.Key, kvs[0].ModRevision)
+			bad(op, presentAfterDelete, kvs[0].ModRevision)
 		case op.Delete:
 		case len(kvs) == 0:
-			v.fail("%s: written by the run, but absent", op.Key)
+			bad(op, absentAfterPut, 0)
 		case rev == 0 || kvs[0].ModRevision != rev:
 			since = append(since, i)
 		}
 	}
 	if len(since) == 0 {
-		return nil
+		return 0, nil
 	}
 	gets = gets[:0]
 	for _, i := range since {
-		gets = append(gets, clientv3.OpGet(ops[i].Key, clientv3.WithRev(v.Revision)))
+		gets = append(gets, clientv3.OpGet(ops[i].Key, clientv3.WithRev(at)))
 	}
 	if resp, err = store.Txn(ctx).Then(gets...).Commit(); err != nil {
-		return err
+		return 0, err
 	}
 	for j, r := range resp.Responses {
 		op := ops[since[j]]
-		v.ValuesCompared++
-		kvs := r.GetResponseRange().GetKvs()
-		switch {
+		switch kvs := r.GetResponseRange().GetKvs(); {
 		case len(kvs) == 0:
-			v.fail("%s: written by the run, but absent", op.Key)
+			bad(op, absentAfterPut, 0)
 		case !bytes.Equal(kvs[0].Value, op.Value):
-			v.fail("%s: does not hold the bytes the plan staged (written again at revision %d, after the run wrote it at %d)", op.Key, kvs[0].ModRevision, rev)
+			bad(op, otherBytes, kvs[0].ModRevision)
 		}
 	}
-	return nil
+	return int64(len(since)), nil
+}
+
+// readBatch checks the ops of one transaction, committed at rev, at
+// v.Revision.
+func readBatch(ctx context.Context, store Store, ops []Op, rev int64, v *Verify) error {
+	v.Keys += int64(len(ops))
+	compared, err := compareWritten(ctx, store, ops, rev, v.Revision, func(op Op, m mismatch, modRev int64) {
+		switch m {
+		case presentAfterDelete:
+			v.fail("%s: deleted by the run, but present (written again at revision %d)", op.Key, modRev)
+		case absentAfterPut:
+			v.fail("%s: written by the run, but absent", op.Key)
+		case otherBytes:
+			v.fail("%s: does not hold the bytes the plan staged (written again at revision %d, after the run wrote it at %d)", op.Key, modRev, rev)
+		}
+	})
+	v.ValuesCompared += compared
+	return err
 }
 
 // maxOverwrittenListed is how many overwritten keys a stopped run names.
@@ -147,65 +192,16 @@ func overwritten(ctx context.Context, store Store, open func() (*BackupReader, e
 		return err
 	}
 	defer br.Close()
-	derive, err := ruleFor(br.Header)
-	if err != nil {
-		return err
-	}
-	// The writer's batcher again, so each op meets its transaction's number.
-	b := newBatcher(st.opt, st.seed, func(bt *batch) error {
-		if bt.seq >= len(st.revs) || st.revs[bt.seq] == 0 {
+	return eachTxn(ctx, br, st, func(ops []Op, rev int64) error {
+		if rev == 0 {
 			return nil
 		}
-		return overwrittenIn(ctx, store, bt.ops, st.revs[bt.seq], s)
+		_, err := compareWritten(ctx, store, ops, rev, 0, func(op Op, _ mismatch, _ int64) {
+			s.Overwritten++
+			if len(s.OverwrittenKeys) < maxOverwrittenListed {
+				s.OverwrittenKeys = append(s.OverwrittenKeys, op.Key)
+			}
+		})
+		return err
 	})
-	if err := eachOp(ctx, br, derive, b.add); err != nil {
-		return err
-	}
-	return b.flush()
-}
-
-// overwrittenIn reads the ops of one transaction, committed at rev, now
-// (keys only, then the values of the keys written since): a key deleted by
-// it and present again, absent after its put, or holding other bytes than
-// its put's (a key written since with the same bytes is not overwritten)
-// goes into s.
-func overwrittenIn(ctx context.Context, store Store, ops []Op, rev int64, s *Stopped) error {
-	over := func(op Op) {
-		s.Overwritten++
-		if len(s.OverwrittenKeys) < maxOverwrittenListed {
-			s.OverwrittenKeys = append(s.OverwrittenKeys, op.Key)
-		}
-	}
-	gets := make([]clientv3.Op, len(ops))
-	for i, op := range ops {
-		gets[i] = clientv3.OpGet(op.Key, clientv3.WithKeysOnly())
-	}
-	resp, err := store.Txn(ctx).Then(gets...).Commit()
-	if err != nil {
-		return err
-	}
-	var since []clientv3.Op
-	var sinceOps []Op
-	for i, r := range resp.Responses {
-		op, kvs := ops[i], r.GetResponseRange().GetKvs()
-		switch {
-		case op.Delete && len(kvs) > 0, !op.Delete && len(kvs) == 0:
-			over(op)
-		case !op.Delete && kvs[0].ModRevision != rev:
-			since = append(since, clientv3.OpGet(op.Key, clientv3.WithRev(resp.Header.Revision)))
-			sinceOps = append(sinceOps, op)
-		}
-	}
-	if len(since) == 0 {
-		return nil
-	}
-	if resp, err = store.Txn(ctx).Then(since...).Commit(); err != nil {
-		return err
-	}
-	for j, r := range resp.Responses {
-		if kvs := r.GetResponseRange().GetKvs(); len(kvs) == 0 || !bytes.Equal(kvs[0].Value, sinceOps[j].Value) {
-			over(sinceOps[j])
-		}
-	}
-	return nil
 }
