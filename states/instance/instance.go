@@ -10,6 +10,7 @@ import (
 	"slices"
 	"time"
 
+	"go.etcd.io/etcd/api/v3/etcdserverpb"
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
@@ -140,8 +141,12 @@ func (in *Instance) Get(ctx context.Context, key string, rev int64) (KV, bool, e
 	if len(resp.Kvs) == 0 {
 		return KV{}, false, nil
 	}
-	kv := resp.Kvs[0]
-	return KV{Key: string(kv.Key), Value: kv.Value, ModRevision: kv.ModRevision, Lease: kv.Lease}, true, nil
+	return kvOf(resp.Kvs[0]), true, nil
+}
+
+// kvOf is etcd's key-value as heron holds it.
+func kvOf(kv *mvccpb.KeyValue) KV {
+	return KV{Key: string(kv.Key), Value: kv.Value, ModRevision: kv.ModRevision, CreateRevision: kv.CreateRevision, Lease: kv.Lease}
 }
 
 // Count is the number of keys under the absolute prefix at revision rev (0: current).
@@ -178,8 +183,7 @@ func (in *Instance) GetMany(ctx context.Context, keys []string, rev int64) ([]KV
 	out := make([]KV, len(keys))
 	for i, r := range resp.Responses {
 		if rr := r.GetResponseRange(); rr != nil && len(rr.Kvs) > 0 {
-			kv := rr.Kvs[0]
-			out[i] = KV{Key: string(kv.Key), Value: kv.Value, ModRevision: kv.ModRevision, Lease: kv.Lease}
+			out[i] = kvOf(rr.Kvs[0])
 		}
 	}
 	return out, nil
@@ -193,18 +197,12 @@ const manyReads = 64
 // rev (> 0), in read-only transactions of at most manyReads reads.
 func (in *Instance) CountMany(ctx context.Context, prefixes []string, rev int64) ([]int64, error) {
 	out := make([]int64, 0, len(prefixes))
-	for chunk := range slices.Chunk(prefixes, manyReads) {
-		gets := make([]clientv3.Op, len(chunk))
-		for i, p := range chunk {
-			gets[i] = clientv3.OpGet(p, clientv3.WithPrefix(), clientv3.WithCountOnly(), clientv3.WithRev(rev))
-		}
-		resp, err := in.cli.Txn(ctx).Then(gets...).Commit()
-		if err != nil {
-			return nil, fmt.Errorf("count %d prefixes from %s at revision %d: %w", len(chunk), chunk[0], rev, compacted(rev, err))
-		}
-		for _, r := range resp.Responses {
-			out = append(out, r.GetResponseRange().GetCount())
-		}
+	err := in.rangeMany(ctx, "count", prefixes, rev, []clientv3.OpOption{clientv3.WithCountOnly()}, func(rr *etcdserverpb.RangeResponse) bool {
+		out = append(out, rr.GetCount())
+		return true
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -216,28 +214,44 @@ func (in *Instance) CountMany(ctx context.Context, prefixes []string, rev int64)
 // otherwise).
 func (in *Instance) PrefixMany(ctx context.Context, prefixes []string, rev int64, limit int) (pages [][]KV, more bool, err error) {
 	pages = make([][]KV, 0, len(prefixes))
+	err = in.rangeMany(ctx, "read", prefixes, rev, []clientv3.OpOption{clientv3.WithLimit(int64(limit))}, func(rr *etcdserverpb.RangeResponse) bool {
+		if more = rr.GetMore(); more {
+			return false
+		}
+		page := make([]KV, len(rr.GetKvs()))
+		for i, kv := range rr.GetKvs() {
+			page[i] = kvOf(kv)
+		}
+		pages = append(pages, page)
+		return true
+	})
+	if err != nil || more {
+		return nil, more, err
+	}
+	return pages, false, nil
+}
+
+// rangeMany reads each absolute prefix at revision rev with opts, in
+// read-only transactions of at most manyReads reads, and hands fn each
+// answer in order until fn returns false.
+func (in *Instance) rangeMany(ctx context.Context, verb string, prefixes []string, rev int64, opts []clientv3.OpOption, fn func(*etcdserverpb.RangeResponse) bool) error {
+	opts = append(opts, clientv3.WithPrefix(), clientv3.WithRev(rev))
 	for chunk := range slices.Chunk(prefixes, manyReads) {
 		gets := make([]clientv3.Op, len(chunk))
 		for i, p := range chunk {
-			gets[i] = clientv3.OpGet(p, clientv3.WithPrefix(), clientv3.WithLimit(int64(limit)), clientv3.WithRev(rev))
+			gets[i] = clientv3.OpGet(p, opts...)
 		}
 		resp, err := in.cli.Txn(ctx).Then(gets...).Commit()
 		if err != nil {
-			return nil, false, fmt.Errorf("read %d prefixes from %s at revision %d: %w", len(chunk), chunk[0], rev, compacted(rev, err))
+			return fmt.Errorf("%s %d prefixes from %s at revision %d: %w", verb, len(chunk), chunk[0], rev, compacted(rev, err))
 		}
 		for _, r := range resp.Responses {
-			rr := r.GetResponseRange()
-			if rr.GetMore() {
-				return nil, true, nil
+			if !fn(r.GetResponseRange()) {
+				return nil
 			}
-			page := make([]KV, len(rr.GetKvs()))
-			for i, kv := range rr.GetKvs() {
-				page[i] = KV{Key: string(kv.Key), Value: kv.Value, ModRevision: kv.ModRevision, CreateRevision: kv.CreateRevision, Lease: kv.Lease}
-			}
-			pages = append(pages, page)
 		}
 	}
-	return pages, false, nil
+	return nil
 }
 
 // Txn starts a transaction: the write path of framework/apply (an Instance

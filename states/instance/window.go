@@ -97,7 +97,7 @@ func (in *Instance) scan(ctx context.Context, prefix string, rev int64, extra []
 		if len(resp.Kvs) > 0 {
 			page := make([]KV, len(resp.Kvs))
 			for i, kv := range resp.Kvs {
-				page[i] = KV{Key: string(kv.Key), Value: kv.Value, ModRevision: kv.ModRevision, CreateRevision: kv.CreateRevision, Lease: kv.Lease}
+				page[i] = kvOf(kv)
 			}
 			if err := fn(page); err != nil {
 				if !done {
