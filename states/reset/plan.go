@@ -108,11 +108,6 @@ func readContext(ctx context.Context, inst *instance.Instance, p *Params) (*Plan
 	if err != nil {
 		return nil, err
 	}
-	return readContextAt(ctx, inst, p, rev)
-}
-
-// readContextAt reads the plan's context at revision rev.
-func readContextAt(ctx context.Context, inst *instance.Instance, p *Params, rev int64) (*Plan, error) {
 	layout := inst.Layout
 	scope := map[string]bool{}
 	for _, pc := range p.PChannels {
@@ -127,7 +122,7 @@ func readContextAt(ctx context.Context, inst *instance.Instance, p *Params, rev 
 		pchannels     = map[string]bool{}
 		wal           = walContext{checkpointWAL: map[string]commonpb.WALName{}, known: map[string]bool{}, assigned: map[string]bool{}, checkpointed: map[string]bool{}}
 		replicating   []string
-		cols          = collectionContext{names: map[int64]string{}, known: map[string]bool{}, owners: map[int64]bool{}}
+		cols          = newCollectionContext()
 	)
 	reads := []func() error{
 		func() (err error) {
@@ -333,6 +328,10 @@ type collectionContext struct {
 	names  map[int64]string
 	known  map[string]bool
 	owners map[int64]bool
+}
+
+func newCollectionContext() collectionContext {
+	return collectionContext{names: map[int64]string{}, known: map[string]bool{}, owners: map[int64]bool{}}
 }
 
 func (c *collectionContext) add(inScope func(string) bool, scoped bool) func(e instance.Entry) error {
@@ -582,9 +581,7 @@ func (pl *Plan) scanConfig(ctx context.Context, a *accumulator, sink func(apply.
 			}
 			found = true
 			if d := a.decideConfig(kv, false); sink != nil && d.Action != Keep {
-				if pl.planner.DecideConfig(d.Value).Action != Keep {
-					pl.unsettled++
-				}
+				pl.settleConfig(d.Value)
 				if err := sink(op(kv.Key, kv.ModRevision, kv.Value, d)); err != nil {
 					return err
 				}
@@ -597,12 +594,18 @@ func (pl *Plan) scanConfig(ctx context.Context, a *accumulator, sink func(apply.
 	}
 	kv := instance.KV{Key: layout.Root(models.MQTypeConfigKey)}
 	if d := a.decideConfig(kv, true); sink != nil {
-		if pl.planner.DecideConfig(d.Value).Action != Keep {
-			pl.unsettled++
-		}
+		pl.settleConfig(d.Value)
 		return sink(op(kv.Key, 0, nil, d))
 	}
 	return nil
+}
+
+// settleConfig counts an mq.type override's new value as unsettled when
+// the planner would rewrite it again (apply.Replan.Unsettled).
+func (pl *Plan) settleConfig(value []byte) {
+	if pl.planner.DecideConfig(value).Action != Keep {
+		pl.unsettled++
+	}
 }
 
 // sameAt is apply.Replan's Same. At rev, the verify's revision, the run's
@@ -635,7 +638,7 @@ func (pl *Plan) sameAt(ctx context.Context, rev int64) (bool, error) {
 	if pl.planner.Whole {
 		return true, nil
 	}
-	cols := collectionContext{names: map[int64]string{}, known: map[string]bool{}, owners: map[int64]bool{}}
+	cols := newCollectionContext()
 	if err := walk(ctx, pl.inst, rev, liveCollectionPrefixes, collectionPageSize, cols.add(pl.planner.InScope, true)); err != nil {
 		return false, err
 	}
