@@ -330,24 +330,16 @@ func scopeText(sc Scope, wide bool) string {
 	case n == 0:
 		return what + ": no pchannel"
 	case wide:
-		return fmt.Sprintf("%s: %s: %s", what, plural(n, "pchannel"), strings.Join(names, ", "))
+		return fmt.Sprintf("%s: %s: %s", what, framework.Plural(n, "pchannel", ""), strings.Join(names, ", "))
 	case n <= maxScopeNames:
 		parts := make([]string, n)
 		for i, pc := range names {
 			parts[i] = framework.DistinctPart(pc, names)
 		}
-		return fmt.Sprintf("%s: %s (%s)", what, plural(n, "pchannel"), strings.Join(parts, ", "))
+		return fmt.Sprintf("%s: %s (%s)", what, framework.Plural(n, "pchannel", ""), strings.Join(parts, ", "))
 	}
-	return fmt.Sprintf("%s: %s (%s ... %s; --wide lists them)", what, plural(n, "pchannel"),
+	return fmt.Sprintf("%s: %s (%s ... %s; --wide lists them)", what, framework.Plural(n, "pchannel", ""),
 		framework.DistinctPart(names[0], names), framework.DistinctPart(names[n-1], names))
-}
-
-// plural is "1 pchannel", "64 pchannels".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // rewritesRowWidth is the width of the one-row-per-example rewrites table:
