@@ -84,3 +84,21 @@ expect_err() {
 finish() {
 	[ "$FAILS" -eq 0 ] || { echo "$FAILS check(s) failed in $(basename "$0")" >&2; exit 1; }
 }
+
+# use_failpoints: HERON is bin/heron-failpoints (make build-failpoints: the
+# HERON_APPLY_* hooks), built again when a Go file is newer.
+use_failpoints() {
+	HERON=${HERON_FAILPOINTS:-$REPO/bin/heron-failpoints}
+	if [ ! -x "$HERON" ] || [ -n "$(find "$REPO" -name '*.go' -newer "$HERON" 2>/dev/null | head -1)" ]; then
+		(cd "$REPO" && make -s build-failpoints) || { echo "$(basename "$0" .sh): make build-failpoints failed" >&2; exit 1; }
+	fi
+}
+
+# use_gen: GEN is bin/bench-gen (the instance generator), built again when
+# bench/gen or models changed.
+use_gen() {
+	GEN=${GEN:-$REPO/bin/bench-gen}
+	if [ ! -x "$GEN" ] || [ -n "$(find "$REPO/bench/gen" "$REPO/models" -name '*.go' -newer "$GEN" 2>/dev/null | head -1)" ]; then
+		(cd "$REPO" && CGO_ENABLED=0 go build -o "$GEN" ./bench/gen) || { echo "$(basename "$0" .sh): cannot build bench/gen" >&2; exit 1; }
+	fi
+}

@@ -6,10 +6,7 @@
 # of "verify: ok", naming the backup to restore next; restoring A then gives
 # the original dump byte for byte.
 . "$(dirname "$0")/../lib.sh"
-HERON=${HERON_FAILPOINTS:-$REPO/bin/heron-failpoints}
-if [ ! -x "$HERON" ] || [ -n "$(find "$REPO" -name '*.go' -newer "$HERON" 2>/dev/null | head -1)" ]; then
-	(cd "$REPO" && make -s build-failpoints) || { echo "test_chain: make build-failpoints failed" >&2; exit 1; }
-fi
+use_failpoints
 start_etcd
 seed --wal pulsar --rootPath by-dev
 RC=0 OUT="" ERR=""

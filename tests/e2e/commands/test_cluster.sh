@@ -8,14 +8,8 @@
 # uninterrupted run on the whole cluster does.
 . "$(dirname "$0")/../lib.sh"
 
-HERON=${HERON_FAILPOINTS:-$REPO/bin/heron-failpoints}
-if [ ! -x "$HERON" ] || [ -n "$(find "$REPO" -name '*.go' -newer "$HERON" 2>/dev/null | head -1)" ]; then
-	(cd "$REPO" && make -s build-failpoints) || { echo "test_cluster: make build-failpoints failed" >&2; exit 1; }
-fi
-GEN=${GEN:-$REPO/bin/bench-gen}
-if [ ! -x "$GEN" ] || [ -n "$(find "$REPO/bench/gen" "$REPO/models" -name '*.go' -newer "$GEN" 2>/dev/null | head -1)" ]; then
-	(cd "$REPO" && CGO_ENABLED=0 go build -o "$GEN" ./bench/gen) || { echo "test_cluster: cannot build bench/gen" >&2; exit 1; }
-fi
+use_failpoints
+use_gen
 RC=0 OUT="" ERR=""
 ROOT=by-dev
 GENFLAGS="--rootPath $ROOT --wal pulsar --segments 3000 --collections 100 --shards 2 --pchannels 8 --writers 4"

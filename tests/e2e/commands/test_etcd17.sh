@@ -6,10 +6,7 @@
 # reset writes is refused before the first write, naming the prefix and the user.
 . "$(dirname "$0")/../lib.sh"
 
-GEN=${GEN:-$REPO/bin/bench-gen}
-if [ ! -x "$GEN" ] || [ -n "$(find "$REPO/bench/gen" "$REPO/models" -name '*.go' -newer "$GEN" 2>/dev/null | head -1)" ]; then
-	(cd "$REPO" && CGO_ENABLED=0 go build -o "$GEN" ./bench/gen) || { echo "test_etcd17: cannot build bench/gen" >&2; exit 1; }
-fi
+use_gen
 GENFLAGS="--rootPath by-dev --wal pulsar --segments 3000 --collections 100 --shards 2 --pchannels 8 --writers 4"
 ctl() { ETCDCTL_API=3 etcdctl --endpoints "$ETCD" "$@"; }
 status() { ctl endpoint status -w json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["Status"]'"$1"')'; }

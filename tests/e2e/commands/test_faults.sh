@@ -11,20 +11,14 @@
 # The hooks are failpoints: only `make build-failpoints` compiles them in
 # (build_tags.md). The release binary must have none of their symbols.
 RELEASE=$HERON
-HERON=${HERON_FAILPOINTS:-$REPO/bin/heron-failpoints}
-if [ ! -x "$HERON" ] || [ -n "$(find "$REPO" -name '*.go' -newer "$HERON" 2>/dev/null | head -1)" ]; then
-	(cd "$REPO" && make -s build-failpoints) || { echo "test_faults: make build-failpoints failed" >&2; exit 1; }
-fi
+use_failpoints
 RC=0 OUT="" ERR=""
 n=$(go tool nm "$RELEASE" | grep -ci failpoint)
 if [ "$n" = 0 ]; then pass "the release binary has no failpoint symbol (go tool nm $RELEASE)"; else fail "the release binary has $n failpoint symbols"; fi
 n=$(go tool nm "$HERON" | grep -ci failpoint)
 if [ "$n" -gt 0 ]; then pass "the failpoints binary has its $n failpoint symbols"; else fail "the failpoints binary has no failpoint symbol"; fi
 
-GEN=${GEN:-$REPO/bin/bench-gen}
-if [ ! -x "$GEN" ] || [ -n "$(find "$REPO/bench/gen" "$REPO/models" -name '*.go' -newer "$GEN" 2>/dev/null | head -1)" ]; then
-	(cd "$REPO" && CGO_ENABLED=0 go build -o "$GEN" ./bench/gen) || { echo "test_faults: cannot build bench/gen" >&2; exit 1; }
-fi
+use_gen
 
 # The instance: big enough for a few dozen transactions of 128 keys.
 ROOT=by-dev

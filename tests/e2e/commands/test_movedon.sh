@@ -10,10 +10,7 @@
 # original instance byte for byte plus the 5 created segments.
 . "$(dirname "$0")/../lib.sh"
 
-GEN=${GEN:-$REPO/bin/bench-gen}
-if [ ! -x "$GEN" ] || [ -n "$(find "$REPO/bench/gen" "$REPO/models" -name '*.go' -newer "$GEN" 2>/dev/null | head -1)" ]; then
-	(cd "$REPO" && CGO_ENABLED=0 go build -o "$GEN" ./bench/gen) || { echo "test_movedon: cannot build bench/gen" >&2; exit 1; }
-fi
+use_gen
 RC=0 OUT="" ERR=""
 ROOT=by-dev
 S=$ROOT/meta/datacoord-meta/s/

@@ -16,14 +16,8 @@
 # backup returns the meta root byte for byte to the original.
 . "$(dirname "$0")/../lib.sh"
 
-HERON=${HERON_FAILPOINTS:-$REPO/bin/heron-failpoints}
-if [ ! -x "$HERON" ] || [ -n "$(find "$REPO" -name '*.go' -newer "$HERON" 2>/dev/null | head -1)" ]; then
-	(cd "$REPO" && make -s build-failpoints) || { echo "test_repl: make build-failpoints failed" >&2; exit 1; }
-fi
-GEN=${GEN:-$REPO/bin/bench-gen}
-if [ ! -x "$GEN" ] || [ -n "$(find "$REPO/bench/gen" "$REPO/models" -name '*.go' -newer "$GEN" 2>/dev/null | head -1)" ]; then
-	(cd "$REPO" && CGO_ENABLED=0 go build -o "$GEN" ./bench/gen) || { echo "test_repl: cannot build bench/gen" >&2; exit 1; }
-fi
+use_failpoints
+use_gen
 if [ ! -x "$ETCDTOOL" ]; then
 	(cd "$REPO" && CGO_ENABLED=0 go build -o "$ETCDTOOL" ./tests/e2e/etcdtool) || { echo "test_repl: cannot build etcdtool" >&2; exit 1; }
 fi

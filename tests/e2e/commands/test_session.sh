@@ -10,10 +10,7 @@
 # byte for byte as an uninterrupted run does.
 . "$(dirname "$0")/../lib.sh"
 
-HERON=${HERON_FAILPOINTS:-$REPO/bin/heron-failpoints}
-if [ ! -x "$HERON" ] || [ -n "$(find "$REPO" -name '*.go' -newer "$HERON" 2>/dev/null | head -1)" ]; then
-	(cd "$REPO" && make -s build-failpoints) || { echo "test_session: make build-failpoints failed" >&2; exit 1; }
-fi
+use_failpoints
 if [ ! -x "$ETCDTOOL" ]; then
 	(cd "$REPO" && CGO_ENABLED=0 go build -o "$ETCDTOOL" ./tests/e2e/etcdtool) || { echo "test_session: cannot build etcdtool" >&2; exit 1; }
 fi
