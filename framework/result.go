@@ -136,3 +136,8 @@ func QuoteWord(s string) string {
 	}
 	return s
 }
+
+// LeaseID is an etcd lease id as etcdctl prints it (lease grant, lease
+// list: 16 hex digits, leading zeros kept), so that an operator matches
+// the two.
+func LeaseID(id int64) string { return fmt.Sprintf("%016x", id) }

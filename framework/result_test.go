@@ -43,3 +43,14 @@ func TestJSONKeepsValuesExact(t *testing.T) {
 	require.NoError(t, json.Unmarshal(b.Bytes(), &got))
 	assert.Equal(t, raw, got["message"])
 }
+
+// etcdctl prints a lease id in 16 hex digits, leading zeros kept (lease
+// grant, lease list): heron names a session's lease the same way, so that
+// the id an operator sees matches etcdctl's (1 lease in 16 starts with 0).
+func TestLeaseIDIsEtcdctls(t *testing.T) {
+	for id, want := range map[int64]string{0x690a23dea264969: "0690a23dea264969", 0x7e3b9c1a2d4f5061: "7e3b9c1a2d4f5061", 1: "0000000000000001"} {
+		if got := LeaseID(id); got != want {
+			t.Errorf("LeaseID(%x) = %q, want %q", id, got, want)
+		}
+	}
+}

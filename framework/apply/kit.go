@@ -939,9 +939,9 @@ type LiveError struct {
 // hex as etcdctl prints it.
 func (e *LiveError) Running() string {
 	if e.Role == "" {
-		return fmt.Sprintf("%s (lease %x)", e.Key, e.Lease)
+		return fmt.Sprintf("%s (lease %s)", e.Key, framework.LeaseID(e.Lease))
 	}
-	return fmt.Sprintf("%s (%s, lease %x)", e.Key, e.Role, e.Lease)
+	return fmt.Sprintf("%s (%s, lease %s)", e.Key, e.Role, framework.LeaseID(e.Lease))
 }
 
 func (e *LiveError) Error() string {

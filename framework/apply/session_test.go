@@ -55,7 +55,7 @@ func startSession(t *testing.T, cli *clientv3.Client) string {
 	if _, err := cli.Put(ctx, key, `{"ServerID":13,"ServerName":"datacoord","Address":"10.0.0.7:13333"}`, clientv3.WithLease(lease.ID)); err != nil {
 		t.Error(err)
 	}
-	return fmt.Sprintf("%s (datacoord, lease %x)", key, int64(lease.ID))
+	return fmt.Sprintf("%s (datacoord, lease %016x)", key, int64(lease.ID))
 }
 
 // runGuarded runs "ops" over want with the session guard, in table format.

@@ -37,7 +37,7 @@ func LiveComponents(ctx context.Context, inst *instance.Instance, rev int64) (fr
 			count++
 			leases = append(leases, e.Lease)
 			if len(keys) < MaxKeys {
-				keys = append(keys, fmt.Sprintf("%s (lease %x)", e.Rel, e.Lease))
+				keys = append(keys, fmt.Sprintf("%s (lease %s)", e.Rel, framework.LeaseID(e.Lease)))
 			}
 		}
 		return nil

@@ -105,7 +105,7 @@ func leaseText(l int64) string {
 	if l == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%x", l)
+	return framework.LeaseID(l)
 }
 
 // ttlText is a lease's seconds left, for the table and lines ("" without a lease).

@@ -52,7 +52,7 @@ func TestShowSession(t *testing.T) {
 		t.Errorf("datanode: %+v", got)
 	}
 	table, _ := e.mustRun("show session")
-	if !strings.Contains(table, fmt.Sprintf("%x", lease.ID)) || !strings.Contains(table, "2 session(s), 1 alive") {
+	if !strings.Contains(table, fmt.Sprintf("%016x", lease.ID)) || !strings.Contains(table, "2 session(s), 1 alive") {
 		t.Errorf("table:\n%s", table)
 	}
 	// The lease was granted for 60 s: what is left of it, in every format;
