@@ -1,0 +1,120 @@
+package apply
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/heron-shell/heron/framework"
+)
+
+// Guard is a prefix that must hold no key with a lease while the kit
+// writes (Milvus's sessions: a live component writes metadata at any
+// time). The kit reads it again after the question, before the first
+// write, before each transaction (one small read) and after the verify: a
+// live key stops the run between transactions, naming it, and fails the
+// verify. A transaction whose compare fails reads it too, to name who
+// changed the key.
+type Guard struct {
+	Name   string
+	Prefix string
+	// Except are keys under Prefix that hold no session (a counter).
+	Except []string
+	// Role names what a live key belongs to ("datacoord"), from its key and
+	// value; nil: the key alone names it.
+	Role func(key string, value []byte) string
+}
+
+// LiveError is a guard that found a live key.
+type LiveError struct {
+	Guard string
+	Key   string
+	Role  string
+	Lease int64
+}
+
+// Running names the live component: "KEY (ROLE, lease N)", the lease in
+// hex as etcdctl prints it.
+func (e *LiveError) Running() string {
+	if e.Role == "" {
+		return fmt.Sprintf("%s (lease %s)", e.Key, framework.LeaseID(e.Lease))
+	}
+	return fmt.Sprintf("%s (%s, lease %s)", e.Key, e.Role, framework.LeaseID(e.Lease))
+}
+
+func (e *LiveError) Error() string {
+	return fmt.Sprintf("%s: a Milvus component is running: %s; stop it (every component) before going on", e.Guard, e.Running())
+}
+
+// checkGuards reads every guard now: a live key is a *LiveError.
+func checkGuards(ctx context.Context, store Store, guards []Guard) error {
+	for _, g := range guards {
+		resp, err := readGuard(ctx, store, g.Prefix)
+		if err != nil {
+			return fmt.Errorf("cannot check %q: read %s: %w", g.Name, g.Prefix, err)
+		}
+		for _, r := range resp.Responses {
+			for _, kv := range r.GetResponseRange().GetKvs() {
+				if kv.Lease != 0 && !slices.Contains(g.Except, string(kv.Key)) {
+					live := &LiveError{Guard: g.Name, Key: string(kv.Key), Lease: kv.Lease}
+					if g.Role != nil {
+						live.Role = g.Role(live.Key, kv.Value)
+					}
+					return live
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// readGuard reads a guarded prefix. etcd's client retries no transaction,
+// not even a read-only one, and a member killed in a cluster answers "leader
+// changed" or drops the connection for a moment: such a read is tried again
+// (guardReadAttempts in all) before the run stops on it.
+func readGuard(ctx context.Context, store Store, prefix string) (*clientv3.TxnResponse, error) {
+	for attempt := 1; ; attempt++ {
+		resp, err := store.Txn(ctx).Then(clientv3.OpGet(prefix, clientv3.WithPrefix())).Commit()
+		if err == nil || attempt == guardReadAttempts || !transientRead(err) {
+			return resp, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(time.Duration(attempt) * guardReadBackoff):
+		}
+	}
+}
+
+const (
+	guardReadAttempts = 4
+	guardReadBackoff  = 250 * time.Millisecond
+)
+
+// transientRead is an error a read may not meet when tried again: the
+// cluster is electing a leader, or the member the client used went away.
+func transientRead(err error) bool {
+	switch {
+	case errors.Is(err, rpctypes.ErrLeaderChanged), errors.Is(err, rpctypes.ErrNoLeader),
+		errors.Is(err, rpctypes.ErrTimeoutDueToLeaderFail), errors.Is(err, rpctypes.ErrTimeoutDueToConnectionLost):
+		return true
+	}
+	return status.Code(err) == codes.Unavailable
+}
+
+// runningNow names the live component the guards find now ("": none, or
+// the read failed): what a failed compare or verify says changed the keys.
+func runningNow(ctx context.Context, store Store, guards []Guard) string {
+	var live *LiveError
+	if errors.As(checkGuards(ctx, store, guards), &live) {
+		return live.Running()
+	}
+	return ""
+}

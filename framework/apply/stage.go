@@ -1,0 +1,210 @@
+package apply
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+)
+
+// Scan is a command's scan: it decides every key at the plan's revision,
+// in write order, and yields each op (yield is nil when nothing is staged,
+// a dry run: the scan then builds no op, it only decides).
+type Scan func(ctx context.Context, yield func(Op) error) error
+
+// Stage is where a plan's ops go: the kit makes it and hands it to build.
+// On a dry run it stages nothing; with --run or --plan-out its ops go into
+// a temporary backup file (the old values; the new ones in the file, or
+// derived again by the header's Rule), which the kit publishes on commit.
+type Stage struct {
+	opt     Options
+	staging bool
+	staged  *Staged
+	path    string // the plan file a Load staged from
+	label   string // the progress label of a scan that stages nothing
+	// held is the published backup, open until the verify has read it back
+	// (a backup deleted during the run is still read back, and reported).
+	held *os.File
+}
+
+// openBackup reads the published backup from its start.
+func (s *Stage) openBackup() (*BackupReader, error) {
+	if s.held != nil {
+		return reopen(s.staged.opt.BackupPath, s.held)
+	}
+	return OpenBackup(s.staged.opt.BackupPath)
+}
+
+// release closes the held backup.
+func (s *Stage) release() {
+	if s.held != nil {
+		_ = s.held.Close()
+		s.held = nil
+	}
+}
+
+// Scan runs scan once with the header of the backup the run publishes
+// (name goes into the backup's file name).
+func (s *Stage) Scan(ctx context.Context, h Header, name string, scan Scan) error {
+	if s.staged != nil {
+		return errors.New("a plan staged its ops twice")
+	}
+	if !s.staging {
+		// Nothing staged, nothing counted: the scan counts what it reads
+		// (ReadCounter), shown once it takes longer than a progress interval.
+		prog := startQuietProgress(s.opt.Progress, s.label, s.opt.ProgressInterval)
+		err := scan(withReadCounter(ctx, prog.add), nil)
+		prog.finish(err == nil)
+		return err
+	}
+	opt := s.opt
+	opt.Header = h
+	opt.BackupPath = BackupPath(opt.BackupDir, h.RootPath, name, h.Revision, time.Now())
+	st, err := newStaged(opt, "scan", h.Rule == "")
+	if err != nil {
+		return fmt.Errorf("%w; nothing was written: choose a writable folder with --backup-dir", err)
+	}
+	st.ctx = ctx
+	s.staged = st
+	if err := scan(ctx, st.add); err != nil {
+		return err
+	}
+	return st.close()
+}
+
+// Load stages the entries of a saved plan file (--plan-out), checksum
+// first, under a backup header that is the file's with command; yield sees
+// each entry as it is staged. It returns the file's header.
+func (s *Stage) Load(ctx context.Context, path, command string, each func(Entry, Op) error) (Header, error) {
+	info, err := VerifyBackup(path, false, nil)
+	if err != nil {
+		return Header{}, err
+	}
+	h := info.Header
+	derive, err := ruleFor(h)
+	if err != nil {
+		return h, err
+	}
+	nh := h
+	nh.Command, nh.Created, nh.Continues, nh.OriginalBackup, nh.SplitState = command, time.Time{}, "", "", false
+	s.path = path
+	return h, s.Scan(ctx, nh, "apply", func(ctx context.Context, yield func(Op) error) error {
+		br, err := OpenBackup(path)
+		if err != nil {
+			return err
+		}
+		defer br.Close()
+		for {
+			e, ok, err := br.Next()
+			if err != nil || !ok {
+				return err
+			}
+			op, err := derive(e)
+			if err != nil {
+				return fmt.Errorf("plan %s line %d: %w", path, e.Line, err)
+			}
+			if err := each(e, op); err != nil {
+				return err
+			}
+			if yield != nil {
+				if err := yield(op); err != nil {
+					return err
+				}
+			}
+		}
+	})
+}
+
+// Rule derives the op of a staged entry again from its backed-up old value:
+// a pure function of the backup header (its RuleParams), registered by name,
+// so that a staged plan need not carry new values it can compute.
+type Rule func(h Header) (func(Entry) (Op, error), error)
+
+var (
+	rulesMu sync.RWMutex
+	rules   = map[string]Rule{}
+)
+
+// RegisterRule registers rule under name (a command's package does, in init).
+func RegisterRule(name string, rule Rule) {
+	rulesMu.Lock()
+	defer rulesMu.Unlock()
+	rules[name] = rule
+}
+
+// ruleFor is the function that gives each entry of a file with header h its
+// op: the header's rule, or the entry's own new value.
+func ruleFor(h Header) (func(Entry) (Op, error), error) {
+	if h.Rule == "" {
+		return entryOp, nil
+	}
+	rulesMu.RLock()
+	rule, ok := rules[h.Rule]
+	rulesMu.RUnlock()
+	if !ok {
+		return nil, fmt.Errorf("the file names rule %q, which this heron does not know", h.Rule)
+	}
+	return rule(h)
+}
+
+// Derive is the function that gives each entry of a backup with header h
+// the op its command wrote (its new value: in the entry, or derived again by
+// the header's Rule): what restore compares a key with to see whether the
+// instance moved on since.
+func Derive(h Header) (func(Entry) (Op, error), error) { return ruleFor(h) }
+
+// entryOp is the op of an entry that carries its new value.
+func entryOp(e Entry) (Op, error) {
+	op := Op{Key: e.Key, ModRevision: e.ModRevision, Delete: e.Delete, Phase: e.Phase}
+	if !e.Absent {
+		op.Original = e.Value
+	}
+	if !e.Delete {
+		if !e.HasNew {
+			return Op{}, fmt.Errorf("entry %s has no new value", e.Key)
+		}
+		op.Value = e.New
+	}
+	return op, nil
+}
+
+// saveAs publishes the staged ops under path (a dry run's --plan-out).
+func (st *Staged) saveAs(path string) error {
+	if st == nil {
+		return errors.New("plan: nothing was staged")
+	}
+	if _, err := os.Lstat(path); err == nil {
+		return fmt.Errorf("plan: %s already exists", path)
+	}
+	st.bw.final = path
+	if err := st.bw.Commit(); err != nil {
+		return fmt.Errorf("plan: %w", err)
+	}
+	st.bw = nil
+	return nil
+}
+
+// copyFile copies the published backup to path (--plan-out with --run).
+func copyFile(from, to string) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return fmt.Errorf("plan: %w", err)
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return fmt.Errorf("plan: %w", err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return fmt.Errorf("plan: write %s: %w", to, err)
+	}
+	return out.Close()
+}
+
+// DryStage is a stage that stages nothing: a plan built with it is a dry
+// run (a re-plan, a test).
+func DryStage() *Stage { return &Stage{} }

@@ -1,0 +1,177 @@
+package apply
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/heron-shell/heron/framework"
+)
+
+// verify checks every key of the published backup (each put holds the
+// bytes staged, each delete is absent: proven by the run's own revisions
+// when nothing else wrote, read back otherwise), plans again (nothing more
+// to do), then runs the plan's After checks.
+func (k *kit[S, P]) verify(ctx context.Context, opt Options, pl *Plan, st *Stage) (*Verify, error) {
+	v, err := k.verifyWritten(ctx, opt, pl, st)
+	return v, afterWrite(err)
+}
+
+func (k *kit[S, P]) verifyWritten(ctx context.Context, opt Options, pl *Plan, st *Stage) (*Verify, error) {
+	v := &Verify{Failures: []string{}}
+	var again int64
+	var planned bool
+	var readErr, planErr error
+	if pl.Replan != nil && pl.Keys > 0 && st.path == "" {
+		// The read-back first: proven by revisions, the command's own proof
+		// of the re-plan stands in for it (Replan).
+		if readErr = readBackPinned(ctx, k.store, st.openBackup, st.staged, v); readErr == nil && v.ReadBack == provenByRevisions {
+			again, planned, planErr = replanProven(ctx, pl.Replan, v.Revision)
+		}
+		if readErr == nil && !planned && planErr == nil {
+			again, planned, planErr = k.replanKeys(ctx, opt)
+		}
+	} else {
+		// The read-back and the re-plan are independent reads: they run side
+		// by side, so the verify costs about one scan.
+		var wg sync.WaitGroup
+		if pl.Keys > 0 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				readErr = readBackPinned(ctx, k.store, st.openBackup, st.staged, v)
+			}()
+		}
+		if st.path == "" {
+			again, planned, planErr = k.replanKeys(ctx, opt)
+		}
+		wg.Wait()
+	}
+	if readErr != nil {
+		return nil, Cause(ctx, fmt.Errorf("verify: %w", readErr))
+	}
+	if planErr != nil {
+		return v, fmt.Errorf("verify: plan again: %w", planErr)
+	}
+	if planned {
+		v.Replanned = again
+		if again > 0 {
+			v.fail("planned again, the command still finds %d keys to write", again)
+		}
+	}
+	var live *LiveError
+	switch err := checkGuards(ctx, k.store, pl.Guards); {
+	case err == nil:
+	case errors.As(err, &live):
+		// A component live now is first among the problems: it is who wrote
+		// over any key that does not read back.
+		v.Running = live.Running()
+		v.FailuresTotal++
+		v.Failures = append([]string{err.Error()}, v.Failures...)[:min(len(v.Failures)+1, maxListedFailures)]
+	default:
+		v.fail("%v", err)
+	}
+	for _, c := range pl.After {
+		note, err := c.Run(ctx)
+		if err != nil {
+			v.OK = false
+			v.fail("%s", err)
+			return v, fmt.Errorf("verify: %s", err)
+		}
+		v.Note = note
+	}
+	v.OK = v.FailuresTotal == 0
+	if !v.OK && v.Running != "" {
+		return v, fmt.Errorf("verify: %d problems after the run: a Milvus component is running: %s; stop it (every component), then re-run heron to complete; first: %s",
+			v.FailuresTotal, v.Running, strings.Join(v.Failures[:min(3, len(v.Failures))], "; "))
+	}
+	if !v.OK {
+		return v, fmt.Errorf("verify: %d problems after the run, first: %s", v.FailuresTotal, strings.Join(v.Failures[:min(3, len(v.Failures))], "; "))
+	}
+	return v, nil
+}
+
+// replanKeys builds the plan again at the current revision, again when
+// etcd compacts the one it reads at (up to maxReadBacks times), and returns
+// the keys it would write.
+func (k *kit[S, P]) replanKeys(ctx context.Context, opt Options) (int64, bool, error) {
+	for attempt := 1; ; attempt++ {
+		again, _, err := k.plan(ctx, opt, false, "verify: planning again")
+		if err == nil {
+			return again.Keys, true, nil
+		}
+		if !framework.IsStaleRead(err) || attempt == maxReadBacks {
+			return 0, false, err
+		}
+	}
+}
+
+// replanProven is the re-plan's answer from the command's proof r at rev,
+// a revision the run's own revisions prove (planned false: the context at
+// rev decides otherwise, or etcd compacted rev: the kit plans again).
+func replanProven(ctx context.Context, r *Replan, rev int64) (int64, bool, error) {
+	same, err := r.Same(ctx, rev)
+	switch {
+	case err != nil && framework.IsStaleRead(err):
+		return 0, false, nil
+	case err != nil:
+		return 0, false, err
+	case !same:
+		return 0, false, nil
+	}
+	return r.Unsettled, true, nil
+}
+
+const maxListedFailures = 20
+
+// Verify is the read-back after the writes.
+type Verify struct {
+	OK bool `json:"ok"`
+	// Revision is the revision the keys were checked at.
+	Revision int64 `json:"revision"`
+	// Keys checked; Replanned is what planning again found to write.
+	Keys int64 `json:"keys_checked"`
+	// ReadBack is how the keys were checked: "proven by revisions" (every
+	// revision since the plan's is one of the run's transactions, so each
+	// key holds what its transaction wrote, nothing read), or "keys-only
+	// read, N values compared" (something else wrote to etcd: mod revisions
+	// read, values compared only where a key's is not its transaction's).
+	ReadBack string `json:"read_back"`
+	// ValuesCompared counts the values read back and compared.
+	ValuesCompared int64    `json:"values_compared"`
+	Replanned      int64    `json:"replanned_keys"`
+	Failures       []string `json:"failures"`
+	// FailuresTotal counts every failure (at most 20 are listed).
+	FailuresTotal int64 `json:"failures_total"`
+	// Note replaces "ok" when an After check found something to say.
+	Note string `json:"note,omitempty"`
+	// Running names the Milvus component live at the verify
+	// (LiveError.Running): the verify fails, and the run is stopped.
+	Running string `json:"running,omitempty"`
+}
+
+func (v *Verify) fail(format string, a ...any) {
+	v.FailuresTotal++
+	if len(v.Failures) < maxListedFailures {
+		v.Failures = append(v.Failures, fmt.Sprintf(format, a...))
+	}
+}
+
+// maxReadBacks is how many times verify reads the keys back when etcd
+// compacts the revision it reads at.
+const maxReadBacks = 3
+
+// readBackPinned is readBack, read again from the start at the new current
+// revision when etcd compacts the one it reads at (another writer and
+// etcd's compactor): a compaction is no verdict on the keys.
+func readBackPinned(ctx context.Context, store Store, open func() (*BackupReader, error), st *Staged, v *Verify) error {
+	for attempt := 1; ; attempt++ {
+		err := readBack(ctx, store, open, st, v)
+		if err == nil || !IsCompacted(err) || attempt == maxReadBacks {
+			return err
+		}
+		*v = Verify{Failures: []string{}}
+	}
+}
