@@ -120,6 +120,14 @@ type Context struct {
 	CheckpointWAL map[string]commonpb.WALName
 	// Collections own a vchannel in scope (scoped plans: their query targets go).
 	Collections map[int64]bool
+	// KafkaBeginning: a Kafka target's earliest is written as Kafka's
+	// OffsetBeginning (-2), the form Milvus's own online switch writes
+	// (MustGetEarliestMessageIDFromMQType, pkg/v2@v2.6.23
+	// streaming/util/message/adaptor/message_id.go), for an instance on
+	// Milvus 3.x, whose read-only replicas accept only an offset inside the
+	// retained range or that sentinel. Otherwise offset 0: Milvus before
+	// 2.6.19 cannot read a negative id.
+	KafkaBeginning bool
 }
 
 // Planner is the pure per-key function of a reset: it decides each key from
@@ -131,9 +139,10 @@ type Planner struct {
 	WALName string // operator name of the target (kafka, ...)
 	Whole   bool
 	scope   map[string]bool
-	// checkpointWAL and collections are the Context's, copied.
-	checkpointWAL map[string]commonpb.WALName
-	collections   map[int64]bool
+	// checkpointWAL, collections and kafkaBeginning are the Context's, copied.
+	checkpointWAL  map[string]commonpb.WALName
+	collections    map[int64]bool
+	kafkaBeginning bool
 }
 
 // NewPlanner returns the planner for target (an operator WAL name) over the
@@ -148,7 +157,11 @@ func NewPlanner(target string, pchannels []string, c Context) (*Planner, error) 
 		return nil, err
 	}
 	p := &Planner{Target: codec.Earliest(), WAL: wal, WALName: msgid.Name(wal), Whole: len(pchannels) == 0,
-		scope: map[string]bool{}, checkpointWAL: maps.Clone(c.CheckpointWAL), collections: maps.Clone(c.Collections)}
+		scope: map[string]bool{}, checkpointWAL: maps.Clone(c.CheckpointWAL), collections: maps.Clone(c.Collections),
+		kafkaBeginning: c.KafkaBeginning && wal == commonpb.WALName_Kafka}
+	if p.kafkaBeginning {
+		p.Target = msgid.OffsetID{Of: wal, Offset: msgid.KafkaOffsetBeginning}
+	}
 	if p.checkpointWAL == nil {
 		p.checkpointWAL = map[string]commonpb.WALName{}
 	}

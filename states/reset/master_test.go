@@ -1,0 +1,89 @@
+package reset
+
+import (
+	"encoding/hex"
+	"strings"
+	"testing"
+
+	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
+
+	"github.com/heron-shell/heron/models"
+	"github.com/heron-shell/heron/models/sample"
+	"github.com/heron-shell/heron/states/gates"
+)
+
+// session is a session value as Milvus writes it (sessionutil.Session
+// marshalled; Version is the release's semver), without a lease: a stopped
+// component's key that has not expired yet reads the same.
+func (e *env) session(key, version string) {
+	e.put(e.meta(models.SessionPrefix+key), []byte(`{"ServerID":9,"ServerName":"mixcoord","Address":"10.0.0.9:19530","Exclusive":true,"Stopping":false,"TriggerKill":true,"Version":"`+version+`","IndexEngineVersion":{},"ScalarIndexEngineVersion":{}}`))
+}
+
+// Issue 28 §4: on Milvus 3.x a Kafka target's earliest is written as
+// OffsetBeginning (-2), as Milvus's own online switch writes it; on 2.6 as
+// offset 0 (before 2.6.19 a negative id does not decode); the plan says
+// which form and why, and --milvus-version decides when it is given.
+func TestKafkaEarliestByRelease(t *testing.T) {
+	for _, c := range []struct {
+		session, flag, human, bytesHex, text, note string
+	}{
+		{"3.0.0", "", "-2", "feffffffffffffff", "-2", "because the instance runs Milvus 3.0.0 (sessions)"},
+		{"2.6.5", "", "0", "0000000000000000", "0", "Milvus before 2.6.19 cannot read the negative OffsetBeginning); the instance runs Milvus 2.6.5 (sessions)"},
+		{"2.6.5", "3.0.1", "-2", "feffffffffffffff", "-2", "3.0.1 (--milvus-version)"},
+		{"", "", "0", "0000000000000000", "0", "the instance's Milvus release is unknown (no session names a version: pass --milvus-version)"},
+	} {
+		e := newEnv(t, commonpb.WALName_Pulsar)
+		if c.session != "" {
+			e.session("mixcoord", c.session)
+		}
+		args := "--target-wal kafka"
+		if c.flag != "" {
+			args += " --milvus-version " + c.flag
+		}
+		s := planJSON(t, mustOut(t, e, args+" --format json"))
+		if s.Earliest.Human != c.human || s.Earliest.BytesHex != c.bytesHex || s.Earliest.Text != c.text {
+			t.Fatalf("%+v: earliest %+v", c, s.Earliest)
+		}
+		mustContain(t, strings.Join(s.Warnings, "\n"), c.note)
+		if c.human != "-2" {
+			continue
+		}
+		runOK(t, e, args)
+		after := e.dump()
+		cp, err := models.DecodeWALCheckpoint([]byte(after[e.meta(models.ConsumeCheckpointKey(e.pc(0)))]))
+		if err != nil || cp.WAL != commonpb.WALName_Kafka || cp.MessageID != "-2" {
+			t.Fatalf("consume checkpoint %+v %v", cp, err)
+		}
+		for k, v := range after {
+			if !strings.Contains(k, models.ChannelCPPrefix) {
+				continue
+			}
+			pos, err := models.DecodePosition([]byte(v))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !models.IsDroppedChannelCP(pos) && hex.EncodeToString(pos.GetMsgID()) != c.bytesHex {
+				t.Fatalf("%s: msgID %x", k, pos.GetMsgID())
+			}
+		}
+	}
+}
+
+// Issue 28 §4: a consume checkpoint whose unknown field holds what looks
+// like a message id (master's data_checkpoint, a WALConsumeCheckpoint, at a
+// number heron could not verify), or a master recovery-control record,
+// refuses the plan by name; nothing is written.
+func TestUnknownIDFieldAndRecoveryControlRefuse(t *testing.T) {
+	dataCheckpoint, _ := hex.DecodeString("4a0b0a060a027278100310c103") // field 9: {message_id {"rx", kafka}, time_tick 449}
+	e := newEnv(t, commonpb.WALName_Kafka)
+	cpKey := e.meta(models.ConsumeCheckpointKey(e.pc(0)))
+	e.put(cpKey, sample.Checkpoint{ID: sample.ID(commonpb.WALName_Kafka, 5), TimeTick: 3, RecoveryMagic: 1, Extra: dataCheckpoint}.Encode())
+	msg := refusedUnchanged(t, e, "--target-wal woodpecker --run")
+	mustContain(t, msg, gates.CheckpointLayoutName, cpKey+` field 9 (a kafka id "rx")`, "data_checkpoint", "does not guess")
+
+	e = newEnv(t, commonpb.WALName_Kafka)
+	rc := e.meta(models.WALPrefix + e.pc(1) + "/recovery-control")
+	e.put(rc, []byte{0x08, 0x01})
+	msg = refusedUnchanged(t, e, "--target-wal pulsar")
+	mustContain(t, msg, gates.CheckpointLayoutName, rc, "interrupted online switch")
+}
