@@ -144,6 +144,16 @@ func TargetGate(ctx context.Context, inst *instance.Instance, rev int64, wal str
 		t.Gate.Detail = fmt.Sprintf("not checked: pass %s to check the %s topics", flag, kind)
 		t.Reminder = fmt.Sprintf("the %s target must be fresh and heron did not check it: each of the topics %s must be absent or empty (no record to replay from the earliest position); check them with %s",
 			kind, listAll(names), flag)
+		if wal == "pulsar" && len(names) > 0 && !strings.HasPrefix(names[0], models.PulsarTopic(models.DefaultPulsarTenant, models.DefaultPulsarNamespace, "")) {
+			versions, err := InstanceVersions(ctx, inst, rev, f.MilvusVersion)
+			if err != nil {
+				return Target{}, err
+			}
+			if versions.PulsarIgnoresNamespace() {
+				t.Reminder += fmt.Sprintf("; Milvus 2.6.0-2.6.8 write every topic to %s/%s whatever pulsar.tenant/namespace say (milvus-io/milvus#46748) and the instance's release is %s: the same topics under %s must be absent or empty too",
+					models.DefaultPulsarTenant, models.DefaultPulsarNamespace, versions.Describe(), models.PulsarTopic(models.DefaultPulsarTenant, models.DefaultPulsarNamespace, ""))
+			}
+		}
 		return t, nil
 	}
 	var full []string

@@ -97,6 +97,16 @@ func TestPulsarTenantIgnoredByEarly26(t *testing.T) {
 		t.Fatalf("--milvus-version v2.6.8: %+v", g.Gate)
 	}
 
+	// Unchecked, the reminder names the public/default topics too.
+	unchecked, err := TargetGate(ctx, inst, 0, "pulsar", &targetcheck.Flags{PulsarTenant: "tn", PulsarNamespace: "ns", MilvusVersion: "2.6.4"}, []string{pc}, false)
+	if err != nil || !strings.Contains(unchecked.Reminder, "persistent://tn/ns/"+pc) || !strings.Contains(unchecked.Reminder, "the same topics under persistent://public/default/ must be absent or empty too") {
+		t.Fatalf("unchecked: %v %q", err, unchecked.Reminder)
+	}
+	unchecked, _ = TargetGate(ctx, inst, 0, "pulsar", &targetcheck.Flags{PulsarTenant: "tn", PulsarNamespace: "ns", MilvusVersion: "2.6.10"}, []string{pc}, false)
+	if strings.Contains(unchecked.Reminder, "public/default") {
+		t.Fatalf("unchecked on 2.6.10: %q", unchecked.Reminder)
+	}
+
 	// public/default itself is checked once.
 	put("2.6.3")
 	pd := &targetcheck.Flags{PulsarAdmin: admin.URL}

@@ -69,6 +69,24 @@ func TestKafkaEarliestByRelease(t *testing.T) {
 	}
 }
 
+// On 3.x an offset 0 already written (a reset made for 2.6) is not at the
+// target: it moves to -2 as well; on 2.6 it stays.
+func TestKafkaOffsetZeroMovesOn3x(t *testing.T) {
+	for _, c := range []struct {
+		version string
+		moves   bool
+	}{{"3.0.0", true}, {"2.6.23", false}} {
+		e := newEnv(t, commonpb.WALName_Kafka)
+		e.session("mixcoord", c.version)
+		runOK(t, e, "--target-wal kafka --milvus-version 2.6.23")
+		s := planJSON(t, mustOut(t, e, "--target-wal kafka --format json"))
+		cc := kindCount(s, KindChannelCP)
+		if moved := cc != nil && cc.Keys > 0; moved != c.moves {
+			t.Fatalf("%s: channel-cps at offset 0 rewritten: %+v", c.version, cc)
+		}
+	}
+}
+
 // Issue 28 §4: a consume checkpoint whose unknown field holds what looks
 // like a message id (master's data_checkpoint, a WALConsumeCheckpoint, at a
 // number heron could not verify), or a master recovery-control record,

@@ -280,7 +280,7 @@ func (p *Planner) consumeCheckpoint(k models.Key, value []byte) (Decision, error
 		return d, &DecodeError{Key: k.Rel, Err: err}
 	}
 	d.Tags, d.AlterWAL, d.Empty = checkpointTags(k.PChannel, cp), cp.AlterWAL, len(value) == 0
-	atTarget := cp.InWAL(p.Target) || cp.AtEarliest(p.WAL)
+	atTarget := cp.InWAL(p.Target) || (p.milvusEarliestKept() && cp.AtEarliest(p.WAL))
 	if atTarget && cp.AlterWAL == nil {
 		d.Reason = KeepAtTarget
 		return d, nil
@@ -331,7 +331,7 @@ func (p *Planner) channelCP(k models.Key, value []byte) (Decision, error) {
 		// An empty value holds no position: it is rewritten, not counted.
 		d.Tags = []Tag{posTag(k.PChannel, pos)}
 	}
-	if models.PositionIn(pos, p.Target) || models.PositionAtEarliest(pos, p.WAL) {
+	if models.PositionIn(pos, p.Target) || (p.milvusEarliestKept() && models.PositionAtEarliest(pos, p.WAL)) {
 		d.Reason = KeepAtTarget
 		return d, nil
 	}
@@ -404,8 +404,15 @@ func (p *Planner) segmentReason(v models.SegmentView) string {
 // or at the target's earliest (exactly heron's bytes, checked first, or
 // Milvus's own earliest id of that WAL).
 func (p *Planner) positionDone(v models.PositionView) bool {
-	return !v.Present || v.In(p.Target) || v.AtEarliest(p.WAL)
+	return !v.Present || v.In(p.Target) || (p.milvusEarliestKept() && v.AtEarliest(p.WAL))
 }
+
+// milvusEarliestKept reports whether an id at the target WAL's earliest in
+// another form than the one written (offset 0 or Milvus's -2 for kafka, -1
+// for rocksmq) is kept as already at the target. Not when the plan writes
+// Kafka's OffsetBeginning for Milvus 3.x: an offset 0 there is what a 3.x
+// read-only replica refuses on an empty topic, so it moves to -2 too.
+func (p *Planner) milvusEarliestKept() bool { return !p.kafkaBeginning }
 
 func (p *Planner) collection(k models.Key, value []byte, kind string) (Decision, error) {
 	d := Decision{Kind: kind}
