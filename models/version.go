@@ -49,8 +49,11 @@ func (v MilvusVersion) String() string { return fmt.Sprintf("%d.%d.%d", v.Major,
 
 // PulsarIgnoresNamespace reports a release that writes every Pulsar topic
 // to public/default whatever pulsar.tenant and pulsar.namespace say: 2.6.0
-// to 2.6.8 (milvus-io/milvus#46748, fixed in January 2026 by 2.6.9; 2.6.23's
-// pulsar builder passes both, streaming/walimpls/impls/pulsar/builder.go:66).
+// to 2.6.8 (milvus-io/milvus#46748 "streamingnode always use
+// public/default", seen on 2.6.6 and 2.6.8; fixed by #46752 and its 2.6
+// backport #46759, merged 2026-01-06; 2.6.23's pulsar builder passes both,
+// streaming/walimpls/impls/pulsar/builder.go:66). 2.6.9 as the first fixed
+// release is taken from the issue's timing, not from release notes.
 func (v MilvusVersion) PulsarIgnoresNamespace() bool {
 	return v.Major == 2 && v.Minor == 6 && v.Patch <= 8
 }
