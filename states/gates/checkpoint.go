@@ -45,7 +45,7 @@ func CheckpointLayout(idFields, controls []string) (framework.Gate, bool) {
 // before 2.6.19 cannot read a negative id), naming the release it read.
 func KafkaEarliestNote(v Versions, written string) string {
 	if v.Line3() {
-		return fmt.Sprintf("Kafka's earliest is written as %s (OffsetBeginning), the form Milvus's own online switch writes (2.6.23 MustGetEarliestMessageIDFromMQType), because the instance runs Milvus %s: a 3.x read-only replica accepts only an offset inside the retained range or that sentinel (master's own Kafka code was not read to verify it)", written, v.Describe())
+		return fmt.Sprintf("Kafka's earliest is written as %s (OffsetBeginning), the form Milvus's own online switch writes (2.6.23 MustGetEarliestMessageIDFromMQType), because the instance runs Milvus %s, which reads it back from checkpoints (milvus-io/milvus#50241)", written, v.Describe())
 	}
 	if !v.Known {
 		return fmt.Sprintf("Kafka's earliest is written as offset %s, which every 2.6 release reads; the instance's Milvus release is %s: on Milvus 3.x pass --milvus-version, and heron writes -2 (OffsetBeginning) as Milvus does there", written, v.Describe())

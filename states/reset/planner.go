@@ -124,9 +124,12 @@ type Context struct {
 	// OffsetBeginning (-2), the form Milvus's own online switch writes
 	// (MustGetEarliestMessageIDFromMQType, pkg/v2@v2.6.23
 	// streaming/util/message/adaptor/message_id.go), for an instance on
-	// Milvus 3.x, whose read-only replicas accept only an offset inside the
-	// retained range or that sentinel. Otherwise offset 0: Milvus before
-	// 2.6.19 cannot read a negative id.
+	// Milvus 3.x, which parses it back from checkpoints (master's
+	// milvus-io/milvus#50241, "special positions such as OffsetBeginning can
+	// recover from checkpoints") and whose read-only replicas accept only an
+	// offset inside the retained range or that sentinel (issue 28; not read
+	// in master's source). Otherwise offset 0: Milvus before 2.6.19 (the 2.6
+	// backport #50242) cannot read a negative id.
 	KafkaBeginning bool
 }
 
