@@ -54,7 +54,7 @@ func (in *Instance) NoMetaError(ctx context.Context) error {
 // FindRoots lists, sorted, the first path segments X of the keyspace for
 // which X/{MetaPath}/ holds a key (MetaPath of the instance's layout),
 // without loading the keyspace (Segments). complete is false when it stopped
-// at maxRoots roots or after maxScan segments.
+// at maxRoots roots or after maxScan requests.
 func (in *Instance) FindRoots(ctx context.Context, maxRoots, maxScan int) (roots []string, complete bool, err error) {
 	segs, complete, err := in.Segments(ctx, "", 0, maxScan)
 	if err != nil {
@@ -81,8 +81,8 @@ func (in *Instance) FindRoots(ctx context.Context, maxRoots, maxScan int) (roots
 // prefix+X+"/"... exists at revision rev (0: current), without loading the
 // keys: it reads one key (keys only), takes its segment, then jumps past
 // that segment's keys, so it costs one request per segment. Keys with no
-// '/' after prefix are skipped. complete is false when it stopped after max
-// segments.
+// '/' after prefix are skipped, a request each. complete is false when it
+// stopped after max requests.
 func (in *Instance) Segments(ctx context.Context, prefix string, rev int64, max int) (segs []string, complete bool, err error) {
 	from := prefix
 	if from == "" {
@@ -96,8 +96,8 @@ func (in *Instance) Segments(ctx context.Context, prefix string, rev int64, max 
 	if rev > 0 {
 		opts = append(opts, clientv3.WithRev(rev))
 	}
-	for {
-		if len(segs) >= max {
+	for reads := 0; ; reads++ {
+		if reads >= max {
 			return segs, false, nil
 		}
 		resp, err := in.cli.Get(ctx, from, opts...)

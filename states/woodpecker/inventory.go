@@ -71,8 +71,9 @@ const (
 	RoleFound = "found"
 )
 
-// maxSegments bounds the path segments listed under {root}/ and at the top
-// of the keyspace when looking for prefixes heron was not told of.
+// maxSegments bounds the keys-only reads (one per path segment) under
+// {root}/ and at the top of the keyspace when looking for prefixes heron was
+// not told of.
 const maxSegments = 1000
 
 // fromDefault is Effective.From when nothing set woodpecker.meta.prefix.
@@ -374,7 +375,8 @@ func legacyKey(ctx context.Context, inst *instance.Instance, rev int64) (string,
 // woodpecker.meta.prefix set only in milvus.yaml, which heron cannot see):
 // {root}/X and top-level X (other than those in known) where X/logs/{p}
 // holds a LogMeta for one of the instance's pchannels p. It lists the path
-// segments keys-only, one request each (at most maxSegments per level), and
+// segments keys-only, one request each (at most maxSegments requests per
+// level), and
 // reads only the LogMeta keys it names, in transactions of 64; a note in
 // eff says what it found, or that the listing stopped short.
 func foundPrefixes(ctx context.Context, inst *instance.Instance, rev int64, known []Prefix, pchannels map[string]bool, eff *Effective) ([]Prefix, error) {
