@@ -21,9 +21,8 @@
 //     X/logs/{pchannel} holds a LogMeta of one of the instance's pchannels, a
 //     woodpecker.meta.prefix set only in milvus.yaml; found by listing path
 //     segments keys-only and reading only those LogMeta keys), whether it
-//     could be read, its key count and
-//     its per-log keys that name a log id no log has (Orphans; never
-//     attributed to a log).
+//     could be read, its key count and its per-log keys that name a log id
+//     no log has (Orphans; never attributed to a log).
 //   - inv.Logs: every log found under those prefixes, sorted by prefix and
 //     name: its log id (-1 when only parked copies or stray keys exist),
 //     segment count and range, truncation point (-1, -1 = none), parked
@@ -376,9 +375,8 @@ func legacyKey(ctx context.Context, inst *instance.Instance, rev int64) (string,
 // {root}/X and top-level X (other than those in known) where X/logs/{p}
 // holds a LogMeta for one of the instance's pchannels p. It lists the path
 // segments keys-only, one request each (at most maxSegments requests per
-// level), and
-// reads only the LogMeta keys it names, in transactions of 64; a note in
-// eff says what it found, or that the listing stopped short.
+// level), and reads only the LogMeta keys it names, in transactions of 64;
+// a note in eff says what it found, or that the listing stopped short.
 func foundPrefixes(ctx context.Context, inst *instance.Instance, rev int64, known []Prefix, pchannels map[string]bool, eff *Effective) ([]Prefix, error) {
 	if len(pchannels) == 0 {
 		return nil, nil
