@@ -2,6 +2,8 @@ package reset
 
 import (
 	"encoding/hex"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -104,4 +106,34 @@ func TestUnknownIDFieldAndRecoveryControlRefuse(t *testing.T) {
 	e.put(rc, []byte{0x08, 0x01})
 	msg = refusedUnchanged(t, e, "--target-wal pulsar")
 	mustContain(t, msg, gates.CheckpointLayoutName, rc, "interrupted online switch")
+}
+
+// Issue 28 §1, end to end: the instance's etcd says tenant milvus-t,
+// namespace ns1 (as milvus.yaml may), its sessions say 2.6.3, and the old
+// data sits under public/default, where 2.6.3 really wrote it: the reset
+// refuses, naming that topic and why; nothing is written.
+func TestPulsarPublicDefaultOnEarly26(t *testing.T) {
+	e := newEnv(t, commonpb.WALName_Kafka)
+	e.put(e.inst.Layout.Root("config/pulsar.tenant"), []byte("milvus-t"))
+	e.put(e.inst.Layout.Root("config/pulsar.namespace"), []byte("ns1"))
+	e.session("streamingnode-4", "2.6.3")
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case strings.HasSuffix(r.URL.Path, "/partitions"):
+			_, _ = w.Write([]byte(`{"partitions":0,"deleted":false}`))
+		case r.URL.Path == "/admin/v2/persistent/public/default/"+e.pc(1)+"/internalStats":
+			_, _ = w.Write([]byte(`{"entriesAddedCounter":9,"numberOfEntries":9,"totalSize":640,"currentLedgerEntries":9,"lastConfirmedEntry":"31:8","state":"LedgerOpened","ledgers":[{"ledgerId":31,"entries":0,"size":0,"offloaded":false,"underReplicated":false}],"cursors":{}}`))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer s.Close()
+	msg := refusedUnchanged(t, e, "--target-wal pulsar --pulsar-admin "+s.URL+" --run")
+	mustContain(t, msg, "persistent://milvus-t/ns1/"+e.pc(1)+": absent; persistent://public/default/"+e.pc(1)+": not empty (9 entries)",
+		"milvus-io/milvus#46748", "2.6.3 (sessions)")
+	// 2.6.9 and later write under milvus-t/ns1 only: public/default is not theirs.
+	out := mustOut(t, e, "--target-wal pulsar --milvus-version 2.6.9 --pulsar-admin "+s.URL+" --format json")
+	if g := findGate(planJSON(t, out), gates.TargetName); g == nil || !g.OK || strings.Contains(g.Detail, "public/default") {
+		t.Fatalf("2.6.9: %+v", g)
+	}
 }
