@@ -19,6 +19,13 @@ const (
 	cpReplicateConfig     protowire.Number = 4
 	cpReplicateCheckpoint protowire.Number = 5
 	cpAlterWALState       protowire.Number = 6
+	// Milvus master adds term (7) and control_checkpoint_time_tick (8):
+	// "int64 term = 7; uint64 control_checkpoint_time_tick = 8;" in master's
+	// design doc "Checkpoint And Snapshot Persistence" §7 (milvus-io/milvus,
+	// reviewed 2026-07-29), the message as master persists it. Neither holds
+	// a message id: both are kept byte for byte.
+	cpTerm                      protowire.Number = 7
+	cpControlCheckpointTimeTick protowire.Number = 8
 )
 
 // streamingpb.AlterWALState field numbers.
@@ -112,11 +119,36 @@ type WALCheckpoint struct {
 	HasReplicateConfig     bool
 	// AlterWAL is alter_wal_state (field 6), nil when absent.
 	AlterWAL *AlterWALState
-	// UnknownFields counts fields heron does not know (numbers above 6, and a
-	// field 6 that is not a message, which proto also reads as unknown): kept
-	// byte for byte. UnknownFieldNumbers lists their numbers, sorted, once each.
+	// Term and ControlCheckpointTimeTick are master's fields 7 and 8
+	// (HasTerm: field 7 is there).
+	Term                      int64
+	HasTerm                   bool
+	ControlCheckpointTimeTick uint64
+	// UnknownFields counts fields heron does not know (numbers above 8, and a
+	// field 6, 7 or 8 of another wire type, which proto also reads as
+	// unknown): kept byte for byte. UnknownFieldNumbers lists their numbers,
+	// sorted, once each.
 	UnknownFields       int
 	UnknownFieldNumbers []int32
+	// IDFields are the unknown fields that hold what looks like a message id
+	// (a MessageID, or a message with one inside: master's data_checkpoint,
+	// a WALConsumeCheckpoint{message_id, time_tick}, is one, at a field
+	// number heron could not verify). Keeping one byte for byte would keep
+	// an old-WAL id Milvus may read: a reset refuses such a checkpoint.
+	IDFields []IDField
+}
+
+// IDField is an unknown checkpoint field that looks like it holds a
+// message id: its number and the id as it reads (WAL and text).
+type IDField struct {
+	Num  int32
+	WAL  commonpb.WALName
+	Text string
+}
+
+// Describe is the field in words: "field 9 (a kafka id "rx")".
+func (f IDField) Describe() string {
+	return fmt.Sprintf("field %d (a %s id %q)", f.Num, msgid.Name(f.WAL), f.Text)
 }
 
 // DecodeWALCheckpoint decodes a consume-checkpoint value.
@@ -156,16 +188,78 @@ func DecodeWALCheckpoint(b []byte) (*WALCheckpoint, error) {
 				return nil, fmt.Errorf("WALCheckpoint.alter_wal_state: %w", err)
 			}
 			cp.AlterWAL = a
+		case f.Num == cpTerm && f.Type == protowire.VarintType:
+			cp.Term, cp.HasTerm = int64(m.Varint(cpTerm)), true
+		case f.Num == cpControlCheckpointTimeTick && f.Type == protowire.VarintType:
+			cp.ControlCheckpointTimeTick = m.Varint(cpControlCheckpointTimeTick)
 		case f.Num >= cpAlterWALState:
 			cp.UnknownFields++
 			if !seen[int32(f.Num)] {
 				seen[int32(f.Num)] = true
 				cp.UnknownFieldNumbers = append(cp.UnknownFieldNumbers, int32(f.Num))
 			}
+			if f.Type != protowire.BytesType {
+				break
+			}
+			if id, ok := heldMessageID(f.Payload, cp.WAL); ok {
+				cp.IDFields = append(cp.IDFields, IDField{Num: int32(f.Num), WAL: id.GetWALName(), Text: id.GetId()})
+			}
 		}
 	}
 	sort.Slice(cp.UnknownFieldNumbers, func(i, j int) bool { return cp.UnknownFieldNumbers[i] < cp.UnknownFieldNumbers[j] })
 	return cp, nil
+}
+
+// heldMessageID reports whether b is, or holds as one of its own fields, a
+// commonpb.MessageID {id = 1, WAL_name = 2} and nothing else: a known
+// WAL_name whose codec reads the id text (woodpecker's empty earliest has no
+// field 1), or, without WAL_name, a non-empty id text that the checkpoint's
+// own WAL (cpWAL) reads. The id comes back with the WAL it was read in.
+func heldMessageID(b []byte, cpWAL commonpb.WALName) (*commonpb.MessageID, bool) {
+	if id, ok := asMessageID(b, cpWAL); ok {
+		return id, true
+	}
+	m, err := wire.Parse(b)
+	if err != nil {
+		return nil, false
+	}
+	for _, f := range m.Fields {
+		if f.Type != protowire.BytesType {
+			continue
+		}
+		if id, ok := asMessageID(f.Payload, cpWAL); ok {
+			return id, true
+		}
+	}
+	return nil, false
+}
+
+func asMessageID(b []byte, cpWAL commonpb.WALName) (*commonpb.MessageID, bool) {
+	m, err := wire.Parse(b)
+	if err != nil || len(m.Fields) == 0 {
+		return nil, false
+	}
+	for _, f := range m.Fields {
+		if !(f.Num == midID && f.Type == protowire.BytesType) && !(f.Num == midWALName && f.Type == protowire.VarintType) {
+			return nil, false
+		}
+	}
+	wal := commonpb.WALName(int32(m.Varint(midWALName)))
+	text := m.String(midID)
+	if wal == commonpb.WALName_Unknown {
+		if text == "" {
+			return nil, false
+		}
+		wal = cpWAL
+	}
+	c, err := msgid.For(wal)
+	if err != nil {
+		return nil, false
+	}
+	if _, err := c.DecodeText(text); err != nil {
+		return nil, false
+	}
+	return &commonpb.MessageID{Id: text, WALName: wal}, true
 }
 
 // RewriteWALCheckpoint sets message_id to id (text form and WAL_name); the

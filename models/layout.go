@@ -73,6 +73,20 @@ func ConsumeCheckpointKey(pchannel string) string {
 	return WALPrefix + pchannel + consumeCheckpointSuffix
 }
 
+// recoveryControlSuffix ends the recovery-control record a Milvus master
+// build keeps per pchannel beside its consume checkpoint
+// (PChannelRecoveryControlMeta: checkpoint_time_tick, replicate_config,
+// replicate_checkpoint, alter_wal_state; its catalog's
+// GetPChannelRecoveryControlMeta). Its key and field numbers were not
+// verified in master's source: heron only recognises it, to refuse.
+const recoveryControlSuffix = "/recovery-control"
+
+// IsRecoveryControlKey reports a pchannel's recovery-control record,
+// streamingnode-meta/wal/{pchannel}/recovery-control.
+func IsRecoveryControlKey(k Key) bool {
+	return k.Kind == KindWALOther && k.Rel == WALPrefix+k.PChannel+recoveryControlSuffix
+}
+
 // ChannelCPKey is datacoord's checkpoint of a vchannel.
 func ChannelCPKey(vchannel string) string { return ChannelCPPrefix + vchannel }
 

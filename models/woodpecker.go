@@ -290,6 +290,27 @@ func DecodeWPLogMeta(b []byte) (WPLogMeta, error) {
 	return out, nil
 }
 
+// LooksLikeWPLogMeta reports whether b is a LogMeta as woodpecker writes it:
+// a varint log id and the fixed64 creation time CreateLog always sets
+// (meta/metadata_etcd.go @v0.1.35). It tells a log's key under a prefix
+// heron was not told of from any other value at a key of the same shape.
+func LooksLikeWPLogMeta(b []byte) bool {
+	m, err := wire.Parse(b)
+	if err != nil {
+		return false
+	}
+	if _, err := DecodeWPLogMeta(b); err != nil {
+		return false
+	}
+	id, okID := m.Get(lmLogID)
+	created, okCreated := m.Get(lmCreationTimestamp)
+	return okID && id.Type == protowire.VarintType && okCreated && created.Type == protowire.Fixed64Type
+}
+
+// WPLogKey is the key of log's LogMeta under prefix P (absolute, no
+// trailing slash): P/logs/{log}.
+func WPLogKey(prefix, log string) string { return prefix + "/logs/" + log }
+
 func fixed64(m *wire.Message, n protowire.Number) uint64 {
 	f, ok := m.Get(n)
 	if !ok || f.Type != protowire.Fixed64Type {

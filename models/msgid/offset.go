@@ -17,7 +17,9 @@ type OffsetID struct {
 // Milvus's own earliest ids, written by its online WAL switch
 // (pkg/v2@v2.6.23 streaming/util/message/adaptor/message_id.go
 // MustGetEarliestMessageIDFromMQType): kafka OffsetBeginning and rocksmq's
-// EarliestMessageID(). Heron reads them as earliest but never writes them.
+// EarliestMessageID(). Heron reads them as earliest; it writes kafka's only
+// for an instance on Milvus 3.x (reset's Context.KafkaBeginning), never
+// rocksmq's.
 const (
 	KafkaOffsetBeginning int64 = -2
 	RocksMQEarliestID    int64 = -1

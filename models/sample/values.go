@@ -80,9 +80,10 @@ func (c Checkpoint) Encode() []byte {
 }
 
 // LaterCheckpointField is a WALCheckpoint field of a Milvus version newer
-// than heron knows (field 7, varint 7), for Checkpoint.Extra: every rewrite
-// must keep it. Field 6 is alter_wal_state since Milvus 2.6.14.
-var LaterCheckpointField = []byte{0x38, 0x07}
+// than heron knows (field 20, varint 7), for Checkpoint.Extra: every rewrite
+// must keep it. Field 6 is alter_wal_state since Milvus 2.6.14; 7 and 8 are
+// master's term and control_checkpoint_time_tick.
+var LaterCheckpointField = []byte{0xa0, 0x01, 0x07}
 
 // Segment is a datapb.SegmentInfo to encode.
 type Segment struct {

@@ -48,9 +48,43 @@ func TargetTopics(ctx context.Context, inst *instance.Instance, rev int64, f *ta
 			return "pulsar", nil, false, err
 		}
 		topics, err = targetcheck.CheckPulsar(ctx, c, pchannels)
+		if err != nil {
+			return "pulsar", nil, false, err
+		}
+		err = checkPublicDefault(ctx, inst, rev, f, c, topics)
 		return "pulsar", topics, err == nil, err
 	}
 	return "", nil, false, nil
+}
+
+// checkPublicDefault also checks each pchannel's topic under public/default
+// when the topics are looked for elsewhere and a release of the instance
+// writes there whatever pulsar.tenant/namespace say (2.6.0-2.6.8,
+// milvus-io/milvus#46748), or the release is unknown: the tenant that
+// milvus.yaml names would pass as absent while Milvus replays public/default.
+func checkPublicDefault(ctx context.Context, inst *instance.Instance, rev int64, f *targetcheck.Flags, c targetcheck.PulsarConfig, topics []targetcheck.Topic) error {
+	if c.Tenant == models.DefaultPulsarTenant && c.Namespace == models.DefaultPulsarNamespace {
+		return nil
+	}
+	versions, err := InstanceVersions(ctx, inst, rev, f.MilvusVersion)
+	if err != nil || !versions.PulsarIgnoresNamespace() {
+		return err
+	}
+	why := fmt.Sprintf("Milvus 2.6.0-2.6.8 write every topic to %s/%s whatever pulsar.tenant/namespace say (milvus-io/milvus#46748); the instance's release: %s, so heron checked %s/%s as well",
+		models.DefaultPulsarTenant, models.DefaultPulsarNamespace, versions.Describe(), models.DefaultPulsarTenant, models.DefaultPulsarNamespace)
+	c.Tenant, c.Namespace = models.DefaultPulsarTenant, models.DefaultPulsarNamespace
+	pchannels := make([]string, len(topics))
+	for i, t := range topics {
+		pchannels[i] = t.PChannel
+	}
+	twins, err := targetcheck.CheckPulsar(ctx, c, pchannels)
+	if err != nil {
+		return err
+	}
+	for i := range topics {
+		topics[i].PublicDefault, topics[i].Why = &twins[i], why
+	}
+	return nil
 }
 
 // PulsarNames are the tenant and namespace of the instance's Pulsar topics:
@@ -110,20 +144,41 @@ func TargetGate(ctx context.Context, inst *instance.Instance, rev int64, wal str
 		t.Gate.Detail = fmt.Sprintf("not checked: pass %s to check the %s topics", flag, kind)
 		t.Reminder = fmt.Sprintf("the %s target must be fresh and heron did not check it: each of the topics %s must be absent or empty (no record to replay from the earliest position); check them with %s",
 			kind, listAll(names), flag)
+		if wal == "pulsar" && len(names) > 0 && !strings.HasPrefix(names[0], models.PulsarTopic(models.DefaultPulsarTenant, models.DefaultPulsarNamespace, "")) {
+			versions, err := InstanceVersions(ctx, inst, rev, f.MilvusVersion)
+			if err != nil {
+				return Target{}, err
+			}
+			if versions.PulsarIgnoresNamespace() {
+				t.Reminder += fmt.Sprintf("; Milvus 2.6.0-2.6.8 write every topic to %s/%s whatever pulsar.tenant/namespace say (milvus-io/milvus#46748) and the instance's release is %s: the same topics under %s must be absent or empty too",
+					models.DefaultPulsarTenant, models.DefaultPulsarNamespace, versions.Describe(), models.PulsarTopic(models.DefaultPulsarTenant, models.DefaultPulsarNamespace, ""))
+			}
+		}
 		return t, nil
 	}
 	var full []string
+	why := ""
 	for _, tp := range topics {
+		why = tp.Why
 		if !tp.Fresh() {
 			full = append(full, tp.Describe())
 		}
-		if tp.Partitions > 1 {
+		switch {
+		case wal != "pulsar" && tp.Partitions > 1:
 			t.Warnings = append(t.Warnings, fmt.Sprintf("Kafka topic %s has %d partitions: Milvus writes and reads partition 0 only, and heron checked partition 0 only", tp.Topic, tp.Partitions))
+		case wal == "pulsar" && tp.Partitions > 0:
+			t.Warnings = append(t.Warnings, fmt.Sprintf("Pulsar topic %s is partitioned (%d partitions, each checked): Milvus's producer writes to its partitions", tp.Topic, tp.Partitions))
 		}
 	}
 	t.Reminder = fmt.Sprintf("heron checked the %s topics of the pchannels in scope at plan time (%s); keep every writer off them until Milvus starts on the new WAL", kind, countStates(topics))
+	if why != "" {
+		t.Warnings = append(t.Warnings, why)
+	}
 	if len(full) == 0 {
 		t.Gate.Detail = fmt.Sprintf("every %s topic of a pchannel in scope is absent or empty (%s)", kind, countStates(topics))
+		if why != "" {
+			t.Gate.Detail += "; " + why
+		}
 		return t, nil
 	}
 	t.Gate.Count, t.Gate.Keys = int64(len(full)), full[:min(len(full), MaxKeys)]
@@ -136,6 +191,9 @@ func TargetGate(ctx context.Context, inst *instance.Instance, rev int64, wal str
 	t.Gate.OK = false
 	t.Gate.Fix = []framework.Step{{Order: framework.StepTarget, Text: fmt.Sprintf("delete or empty the %s topics the gate names", kind)}}
 	t.Gate.Detail = fmt.Sprintf("%s topics of pchannels in scope hold records Milvus would replay from the earliest position, so the target WAL is not fresh: %s; delete or empty them (or pass --allow-non-empty-target to go on)", kind, strings.Join(full, ", "))
+	if why != "" {
+		t.Gate.Detail += "; " + why
+	}
 	return t, nil
 }
 

@@ -35,12 +35,14 @@ func WoodpeckerTarget(inv *woodpecker.Inventory, inScope func(pchannel string) b
 		}
 		logs = append(logs, l)
 	}
-	var unread []string
-	var looked []string
+	var unread, looked, found []string
 	for _, p := range inv.Prefixes {
 		looked = append(looked, p.Prefix+"/")
 		if !p.Readable {
 			unread = append(unread, fmt.Sprintf("%s/ (%s)", p.Prefix, p.Error))
+		}
+		if slices.Contains(p.Roles, woodpecker.RoleFound) && slices.ContainsFunc(logs, func(l woodpecker.Log) bool { return l.Prefix == p.Prefix }) {
+			found = append(found, p.Prefix+"/")
 		}
 	}
 	eff := "effective prefix " + inv.Effective.Describe()
@@ -64,6 +66,9 @@ func WoodpeckerTarget(inv *woodpecker.Inventory, inScope func(pchannel string) b
 		remedy := remedyOf(pchannels, scoped)
 		why = append(why, fmt.Sprintf("%s of pchannels in scope exist, so the target WAL is not fresh (Milvus would replay their segments, and a log that keeps a truncation point without segments never opens): %s; %s; empty them with `%s`",
 			framework.Plural(len(logs), "woodpecker log", ""), capped(named), eff, remedy))
+	}
+	if len(found) > 0 {
+		why = append(why, fmt.Sprintf("heron found %s by the LogMeta of the instance's pchannels under it, not by any setting it can read: woodpecker.meta.prefix is probably set in milvus.yaml", strings.Join(found, ", ")))
 	}
 	if len(unread) > 0 {
 		why = append(why, "heron cannot read "+strings.Join(unread, ", ")+", so it cannot tell whether logs of the pchannels are there; read it with a user that may")

@@ -77,3 +77,19 @@ func TestWoodpeckerTargetGateCapsItsList(t *testing.T) {
 		t.Fatalf("%+v", g)
 	}
 }
+
+// Issue 28 §3: logs under a prefix heron found by their LogMeta (a
+// woodpecker.meta.prefix set only in milvus.yaml) refuse like any other,
+// and the detail names the prefix and why heron looked there.
+func TestWoodpeckerTargetFoundPrefix(t *testing.T) {
+	all := func(string) bool { return true }
+	inv := inventory()
+	inv.Prefixes = append(inv.Prefixes, woodpecker.Prefix{Prefix: "by-dev/wpcustom", Roles: []string{woodpecker.RoleFound}, Readable: true})
+	inv.Logs = []woodpecker.Log{wpLog("by-dev/wpcustom", "by-dev-rootcoord-dml_0", 1, -1, -1)}
+	inv.Logs[0].Prefix = "by-dev/wpcustom"
+	g := WoodpeckerTarget(inv, all, false, false)
+	if g.OK || !strings.Contains(g.Detail, "by-dev/wpcustom/logs/by-dev-rootcoord-dml_0 (id 7") ||
+		!strings.Contains(g.Detail, "heron found by-dev/wpcustom/ by the LogMeta") || !strings.Contains(g.Detail, "milvus.yaml") {
+		t.Fatalf("found prefix: %+v", g)
+	}
+}

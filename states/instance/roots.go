@@ -53,44 +53,70 @@ func (in *Instance) NoMetaError(ctx context.Context) error {
 
 // FindRoots lists, sorted, the first path segments X of the keyspace for
 // which X/{MetaPath}/ holds a key (MetaPath of the instance's layout),
-// without loading the keyspace: it reads one key, takes its first segment,
-// then jumps past that segment's keys. complete is false when it stopped at
-// maxRoots roots or after maxScan segments.
+// without loading the keyspace (Segments). complete is false when it stopped
+// at maxRoots roots or after maxScan requests.
 func (in *Instance) FindRoots(ctx context.Context, maxRoots, maxScan int) (roots []string, complete bool, err error) {
-	cli, meta := in.cli, in.Layout.MetaPath
-	from := "\x00"
-	for scanned := 0; ; scanned++ {
-		if len(roots) >= maxRoots || scanned >= maxScan {
+	segs, complete, err := in.Segments(ctx, "", 0, maxScan)
+	if err != nil {
+		return nil, false, err
+	}
+	for _, seg := range segs {
+		if len(roots) >= maxRoots {
 			sort.Strings(roots)
 			return roots, false, nil
 		}
-		resp, err := cli.Get(ctx, from, clientv3.WithFromKey(), clientv3.WithLimit(1), clientv3.WithKeysOnly())
+		found, err := hasMeta(ctx, in.cli, seg, in.Layout.MetaPath)
 		if err != nil {
 			return roots, false, err
 		}
+		if found {
+			roots = append(roots, seg)
+		}
+	}
+	sort.Strings(roots)
+	return roots, complete, nil
+}
+
+// Segments lists, in key order, the distinct path segments X such that a key
+// prefix+X+"/"... exists at revision rev (0: current), without loading the
+// keys: it reads one key (keys only), takes its segment, then jumps past
+// that segment's keys, so it costs one request per segment. Keys with no
+// '/' after prefix are skipped, a request each. complete is false when it
+// stopped after max requests.
+func (in *Instance) Segments(ctx context.Context, prefix string, rev int64, max int) (segs []string, complete bool, err error) {
+	from := prefix
+	if from == "" {
+		from = "\x00"
+	}
+	end := "\x00" // etcd's "every key from here on"
+	if prefix != "" {
+		end = clientv3.GetPrefixRangeEnd(prefix)
+	}
+	opts := []clientv3.OpOption{clientv3.WithRange(end), clientv3.WithLimit(1), clientv3.WithKeysOnly()}
+	if rev > 0 {
+		opts = append(opts, clientv3.WithRev(rev))
+	}
+	for reads := 0; ; reads++ {
+		if reads >= max {
+			return segs, false, nil
+		}
+		resp, err := in.cli.Get(ctx, from, opts...)
+		if err != nil {
+			return segs, false, fmt.Errorf("list %s*/: %w", prefix, compacted(rev, err))
+		}
 		if len(resp.Kvs) == 0 {
-			sort.Strings(roots)
-			return roots, true, nil
+			return segs, true, nil
 		}
 		key := string(resp.Kvs[0].Key)
-		seg, _, hasSlash := strings.Cut(key, "/")
+		seg, _, hasSlash := strings.Cut(strings.TrimPrefix(key, prefix), "/")
 		if !hasSlash {
 			// A key without '/': the next key may share its start ("x-y/...").
 			from = key + "\x00"
 			continue
 		}
-		from = clientv3.GetPrefixRangeEnd(seg + "/")
-		if seg == "" {
-			continue
-		}
-		found := strings.HasPrefix(key, seg+"/"+meta+"/")
-		if !found {
-			if found, err = hasMeta(ctx, cli, seg, meta); err != nil {
-				return roots, false, err
-			}
-		}
-		if found {
-			roots = append(roots, seg)
+		from = clientv3.GetPrefixRangeEnd(prefix + seg + "/")
+		if seg != "" {
+			segs = append(segs, seg)
 		}
 	}
 }

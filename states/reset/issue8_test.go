@@ -327,7 +327,7 @@ func TestWarnings(t *testing.T) {
 	e := newEnv(t, commonpb.WALName_Kafka)
 	e.put(e.meta(models.ReplicatingPChannel+"standby-"+e.pc(0)), []byte("x"))
 	e.put(e.meta(models.ReplicateConfiguration), []byte("x"))
-	e.put(e.meta(models.WALPrefix+e.pc(0)+"/recovery-control"), []byte("x"))
+	e.put(e.meta(models.WALPrefix+e.pc(1)+"/transform-log"), []byte("x"))
 	cp2 := e.meta(models.ConsumeCheckpointKey(e.pc(2)))
 	e.put(e.meta(models.ConsumeCheckpointKey(e.pc(0))), sample.Checkpoint{ID: sample.ID(commonpb.WALName_Kafka, 5), TimeTick: 3, Extra: sample.LaterCheckpointField}.Encode())
 	e.put(cp2, nil)
@@ -340,8 +340,8 @@ func TestWarnings(t *testing.T) {
 	w := strings.Join(planJSON(t, dry).Warnings, "\n")
 	mustContain(t, w, "replication source", e.meta(models.ReplicatingPChannel+"standby-"+e.pc(0)), e.meta(models.ReplicateConfiguration),
 		"set replication up again",
-		"heron does not know", e.meta(models.WALPrefix+e.pc(0)+"/recovery-control"),
-		e.meta(models.ConsumeCheckpointKey(e.pc(0)))+" (fields 7)",
+		"heron does not know", e.meta(models.WALPrefix+e.pc(1)+"/transform-log"),
+		e.meta(models.ConsumeCheckpointKey(e.pc(0)))+" (fields 20)",
 		"empty values rewritten", cp2, emptyCC)
 	_, errs, _ := e.reset("--target-wal kafka --run --format json")
 	mustContain(t, errs, "warning: this instance is a replication source")

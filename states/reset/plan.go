@@ -91,7 +91,7 @@ func (pl *Plan) header() apply.Header {
 		scope = pl.Scope.PChannels
 	}
 	params, _ := json.Marshal(ruleParams{Target: pl.TargetWAL, PChannels: pl.params.PChannels, MetaPath: layout.MetaPath,
-		CheckpointWAL: pl.planner.checkpointWAL, Collections: pl.planner.collections})
+		CheckpointWAL: pl.planner.checkpointWAL, Collections: pl.planner.collections, KafkaBeginning: pl.planner.kafkaBeginning})
 	return apply.Header{Command: pl.commandLine(), Endpoints: pl.inst.Endpoints, RootPath: layout.RootPath,
 		MetaRoot: layout.MetaRoot(), Revision: pl.Revision, Target: pl.TargetWAL, Scope: scope,
 		Prefixes: []string{layout.MetaRoot(), layout.Root("config/")},
@@ -123,10 +123,15 @@ func readContext(ctx context.Context, inst *instance.Instance, p *Params) (*Plan
 		wal           = walContext{checkpointWAL: map[string]commonpb.WALName{}, known: map[string]bool{}, assigned: map[string]bool{}, checkpointed: map[string]bool{}}
 		replicating   []string
 		cols          = newCollectionContext()
+		versions      gates.Versions
 	)
 	reads := []func() error{
 		func() (err error) {
 			instanceGates, err = gates.Instance(ctx, inst, rev)
+			return err
+		},
+		func() (err error) {
+			versions, err = gates.InstanceVersions(ctx, inst, rev, p.Flags.MilvusVersion)
 			return err
 		},
 		func() error {
@@ -168,7 +173,7 @@ func readContext(ctx context.Context, inst *instance.Instance, p *Params) (*Plan
 			return nil, err
 		}
 	}
-	c := Context{CheckpointWAL: wal.checkpointWAL, Collections: cols.owners}
+	c := Context{CheckpointWAL: wal.checkpointWAL, Collections: cols.owners, KafkaBeginning: versions.Line3()}
 	known := pchannels
 	maps.Copy(known, wal.known)
 	maps.Copy(known, cols.known)
@@ -207,6 +212,12 @@ func readContext(ctx context.Context, inst *instance.Instance, p *Params) (*Plan
 	if len(laterFields) > 0 {
 		pl.notes = append(pl.notes, "consume checkpoints with fields heron does not know, kept byte for byte: "+listKeys(laterFields))
 	}
+	if g, refused := gates.CheckpointLayout(wal.idFields, wal.controls); refused {
+		pl.gates = append(pl.gates, g)
+	}
+	if planner.WAL == commonpb.WALName_Kafka {
+		pl.notes = append(pl.notes, gates.KafkaEarliestNote(versions, planner.Target.Human()))
+	}
 	if err := pl.checkWoodpecker(ctx, rev, known); err != nil {
 		return nil, err
 	}
@@ -238,6 +249,10 @@ type walContext struct {
 	checkpointWAL                   map[string]commonpb.WALName
 	known, assigned, checkpointed   map[string]bool
 	replication, other, laterFields []string
+	// idFields are in-scope checkpoints' unknown fields that hold what
+	// looks like a message id; controls are in-scope recovery-control
+	// records (Milvus master's): both refuse the plan.
+	idFields, controls []string
 }
 
 func (w *walContext) add(inScope func(string) bool) func(e instance.Entry) error {
@@ -254,6 +269,11 @@ func (w *walContext) add(inScope func(string) bool) func(e instance.Entry) error
 				if inScope(e.PChannel) && cp.UnknownFields > 0 {
 					w.laterFields = append(w.laterFields, fmt.Sprintf("%s (fields %s)", e.KV.Key, joinInts(cp.UnknownFieldNumbers)))
 				}
+				if inScope(e.PChannel) {
+					for _, f := range cp.IDFields {
+						w.idFields = append(w.idFields, e.KV.Key+" "+f.Describe())
+					}
+				}
 			}
 		case models.KindSegmentAssign:
 			w.known[e.PChannel] = true
@@ -261,6 +281,9 @@ func (w *walContext) add(inScope func(string) bool) func(e instance.Entry) error
 		case models.KindWALOther:
 			if inScope(e.PChannel) {
 				w.other = append(w.other, e.KV.Key)
+			}
+			if inScope(e.PChannel) && models.IsRecoveryControlKey(e.Key) {
+				w.controls = append(w.controls, e.KV.Key)
 			}
 		}
 		return nil
@@ -679,11 +702,12 @@ const ruleName = "reset-checkpoint"
 // ruleParams are what the rule needs besides the header: the planner's
 // target, scope and frozen context, and the meta path.
 type ruleParams struct {
-	Target        string                      `json:"target"`
-	PChannels     []string                    `json:"pchannels,omitempty"`
-	MetaPath      string                      `json:"meta_path"`
-	CheckpointWAL map[string]commonpb.WALName `json:"checkpoint_wal,omitempty"`
-	Collections   map[int64]bool              `json:"collections,omitempty"`
+	Target         string                      `json:"target"`
+	PChannels      []string                    `json:"pchannels,omitempty"`
+	MetaPath       string                      `json:"meta_path"`
+	CheckpointWAL  map[string]commonpb.WALName `json:"checkpoint_wal,omitempty"`
+	Collections    map[int64]bool              `json:"collections,omitempty"`
+	KafkaBeginning bool                        `json:"kafka_beginning,omitempty"`
 }
 
 func init() { apply.RegisterRule(ruleName, rule) }
@@ -696,7 +720,7 @@ func rule(h apply.Header) (func(apply.Entry) (apply.Op, error), error) {
 		return nil, fmt.Errorf("rule %s: %w", ruleName, err)
 	}
 	layout := models.NewLayout(h.RootPath, rp.MetaPath)
-	planner, err := NewPlanner(rp.Target, rp.PChannels, Context{CheckpointWAL: rp.CheckpointWAL, Collections: rp.Collections})
+	planner, err := NewPlanner(rp.Target, rp.PChannels, Context{CheckpointWAL: rp.CheckpointWAL, Collections: rp.Collections, KafkaBeginning: rp.KafkaBeginning})
 	if err != nil {
 		return nil, fmt.Errorf("rule %s: %w", ruleName, err)
 	}
@@ -739,6 +763,9 @@ func (pl *Plan) commandLine() string {
 	}
 	if pl.params.AllowNonEmptyTarget {
 		b.WriteString(" --allow-non-empty-target")
+	}
+	if pl.params.Flags.MilvusVersion != "" {
+		b.WriteString(" --milvus-version " + pl.params.Flags.MilvusVersion)
 	}
 	b.WriteString(" --run")
 	return b.String()

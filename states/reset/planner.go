@@ -120,6 +120,17 @@ type Context struct {
 	CheckpointWAL map[string]commonpb.WALName
 	// Collections own a vchannel in scope (scoped plans: their query targets go).
 	Collections map[int64]bool
+	// KafkaBeginning: a Kafka target's earliest is written as Kafka's
+	// OffsetBeginning (-2), the form Milvus's own online switch writes
+	// (MustGetEarliestMessageIDFromMQType, pkg/v2@v2.6.23
+	// streaming/util/message/adaptor/message_id.go), for an instance on
+	// Milvus 3.x, which parses it back from checkpoints (master's
+	// milvus-io/milvus#50241, "special positions such as OffsetBeginning can
+	// recover from checkpoints") and whose read-only replicas accept only an
+	// offset inside the retained range or that sentinel (issue 28; not read
+	// in master's source). Otherwise offset 0: Milvus before 2.6.19 (the 2.6
+	// backport #50242) cannot read a negative id.
+	KafkaBeginning bool
 }
 
 // Planner is the pure per-key function of a reset: it decides each key from
@@ -131,9 +142,10 @@ type Planner struct {
 	WALName string // operator name of the target (kafka, ...)
 	Whole   bool
 	scope   map[string]bool
-	// checkpointWAL and collections are the Context's, copied.
-	checkpointWAL map[string]commonpb.WALName
-	collections   map[int64]bool
+	// checkpointWAL, collections and kafkaBeginning are the Context's, copied.
+	checkpointWAL  map[string]commonpb.WALName
+	collections    map[int64]bool
+	kafkaBeginning bool
 }
 
 // NewPlanner returns the planner for target (an operator WAL name) over the
@@ -148,7 +160,11 @@ func NewPlanner(target string, pchannels []string, c Context) (*Planner, error) 
 		return nil, err
 	}
 	p := &Planner{Target: codec.Earliest(), WAL: wal, WALName: msgid.Name(wal), Whole: len(pchannels) == 0,
-		scope: map[string]bool{}, checkpointWAL: maps.Clone(c.CheckpointWAL), collections: maps.Clone(c.Collections)}
+		scope: map[string]bool{}, checkpointWAL: maps.Clone(c.CheckpointWAL), collections: maps.Clone(c.Collections),
+		kafkaBeginning: c.KafkaBeginning && wal == commonpb.WALName_Kafka}
+	if p.kafkaBeginning {
+		p.Target = msgid.OffsetID{Of: wal, Offset: msgid.KafkaOffsetBeginning}
+	}
 	if p.checkpointWAL == nil {
 		p.checkpointWAL = map[string]commonpb.WALName{}
 	}
@@ -267,7 +283,7 @@ func (p *Planner) consumeCheckpoint(k models.Key, value []byte) (Decision, error
 		return d, &DecodeError{Key: k.Rel, Err: err}
 	}
 	d.Tags, d.AlterWAL, d.Empty = checkpointTags(k.PChannel, cp), cp.AlterWAL, len(value) == 0
-	atTarget := cp.InWAL(p.Target) || cp.AtEarliest(p.WAL)
+	atTarget := cp.InWAL(p.Target) || (p.milvusEarliestKept() && cp.AtEarliest(p.WAL))
 	if atTarget && cp.AlterWAL == nil {
 		d.Reason = KeepAtTarget
 		return d, nil
@@ -318,7 +334,7 @@ func (p *Planner) channelCP(k models.Key, value []byte) (Decision, error) {
 		// An empty value holds no position: it is rewritten, not counted.
 		d.Tags = []Tag{posTag(k.PChannel, pos)}
 	}
-	if models.PositionIn(pos, p.Target) || models.PositionAtEarliest(pos, p.WAL) {
+	if models.PositionIn(pos, p.Target) || (p.milvusEarliestKept() && models.PositionAtEarliest(pos, p.WAL)) {
 		d.Reason = KeepAtTarget
 		return d, nil
 	}
@@ -391,8 +407,15 @@ func (p *Planner) segmentReason(v models.SegmentView) string {
 // or at the target's earliest (exactly heron's bytes, checked first, or
 // Milvus's own earliest id of that WAL).
 func (p *Planner) positionDone(v models.PositionView) bool {
-	return !v.Present || v.In(p.Target) || v.AtEarliest(p.WAL)
+	return !v.Present || v.In(p.Target) || (p.milvusEarliestKept() && v.AtEarliest(p.WAL))
 }
+
+// milvusEarliestKept reports whether an id at the target WAL's earliest in
+// another form than the one written (offset 0 or Milvus's -2 for kafka, -1
+// for rocksmq) is kept as already at the target. Not when the plan writes
+// Kafka's OffsetBeginning for Milvus 3.x: an offset 0 there is what a 3.x
+// read-only replica refuses on an empty topic, so it moves to -2 too.
+func (p *Planner) milvusEarliestKept() bool { return !p.kafkaBeginning }
 
 func (p *Planner) collection(k models.Key, value []byte, kind string) (Decision, error) {
 	d := Decision{Kind: kind}

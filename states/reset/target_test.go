@@ -196,10 +196,12 @@ func TestPulsarTargetGate(t *testing.T) {
 	if err := os.WriteFile(tok, []byte("tok\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	args := "--target-wal pulsar --pulsar-admin " + s.URL + " --pulsar-token-file " + tok
+	// 2.6.9 and later write under pulsar.tenant/namespace only (issue 28 §1):
+	// per pchannel the partitioned-topic metadata, then internalStats.
+	args := "--target-wal pulsar --milvus-version 2.6.23 --pulsar-admin " + s.URL + " --pulsar-token-file " + tok
 	msg := refusedUnchanged(t, e, args+" --run")
 	mustContain(t, msg, "persistent://milvus-t/ns1/"+e.pc(0)+": not empty (12 entries)")
-	if len(paths) != 3 {
+	if len(paths) != 6 {
 		t.Fatalf("requests %v", paths)
 	}
 	out, _, code := e.reset(args + " --pulsar-tenant public --pulsar-namespace default --format json")

@@ -1,6 +1,7 @@
 package reset
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"testing"
@@ -125,9 +126,18 @@ func TestWoodpeckerGatePrefixes(t *testing.T) {
 	other.wpLog("inst2/fromflag", other.pc(2), 1, -1, -1)
 	msg = refusedUnchanged(t, other, "--target-wal woodpecker --wp-meta-prefix fromflag")
 	mustContain(t, msg, "inst2/fromflag/logs/"+other.pc(2)+" (id 1, no segments, 1 keys)")
-	if strings.Contains(msg, "inst2/custom/") {
-		t.Fatal("the override the flag replaced was read")
+	// The override the flag replaced still holds the instance's log: found
+	// by its LogMeta, it refuses too, named with why (issue 28 §3).
+	mustContain(t, msg, "inst2/custom/logs/"+other.pc(0), "heron found inst2/custom/ by the LogMeta of the instance's pchannels under it")
+
+	// A woodpecker.meta.prefix set only in milvus.yaml: nothing in etcd
+	// names it, the gate finds it by its LogMeta.
+	if _, err := other.cli.Delete(context.Background(), "inst2/config/woodpecker.meta.prefix"); err != nil {
+		t.Fatal(err)
 	}
+	other.wpLog("inst2/yamlonly", other.pc(2), 4, -1, -1, 0)
+	msg = refusedUnchanged(t, other, "--target-wal woodpecker")
+	mustContain(t, msg, "inst2/yamlonly/logs/"+other.pc(2)+" (id 4, 1 segments 0-0", "inst2/yamlonly/ by the LogMeta", "milvus.yaml")
 }
 
 func mustOut(t *testing.T, e *env, args string) string {

@@ -455,6 +455,8 @@ func TestOtherPrefixes(t *testing.T) {
 	for _, tc := range []struct{ prefix, flag string }{
 		{"by-dev/custom-wp", "--wp-meta-prefix custom-wp"},
 		{"by-dev/wp", ""},
+		// woodpecker.meta.prefix set only in milvus.yaml: found by its LogMeta (issue 28 §3).
+		{"by-dev/yaml-only", ""},
 	} {
 		t.Run(tc.prefix, func(t *testing.T) {
 			e := newEnv(t, "milvus30")

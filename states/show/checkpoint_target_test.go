@@ -65,7 +65,7 @@ func TestShowCheckpointKafkaTarget(t *testing.T) {
 func TestShowCheckpointPulsarTarget(t *testing.T) {
 	e := seeded(t, commonpb.WALName_Kafka)
 	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.Contains(r.URL.Path, "/public/default/"+e.sample.PChannels[1]+"/") {
+		if strings.HasSuffix(r.URL.Path, "/public/default/"+e.sample.PChannels[1]+"/internalStats") {
 			_, _ = w.Write([]byte(`{"numberOfEntries":4}`))
 			return
 		}

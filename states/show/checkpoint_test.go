@@ -315,7 +315,7 @@ func TestShowCheckpointAlterWAL(t *testing.T) {
 	e := seeded(t, commonpb.WALName_Pulsar)
 	for i, stage := range []models.AlterWALStage{models.AlterWALStageAdvanceCheckpoint, models.AlterWALStageFlushing} {
 		cp := sample.Checkpoint{ID: sample.ID(commonpb.WALName_Pulsar, int64(50+i)), TimeTick: ts(60 + i), RecoveryMagic: 1,
-			Extra: (&wire.Builder{}).Message(6, alterWALState(commonpb.WALName_Kafka, stage)).Varint(7, 3).Build()}
+			Extra: (&wire.Builder{}).Message(6, alterWALState(commonpb.WALName_Kafka, stage)).Varint(20, 3).Build()}
 		e.put(models.ConsumeCheckpointKey(e.pch(i)), cp.Encode())
 	}
 	res, _ := runJSON[CheckpointResult](e, "show checkpoint")
@@ -326,8 +326,8 @@ func TestShowCheckpointAlterWAL(t *testing.T) {
 		if p.AlterWAL == nil || *p.AlterWAL != want {
 			t.Errorf("%s alter_wal: %+v, want %+v", p.Name, p.AlterWAL, want)
 		}
-		if len(p.UnknownFields) != 1 || p.UnknownFields[0] != 7 {
-			t.Errorf("%s unknown_fields %v, want [7]", p.Name, p.UnknownFields)
+		if len(p.UnknownFields) != 1 || p.UnknownFields[0] != 20 {
+			t.Errorf("%s unknown_fields %v, want [20]", p.Name, p.UnknownFields)
 		}
 		if p.MessageIDHuman != human(commonpb.WALName_Pulsar, int64(50+i)) || p.Split {
 			t.Errorf("%s: %+v", p.Name, p)
@@ -341,7 +341,7 @@ func TestShowCheckpointAlterWAL(t *testing.T) {
 		t.Errorf("JSON of a checkpoint without alter_wal_state lacks \"alter_wal\": null:\n%s", raw)
 	}
 	table, _ := e.mustRun("show checkpoint")
-	for _, s := range []string{"ALTER WAL", "online switch to kafka, stage ADVANCE_CHECKPOINT", "online switch to kafka, stage FLUSHING", "unknown fields 7 kept"} {
+	for _, s := range []string{"ALTER WAL", "online switch to kafka, stage ADVANCE_CHECKPOINT", "online switch to kafka, stage FLUSHING", "unknown fields 20 kept"} {
 		if !strings.Contains(table, s) {
 			t.Errorf("table lacks %q:\n%s", s, table)
 		}

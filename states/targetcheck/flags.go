@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/heron-shell/heron/framework"
+	"github.com/heron-shell/heron/models"
 )
 
 // Flags are the target-check flags of reset checkpoint and show checkpoint.
@@ -33,6 +34,7 @@ type Flags struct {
 	PulsarTenant          string `name:"pulsar-tenant" placeholder:"TENANT" complete:"-" desc:"Pulsar tenant of the topics (default: the instance's pulsar.tenant override in etcd, else public)"`
 	PulsarNamespace       string `name:"pulsar-namespace" placeholder:"NAMESPACE" complete:"-" desc:"Pulsar namespace of the topics (default: the instance's pulsar.namespace override in etcd, else default)"`
 	PulsarTokenFile       string `name:"pulsar-token-file" placeholder:"FILE" complete:"-" desc:"file holding a token for the admin API (sent as a bearer token)"`
+	MilvusVersion         string `name:"milvus-version" placeholder:"X.Y.Z" complete:"-" desc:"the instance's Milvus release when no session names it (a stopped instance's sessions expire): 2.6.0-2.6.8 write Pulsar topics to public/default; 3.x reads Kafka's earliest as -2"`
 }
 
 // Kafka reports whether the Kafka check was asked for.
@@ -59,6 +61,11 @@ func (f *Flags) Validate(command, target string) error {
 	for _, n := range sortedTrue(pulsarOnly) {
 		if !f.Pulsar() {
 			return framework.Usagef("%s: --%s needs --pulsar-admin", command, n)
+		}
+	}
+	if f.MilvusVersion != "" {
+		if _, err := models.ParseMilvusVersion(f.MilvusVersion); err != nil {
+			return framework.Usagef("%s: --milvus-version: %v", command, err)
 		}
 	}
 	if f.Kafka() && f.Pulsar() {

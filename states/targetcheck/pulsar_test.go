@@ -91,11 +91,30 @@ func TestPulsarErrors(t *testing.T) {
 		"not internalStats JSON": func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("<html>proxy</html>")) },
 		"no numberOfEntries":     func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte(`{"totalSize":1}`)) },
 	} {
-		s := httptest.NewServer(h)
+		// The partitioned-topic metadata says "not partitioned"; the
+		// internalStats answer is the one at fault.
+		s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.HasSuffix(r.URL.Path, "/partitions") {
+				_, _ = w.Write([]byte(`{"partitions":0,"deleted":false}`))
+				return
+			}
+			h(w, r)
+		}))
 		_, err := targetcheck.CheckPulsar(context.Background(), targetcheck.PulsarConfig{Admin: s.URL, Tenant: "public", Namespace: "default"}, []string{dml0})
 		s.Close()
 		require.Error(t, err, name)
 		assert.Contains(t, err.Error(), name)
+	}
+	for name, body := range map[string]string{
+		"not partitioned-topic metadata JSON": "<html>proxy</html>",
+		"no partition count":                  `{"deleted":false}`,
+	} {
+		s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte(body)) }))
+		_, err := targetcheck.CheckPulsar(context.Background(), targetcheck.PulsarConfig{Admin: s.URL, Tenant: "public", Namespace: "default"}, []string{dml0})
+		s.Close()
+		require.Error(t, err, name)
+		assert.Contains(t, err.Error(), name)
+		assert.Contains(t, err.Error(), "/partitions")
 	}
 }
 

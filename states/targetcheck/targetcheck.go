@@ -42,15 +42,32 @@ type Topic struct {
 	LowWatermark  *int64 `json:"low_watermark,omitempty"`
 	HighWatermark *int64 `json:"high_watermark,omitempty"`
 	Partitions    int32  `json:"partitions,omitempty"`
-	// Pulsar: the topic's numberOfEntries (internalStats).
+	// Pulsar: the topic's numberOfEntries (internalStats), summed over its
+	// partitions when it is partitioned (Partitions > 0).
 	Entries *int64 `json:"entries,omitempty"`
+	// PublicDefault is the same pchannel's topic under public/default, checked
+	// as well when a release of the instance writes there whatever
+	// pulsar.tenant/namespace say (or the release is unknown); Why says so.
+	PublicDefault *Topic `json:"public_default,omitempty"`
+	Why           string `json:"why,omitempty"`
 }
 
-// Fresh reports whether the topic holds nothing to replay.
-func (t Topic) Fresh() bool { return t.State != NotEmpty }
+// Fresh reports whether the topic, and its public/default twin when
+// checked, hold nothing to replay.
+func (t Topic) Fresh() bool {
+	return t.State != NotEmpty && (t.PublicDefault == nil || t.PublicDefault.Fresh())
+}
 
-// Describe is the topic and its state in words, for gates and tables.
+// Describe is the topic and its state in words, for gates and tables, with
+// its public/default twin's.
 func (t Topic) Describe() string {
+	if t.PublicDefault != nil {
+		return t.describe() + "; " + t.PublicDefault.describe()
+	}
+	return t.describe()
+}
+
+func (t Topic) describe() string {
 	switch {
 	case t.LowWatermark != nil && t.HighWatermark != nil:
 		s := fmt.Sprintf("%s: %s (partition 0 watermarks low %d, high %d", t.Topic, t.State, *t.LowWatermark, *t.HighWatermark)
@@ -58,14 +75,24 @@ func (t Topic) Describe() string {
 			s += fmt.Sprintf("; %d partitions", t.Partitions)
 		}
 		return s + ")"
+	case t.Entries != nil && t.Partitions > 0:
+		return fmt.Sprintf("%s: %s (partitioned: %d entries in %d partitions)", t.Topic, t.State, *t.Entries, t.Partitions)
 	case t.Entries != nil:
 		return fmt.Sprintf("%s: %s (%d entries)", t.Topic, t.State, *t.Entries)
 	}
 	return t.Topic + ": " + t.State
 }
 
-// Short is the state alone, with its numbers, for a table cell.
+// Short is the state alone, with its numbers, for a table cell, and the
+// public/default twin's when checked.
 func (t Topic) Short() string {
+	if t.PublicDefault != nil {
+		return t.short() + "; public/default: " + t.PublicDefault.short()
+	}
+	return t.short()
+}
+
+func (t Topic) short() string {
 	switch {
 	case t.LowWatermark != nil && t.HighWatermark != nil:
 		s := fmt.Sprintf("%s (low %d, high %d", t.State, *t.LowWatermark, *t.HighWatermark)
@@ -73,6 +100,8 @@ func (t Topic) Short() string {
 			s += fmt.Sprintf(", %d partitions", t.Partitions)
 		}
 		return s + ")"
+	case t.Entries != nil && t.Partitions > 0:
+		return fmt.Sprintf("%s (%d entries, %d partitions)", t.State, *t.Entries, t.Partitions)
 	case t.Entries != nil:
 		return fmt.Sprintf("%s (%d entries)", t.State, *t.Entries)
 	}

@@ -16,10 +16,13 @@
 //     or an etcd config override, named in From) or "default"
 //     ({root}/woodpecker).
 //   - inv.Prefixes: every prefix looked at (the effective one first, then
-//     legacy woodpecker/, the configured and default ones, and {root}/wp,
-//     which no release writes), whether it could be read, its key count and
-//     its per-log keys that name a log id no log has (Orphans; never
-//     attributed to a log).
+//     legacy woodpecker/, the configured and default ones, {root}/wp, which
+//     no release writes, and "found" prefixes: {root}/X or top-level X where
+//     X/logs/{pchannel} holds a LogMeta of one of the instance's pchannels, a
+//     woodpecker.meta.prefix set only in milvus.yaml; found by listing path
+//     segments keys-only and reading only those LogMeta keys), whether it
+//     could be read, its key count and its per-log keys that name a log id
+//     no log has (Orphans; never attributed to a log).
 //   - inv.Logs: every log found under those prefixes, sorted by prefix and
 //     name: its log id (-1 when only parked copies or stray keys exist),
 //     segment count and range, truncation point (-1, -1 = none), parked
@@ -40,6 +43,7 @@ package woodpecker
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -60,7 +64,16 @@ const (
 	RoleConfigured = "configured" // {root}/{woodpecker.meta.prefix} from a flag or etcd
 	RoleDefault    = "default"    // {root}/woodpecker
 	RoleWP         = "wp"         // {root}/wp: no release writes it
+	// RoleFound: a prefix heron was not told of, found by a LogMeta of one
+	// of the instance's pchannels at {root}/X/logs/{pchannel} or
+	// X/logs/{pchannel}: a woodpecker.meta.prefix set only in milvus.yaml.
+	RoleFound = "found"
 )
+
+// maxSegments bounds the keys-only reads (one per path segment) under
+// {root}/ and at the top of the keyspace when looking for prefixes heron was
+// not told of.
+const maxSegments = 1000
 
 // fromDefault is Effective.From when nothing set woodpecker.meta.prefix.
 const fromDefault = "default"
@@ -242,7 +255,12 @@ func Find(ctx context.Context, inst *instance.Instance, rev int64, opts Options)
 		return nil, err
 	}
 	inv := &Inventory{Revision: rev, Effective: eff}
-	for _, p := range lookedAt(inst.Layout, eff) {
+	prefixes := lookedAt(inst.Layout, eff)
+	found, err := foundPrefixes(ctx, inst, rev, prefixes, pchannels, &inv.Effective)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range append(prefixes, found...) {
 		p.Effective = p.Prefix == eff.Prefix
 		if p.Prefix == models.WoodpeckerLegacyRoot && legacyErr != nil {
 			p.Readable, p.Error = false, legacyErr.Error()
@@ -289,7 +307,7 @@ func effective(ctx context.Context, inst *instance.Instance, rev int64, flag str
 	e.Prefix = e.Configured
 	legacyKey, err := legacyKey(ctx, inst, rev)
 	if instance.IsPermissionDenied(err) {
-		e.Note = strings.TrimPrefix(e.Note+"; ", "; ") + "the legacy prefix " + models.WoodpeckerLegacyRoot + "/ is not readable by this user, so heron assumes it holds nothing (woodpecker decides the same way on a failed read)"
+		e.Note = joinNote(e.Note, "the legacy prefix "+models.WoodpeckerLegacyRoot+"/ is not readable by this user, so heron assumes it holds nothing (woodpecker decides the same way on a failed read)")
 		return e, err, nil
 	}
 	if err != nil {
@@ -350,6 +368,86 @@ func legacyKey(ctx context.Context, inst *instance.Instance, rev int64) (string,
 		}
 	}
 	return "", nil
+}
+
+// foundPrefixes looks for woodpecker prefixes heron was not told of (a
+// woodpecker.meta.prefix set only in milvus.yaml, which heron cannot see):
+// {root}/X and top-level X (other than those in known) where X/logs/{p}
+// holds a LogMeta for one of the instance's pchannels p. It lists the path
+// segments keys-only, one request each (at most maxSegments requests per
+// level), and reads only the LogMeta keys it names, in transactions of 64;
+// a note in eff says what it found, or that the listing stopped short.
+func foundPrefixes(ctx context.Context, inst *instance.Instance, rev int64, known []Prefix, pchannels map[string]bool, eff *Effective) ([]Prefix, error) {
+	if len(pchannels) == 0 {
+		return nil, nil
+	}
+	root := inst.Layout.RootPath
+	var cands []string
+	complete := true
+	for _, level := range []string{root + "/", ""} {
+		segs, done, err := inst.Segments(ctx, level, rev, maxSegments)
+		if instance.IsPermissionDenied(err) {
+			// A user granted only the root path cannot list the top level.
+			eff.Note = joinNote(eff.Note, fmt.Sprintf("this user may not list %s*/, so heron could not look there for logs under a woodpecker.meta.prefix set only in milvus.yaml", level))
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		complete = complete && done
+		for _, seg := range segs {
+			p := level + seg
+			if !slices.ContainsFunc(known, func(k Prefix) bool { return k.Prefix == p }) && !slices.Contains(cands, p) {
+				cands = append(cands, p)
+			}
+		}
+	}
+	if !complete {
+		eff.Note = joinNote(eff.Note, fmt.Sprintf("heron looked for logs under a woodpecker.meta.prefix set only in milvus.yaml in the first %d path segments of %s/ and of the keyspace only", maxSegments, root))
+	}
+	names := slices.Sorted(maps.Keys(pchannels))
+	type logKey struct{ prefix, log string }
+	hits := map[string][]string{}
+	b := instance.NewBatch(inst, rev, 64, func(k logKey) string { return models.WPLogKey(k.prefix, k.log) }, func(k logKey, kv instance.KV) error {
+		if kv.Key != "" && models.LooksLikeWPLogMeta(kv.Value) {
+			hits[k.prefix] = append(hits[k.prefix], k.log)
+		}
+		return nil
+	})
+	for _, c := range cands {
+		for _, pc := range names {
+			if err := b.Add(ctx, logKey{c, pc}); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := b.Flush(ctx); err != nil {
+		return nil, err
+	}
+	var out []Prefix
+	for _, c := range cands {
+		if logs := hits[c]; len(logs) > 0 {
+			out = append(out, Prefix{Prefix: c, Roles: []string{RoleFound}, Readable: true})
+			eff.Note = joinNote(eff.Note, fmt.Sprintf("woodpecker logs of the instance's pchannels (%s) exist under %s/, a prefix heron was not told of: woodpecker.meta.prefix is probably set in milvus.yaml; heron counts them (pass --wp-meta-prefix if it is the prefix in use)", capped(logs), c))
+		}
+	}
+	return out, nil
+}
+
+// capped names at most three items, saying how many more there are.
+func capped(items []string) string {
+	const most = 3
+	if len(items) <= most {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(items[:most], ", "), len(items)-most)
+}
+
+func joinNote(note, more string) string {
+	if note == "" {
+		return more
+	}
+	return note + "; " + more
 }
 
 // lookedAt lists the prefixes to read, the effective one first, each once
