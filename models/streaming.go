@@ -1,8 +1,12 @@
 package models
 
 import (
+	"encoding/base64"
 	"fmt"
+	"strconv"
 	"strings"
+
+	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
@@ -39,13 +43,48 @@ func (s BroadcastState) InFlight() bool {
 	return s == BroadcastPending || s == BroadcastWaitAck || s == BroadcastReplicated
 }
 
-// BroadcastTask is the decoded view of streamingpb.BroadcastTask.
+// BroadcastTask is the decoded view of streamingpb.BroadcastTask
+// {message 1, state 2, acked_vchannel_bitmap 3, acked_checkpoints 4}
+// (pkg/v2@v2.6.23 proto/streaming.proto).
 type BroadcastTask struct {
-	State           BroadcastState
+	State BroadcastState
+	// AckedCheckpoint counts acked_checkpoints entries, Acked those that hold
+	// an ack (Milvus keeps one entry per vchannel of the broadcast header,
+	// empty until that vchannel acked).
 	AckedCheckpoint int
+	Acked           int
+	// MessageType is the message's _t property (messagespb.MessageType as a
+	// decimal: 700 is AlterWAL); VChannels its broadcast header's vchannels.
+	MessageType int64
+	VChannels   []string
+	// Properties are the message's properties (messagespb.Message.properties):
+	// the specialized header _h can hold the caller's config (AlterWAL).
+	Properties map[string]string
+	// AlterWAL is the AlterWAL message's header, nil for other types.
+	AlterWAL *AlterWALHeader
 }
 
+// AlterWALHeader is messagespb.AlterWALMessageHeader {target_wal_name 1,
+// config 2}: Milvus's online WAL switch, with the caller's config map (Kafka
+// SASL passwords, TLS keys: see IsSecretKey).
+type AlterWALHeader struct {
+	Target commonpb.WALName
+	Config map[string]string
+}
+
+// MessageTypeAlterWAL is messagespb.MessageType_AlterWAL (pkg/v2@v2.6.23 proto/messages.proto).
+const MessageTypeAlterWAL = 700
+
+// Message property keys (pkg/v2@v2.6.23 streaming/util/message/properties.go);
+// _bh and _h hold base64 protobuf (message.EncodeProto).
 const (
+	propMessageType     = "_t"
+	propBroadcastHeader = "_bh"
+	propHeader          = "_h"
+)
+
+const (
+	btMessage        protowire.Number = 1
 	btState          protowire.Number = 2
 	btAckedCheckpoin protowire.Number = 4
 )
@@ -56,29 +95,72 @@ func DecodeBroadcastTask(b []byte) (*BroadcastTask, error) {
 	if err != nil {
 		return nil, fmt.Errorf("not a BroadcastTask: %w", err)
 	}
-	return &BroadcastTask{State: BroadcastState(m.Varint(btState)), AckedCheckpoint: len(m.All(btAckedCheckpoin))}, nil
+	bt := &BroadcastTask{State: BroadcastState(m.Varint(btState))}
+	for _, f := range m.All(btAckedCheckpoin) {
+		bt.AckedCheckpoint++
+		if f.Type == protowire.BytesType && len(f.Payload) > 0 {
+			bt.Acked++
+		}
+	}
+	msg, err := m.Sub(btMessage)
+	if err != nil {
+		return nil, fmt.Errorf("BroadcastTask.message: %w", err)
+	}
+	if msg == nil {
+		return bt, nil
+	}
+	if bt.Properties, err = decodeStringMap(msg, 2); err != nil {
+		return nil, fmt.Errorf("BroadcastTask.message.properties: %w", err)
+	}
+	if t, ok := bt.Properties[propMessageType]; ok {
+		bt.MessageType, _ = strconv.ParseInt(t, 10, 64)
+	}
+	if h, ok := bt.Properties[propBroadcastHeader]; ok {
+		if bh, err := parseBase64Proto(h); err == nil {
+			for _, f := range bh.All(2) {
+				bt.VChannels = append(bt.VChannels, string(f.Payload))
+			}
+		}
+	}
+	if h, ok := bt.Properties[propHeader]; ok && bt.MessageType == MessageTypeAlterWAL {
+		hm, err := parseBase64Proto(h)
+		if err != nil {
+			return nil, fmt.Errorf("BroadcastTask AlterWAL header: %w", err)
+		}
+		cfg, err := decodeStringMap(hm, 2)
+		if err != nil {
+			return nil, fmt.Errorf("BroadcastTask AlterWAL header config: %w", err)
+		}
+		bt.AlterWAL = &AlterWALHeader{Target: commonpb.WALName(int32(hm.Varint(1))), Config: cfg}
+	}
+	return bt, nil
 }
 
-// PChannelMeta is the decoded view of streamingpb.PChannelMeta: the
-// authoritative list of pchannels. It holds no MQ id.
-type PChannelMeta struct {
-	Name string
+func parseBase64Proto(s string) (*wire.Message, error) {
+	raw, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return nil, err
+	}
+	return wire.Parse(raw)
 }
 
-// DecodePChannelMeta decodes a streamingcoord pchannel value.
-func DecodePChannelMeta(b []byte) (*PChannelMeta, error) {
-	m, err := wire.Parse(b)
-	if err != nil {
-		return nil, fmt.Errorf("not a PChannelMeta: %w", err)
+// decodeStringMap reads a map<string, string> field (entries {key 1, value 2}).
+func decodeStringMap(m *wire.Message, num protowire.Number) (map[string]string, error) {
+	var out map[string]string
+	for _, f := range m.All(num) {
+		if f.Type != protowire.BytesType {
+			return nil, fmt.Errorf("map entry has wire type %d", f.Type)
+		}
+		e, err := wire.Parse(f.Payload)
+		if err != nil {
+			return nil, err
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[e.String(1)] = e.String(2)
 	}
-	ch, err := m.Sub(1)
-	if err != nil {
-		return nil, fmt.Errorf("PChannelMeta.channel: %w", err)
-	}
-	if ch == nil {
-		return &PChannelMeta{}, nil
-	}
-	return &PChannelMeta{Name: ch.String(1)}, nil
+	return out, nil
 }
 
 // SegmentAssignmentMeta is the decoded view of streamingpb.SegmentAssignmentMeta:

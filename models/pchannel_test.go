@@ -1,0 +1,61 @@
+package models_test
+
+import (
+	"encoding/base64"
+	"testing"
+
+	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/heron-shell/heron/models"
+	"github.com/heron-shell/heron/models/wire"
+)
+
+func TestSecretKeys(t *testing.T) {
+	for _, k := range []string{"sasl.password", "kafka.saslPassword", "SASL_PASSWORD", "config/kafka/saslPassword",
+		"ssl.key.pem", "ssl.keystore.key", "tls.key", "minio.secretAccessKey", "minio.accessKeyID",
+		"pulsar.authParams.token", "etcd.auth.password", "sasl.oauthbearer.client.secret"} {
+		assert.True(t, models.IsSecretKey(k), k)
+	}
+	for _, k := range []string{"mq.type", "mqtype", "sasl.mechanisms", "security.protocol", "kafka.brokerList",
+		"dataCoord.compaction.channelMaxCPLag", "ssl.endpoint.identification.algorithm", "woodpecker.meta.prefix"} {
+		assert.False(t, models.IsSecretKey(k), k)
+	}
+	assert.Equal(t, models.MaskedSecret, models.MaskSecret("sasl.password", "hunter2", false))
+	assert.Equal(t, "hunter2", models.MaskSecret("sasl.password", "hunter2", true))
+	assert.Equal(t, "kafka", models.MaskSecret("mq.type", "kafka", false))
+	m := models.MaskSecrets(map[string]string{"sasl.password": "x", "mq.type": "kafka"}, false)
+	assert.Equal(t, map[string]string{"sasl.password": models.MaskedSecret, "mq.type": "kafka"}, m)
+}
+
+// An AlterWAL broadcast task as Milvus stores it: the message's properties
+// hold _t = 700, the broadcast header (_bh) and the specialized header (_h),
+// each base64 protobuf; two vchannels, one acked.
+func TestDecodeAlterWALBroadcastTask(t *testing.T) {
+	entry := func(k, v string) []byte { return (&wire.Builder{}).String(1, k).String(2, v).Build() }
+	bh := (&wire.Builder{}).Varint(1, 9).String(2, "dml_0_1v0").String(2, "dml_1_1v0").Build()
+	h := (&wire.Builder{}).Varint(1, uint64(commonpb.WALName_Kafka)).Message(2, entry("sasl.password", "hunter2")).Build()
+	msg := (&wire.Builder{}).Bytes(1, nil).
+		Message(2, entry("_t", "700")).
+		Message(2, entry("_bh", base64.StdEncoding.EncodeToString(bh))).
+		Message(2, entry("_h", base64.StdEncoding.EncodeToString(h))).Build()
+	acked := (&wire.Builder{}).Varint(3, 42).Build()
+	v := (&wire.Builder{}).Message(1, msg).Varint(2, 1).Message(4, acked).Message(4, nil).Build()
+	bt, err := models.DecodeBroadcastTask(v)
+	require.NoError(t, err)
+	assert.Equal(t, models.BroadcastPending, bt.State)
+	assert.Equal(t, int64(models.MessageTypeAlterWAL), bt.MessageType)
+	assert.Equal(t, []string{"dml_0_1v0", "dml_1_1v0"}, bt.VChannels)
+	assert.Equal(t, 2, bt.AckedCheckpoint)
+	assert.Equal(t, 1, bt.Acked)
+	require.NotNil(t, bt.AlterWAL)
+	assert.Equal(t, commonpb.WALName_Kafka, bt.AlterWAL.Target)
+	assert.Equal(t, "hunter2", bt.AlterWAL.Config["sasl.password"])
+}
+
+func TestStreamingNodeKeys(t *testing.T) {
+	assert.Equal(t, "session/streamingnode-7", models.StreamingNodeSessionKey(7))
+	assert.Equal(t, "streamingnode-meta/wal/p0/vchannel/p0_1v0", models.VChannelMetaKey("p0", "p0_1v0"))
+	assert.Equal(t, "ASSIGNED", models.PChannelAssigned.String())
+}
