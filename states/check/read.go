@@ -1,0 +1,150 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
+
+	"github.com/heron-shell/heron/framework/apply"
+	"github.com/heron-shell/heron/models"
+	"github.com/heron-shell/heron/models/msgid"
+	"github.com/heron-shell/heron/states/instance"
+	"github.com/heron-shell/heron/states/show"
+)
+
+// Snapshot is one read of the instance: its channels, its broadcast tasks
+// and the wall clock when it was read.
+type Snapshot struct {
+	At    time.Time
+	State *show.ChannelState
+	Tasks []Task
+	// Segments is the segment scan (the last read only; nil otherwise).
+	Segments *SegmentScan
+}
+
+// Task is one broadcast task.
+type Task struct {
+	Key         string
+	ModRevision int64
+	Task        *models.BroadcastTask
+	Error       string
+}
+
+// SegmentScan is what the segment scan found: segments whose start
+// position is later than the switch, and those of them not in the target WAL.
+type SegmentScan struct {
+	Scanned, New int64
+	NotTarget    []string // keys, the first few
+	NotTargetN   int64
+}
+
+// maxListed bounds the keys an item lists.
+const maxListed = 20
+
+// read takes one snapshot at the current revision.
+func read(ctx context.Context, inst *instance.Instance) (*Snapshot, error) {
+	st, err := show.ReadChannelState(ctx, inst, 0)
+	if err != nil {
+		return nil, err
+	}
+	snap := &Snapshot{At: time.Now().UTC(), State: st}
+	_, err = inst.Walk(ctx, st.Revision, []string{models.BroadcastTaskPrefix}, func(e instance.Entry) error {
+		if e.Kind != models.KindBroadcastTask {
+			return nil
+		}
+		t := Task{Key: e.Rel, ModRevision: e.ModRevision}
+		if bt, err := models.DecodeBroadcastTask(e.Value); err != nil {
+			t.Error = err.Error()
+		} else {
+			t.Task = bt
+		}
+		snap.Tasks = append(snap.Tasks, t)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return snap, nil
+}
+
+// scanSegments reads every segment at rev, a page at a time, and keeps
+// those whose start position is later than since and not a target-WAL id:
+// tagged with another WAL, or untagged bytes the target's codec cannot read.
+func scanSegments(ctx context.Context, inst *instance.Instance, rev int64, since time.Time, target commonpb.WALName) (*SegmentScan, error) {
+	sc := &SegmentScan{}
+	codec, cerr := msgid.For(target)
+	_, err := inst.Walk(ctx, rev, []string{models.SegmentPrefix}, func(e instance.Entry) error {
+		if e.Kind != models.KindSegment {
+			return nil
+		}
+		sc.Scanned++
+		v, err := models.ViewSegment(e.Value)
+		if err != nil || !v.Start.Present || !models.TSOTime(v.Start.Timestamp).After(since) {
+			return nil
+		}
+		sc.New++
+		bad := v.Start.WAL != commonpb.WALName_Unknown && v.Start.WAL != target
+		if !bad && v.Start.WAL == commonpb.WALName_Unknown && cerr == nil {
+			_, derr := codec.DecodeBytes(v.Start.MsgID)
+			bad = derr != nil
+		}
+		if bad {
+			sc.NotTargetN++
+			if len(sc.NotTarget) < maxListed {
+				sc.NotTarget = append(sc.NotTarget, e.Rel)
+			}
+		}
+		return nil
+	})
+	return sc, err
+}
+
+// Before is what a heron backup taken before the switch says: when it was
+// taken (the switch came after), each pchannel's term, and each consume
+// checkpoint's time tick and replication checkpoint.
+type Before struct {
+	Path      string
+	Created   time.Time
+	Command   string
+	Terms     map[string]int64
+	TimeTicks map[string]uint64
+	Replicate map[string]bool
+}
+
+// readBefore reads a heron backup file (a `backup` of the instance, or the
+// backup a reset wrote) through framework/apply's reader, checksum checked.
+func readBefore(path string, layout models.Layout) (*Before, error) {
+	b := &Before{Path: path, Terms: map[string]int64{}, TimeTicks: map[string]uint64{}, Replicate: map[string]bool{}}
+	info, err := apply.VerifyBackup(path, false, func(e apply.Entry) error {
+		if e.Absent {
+			return nil
+		}
+		rel, ok := layout.Rel(e.Key)
+		if !ok {
+			return nil
+		}
+		k := models.Classify(rel)
+		switch k.Kind {
+		case models.KindPChannel:
+			if m, err := models.DecodePChannelMeta(e.Value); err == nil {
+				b.Terms[k.PChannel] = m.Term
+			}
+		case models.KindConsumeCheckpoint:
+			if cp, err := models.DecodeWALCheckpoint(e.Value); err == nil {
+				b.TimeTicks[k.PChannel] = cp.TimeTick
+				b.Replicate[k.PChannel] = cp.HasReplicateCheckpoint
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("--since-backup: %w", err)
+	}
+	if info.Header.RootPath != "" && info.Header.RootPath != layout.RootPath {
+		return nil, fmt.Errorf("--since-backup %s is a backup of root path %q, not of %q", path, info.Header.RootPath, layout.RootPath)
+	}
+	b.Created, b.Command = info.Header.Created.UTC(), info.Header.Command
+	return b, nil
+}
