@@ -181,7 +181,7 @@ func (r *Result) Table(w io.Writer) error {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "check: %s (target WAL %s, %s; %d read(s), revision %d)\n", r.Verdict, r.TargetWAL, r.TargetFrom, r.Reads, r.Revision)
 	for _, it := range r.Items {
-		fmt.Fprintf(&sb, "%-4s  %-21s %s\n", it.Verdict, it.Name, framework.EscapeText(it.Seen))
+		fmt.Fprintf(&sb, "%-4s  %-21s  %s\n", it.Verdict, it.Name, framework.EscapeText(it.Seen))
 		if it.Verdict == OK {
 			continue
 		}
