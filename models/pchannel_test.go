@@ -59,3 +59,20 @@ func TestStreamingNodeKeys(t *testing.T) {
 	assert.Equal(t, "streamingnode-meta/wal/p0/vchannel/p0_1v0", models.VChannelMetaKey("p0", "p0_1v0"))
 	assert.Equal(t, "ASSIGNED", models.PChannelAssigned.String())
 }
+
+func TestMaskView(t *testing.T) {
+	cp := &models.WALCheckpoint{AlterWAL: &models.AlterWALState{Configs: map[string]string{"kafka.saslPassword": "hunter2", "mq.type": "kafka"}}}
+	m := models.MaskView(cp, false).(*models.WALCheckpoint)
+	assert.Equal(t, models.MaskedSecret, m.AlterWAL.Configs["kafka.saslPassword"])
+	assert.Equal(t, "kafka", m.AlterWAL.Configs["mq.type"])
+	assert.Equal(t, "hunter2", cp.AlterWAL.Configs["kafka.saslPassword"], "the decoded value itself is kept")
+	assert.Same(t, cp, models.MaskView(cp, true))
+
+	bt := &models.BroadcastTask{Properties: map[string]string{"_h": "c2VjcmV0", "_t": "700"},
+		AlterWAL: &models.AlterWALHeader{Config: map[string]string{"ssl.key.pem": "-----BEGIN PRIVATE KEY-----"}}}
+	mb := models.MaskView(bt, false).(*models.BroadcastTask)
+	assert.Equal(t, models.MaskedSecret, mb.AlterWAL.Config["ssl.key.pem"])
+	assert.Equal(t, models.MaskedSecret, mb.Properties["_h"])
+	assert.Equal(t, "700", mb.Properties["_t"])
+	assert.Equal(t, "c2VjcmV0", bt.Properties["_h"])
+}

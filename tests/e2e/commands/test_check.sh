@@ -134,6 +134,33 @@ expect_rc 1 "mq.type flipped before the pchannels switched"
 expect_out "config/mqtype already says kafka while 3 pchannel\(s\).*milvus#52948" "online-early-mqtype: the #52948 signature"
 expect_out "key: $ROOT/config/mqtype\$" "online-early-mqtype: the exact key"
 
+# The online switch's config (a SASL password) in alter_wal_state.configs
+# and in the AlterWAL broadcast header: masked in every output shown, kept
+# byte for byte in a backup (mode 0600), revealed with --show-secrets.
+situation online-secrets
+ctl put "$ROOT/config/kafka.saslPassword" hunter2-secret >/dev/null
+for cmd in "check --online --target-wal kafka --format json" "show config-etcd" "show config-etcd --format json" \
+	"show etcd-kv --prefix / --decode --format json" "show etcd-kv --prefix / --format line" "show broadcast-task --format json"; do
+	run_heron "$(connect_line "$ROOT")
+$cmd"
+	if printf '%s%s' "$OUT" "$ERR" | grep -q hunter2-secret; then fail "secrets: $cmd prints the password"; else pass "secrets: $cmd masks it"; fi
+done
+run_heron "$(connect_line "$ROOT")
+show etcd-kv --key meta/streamingnode-meta/wal/$P0/consume-checkpoint --decode --format json"
+expect_out '"kafka.saslPassword": "\(masked: --show-secrets\)"' "secrets: the decoded alter_wal_state.configs names the key, masks the value"
+run_heron "$(connect_line "$ROOT")
+show etcd-kv --key meta/streamingnode-meta/wal/$P0/consume-checkpoint --decode --format json --show-secrets"
+expect_out '"kafka.saslPassword": "hunter2-secret"' "secrets: --show-secrets reveals it"
+run_heron "$(connect_line "$ROOT")
+backup --file $WORK/secret.jsonl"
+expect_rc 0 "secrets: backup"
+if python3 -c 'import base64,json,sys
+for l in open(sys.argv[1]).readlines()[1:-1]:
+    e=json.loads(l)
+    if b"hunter2-secret" in base64.b64decode(e["value"]): sys.exit(0)
+sys.exit(1)' "$WORK/secret.jsonl"; then pass "secrets: the backup keeps the bytes"; else fail "secrets: the backup lost the bytes"; fi
+if [ "$(stat -c %a "$WORK/secret.jsonl")" = 600 ]; then pass "secrets: the backup is 0600"; else fail "secrets: backup mode $(stat -c %a "$WORK/secret.jsonl")"; fi
+
 situation healthy
 check "--online --target-wal kafka"
 expect_rc 0 "online switch complete"
