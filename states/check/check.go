@@ -19,6 +19,7 @@ import (
 	"github.com/heron-shell/heron/models/msgid"
 	"github.com/heron-shell/heron/states/instance"
 	"github.com/heron-shell/heron/states/show"
+	"github.com/heron-shell/heron/states/targetcheck"
 )
 
 // Params are the flags of `check`.
@@ -32,6 +33,7 @@ type Params struct {
 	Online              bool   `name:"online" desc:"follow Milvus's online switch (alter_wal_state stages, the AlterWAL broadcast's acks, config/mqtype)"`
 	StuckAfter          string `name:"stuck-after" default:"5m" placeholder:"DURATION" desc:"a broadcast task in flight or an online-switch stage unchanged this long across reads is stuck"`
 	MaxLag              string `name:"max-lag" placeholder:"DURATION" desc:"channel checkpoint max lag (default: the instance's dataCoord.compaction.channelMaxCPLag, else 900s)"`
+	targetcheck.Flags
 	framework.Output
 }
 
@@ -64,8 +66,13 @@ func (p *Params) Validate() error {
 			return err
 		}
 	}
-	_, err := show.ParseMaxLag(p.MaxLag)
-	return err
+	if _, err := show.ParseMaxLag(p.MaxLag); err != nil {
+		return err
+	}
+	if p.Pulsar() {
+		return framework.Usagef("check: --pulsar-admin: check reads a Kafka target's records only (--kafka-brokers)")
+	}
+	return p.Flags.Validate("check", p.TargetWAL)
 }
 
 // Commands are the check command on a connected instance.
@@ -127,6 +134,18 @@ func run(ctx context.Context, inst *instance.Instance, p *Params, out framework.
 			return nil, err
 		}
 		last.Segments = sc
+	}
+	if p.Kafka() {
+		if o.Target != commonpb.WALName_Kafka {
+			return nil, fmt.Errorf("check: --kafka-brokers reads a Kafka target, and the target is %s (%s)", msgid.Name(o.Target), o.TargetFrom)
+		}
+		kc, err := p.KafkaConfig()
+		if err != nil {
+			return nil, err
+		}
+		if last.Kafka, err = readKafka(ctx, kc, last.State); err != nil {
+			return nil, err
+		}
 	}
 	res := Judge(reads, o)
 	if res.Verdict == Fail {

@@ -341,6 +341,24 @@ func replay(reads []*Snapshot, o Options) Item {
 	} else {
 		seen += "; segments not checked (no --since-backup: the switch time is not known)"
 	}
+	if k := last.Kafka; k != nil {
+		for _, t := range k.Topics {
+			key := o.meta(models.ConsumeCheckpointKey(t.PChannel))
+			if at, ok := k.First[t.Topic]; ok && o.Before != nil && at.Before(o.Before.Created) {
+				fs = append(fs, finding{Fail, key, fmt.Sprintf("Kafka topic %s holds records written before the switch (the first at %s, %s): Milvus replays them from offset 0 (milvus#47802)",
+					t.Topic, at.Format(time.RFC3339), t.Short())})
+			}
+			if t.LowWatermark != nil && *t.LowWatermark > 0 {
+				fs = append(fs, finding{Warn, key, fmt.Sprintf("Kafka topic %s starts at offset %d: retention deleted offset 0, where the switch set the checkpoint (how Milvus reads it then is not verified)",
+					t.Topic, *t.LowWatermark)})
+			}
+		}
+		if o.Before != nil {
+			seen += fmt.Sprintf("; %d Kafka topic(s) read, none holding records older than the switch", len(k.Topics))
+		} else {
+			seen += fmt.Sprintf("; %d Kafka topic(s) read (their records' age not compared: no --since-backup)", len(k.Topics))
+		}
+	}
 	return judge("replay", seen, "a position going back or a new segment on the old WAL means old records are replayed: stop Milvus, keep its logs, and compare with the backup (`restore --file` rolls back)", fs)
 }
 

@@ -3,6 +3,7 @@ package check
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
@@ -12,6 +13,7 @@ import (
 	"github.com/heron-shell/heron/models/msgid"
 	"github.com/heron-shell/heron/states/instance"
 	"github.com/heron-shell/heron/states/show"
+	"github.com/heron-shell/heron/states/targetcheck"
 )
 
 // Snapshot is one read of the instance: its channels, its broadcast tasks
@@ -22,6 +24,34 @@ type Snapshot struct {
 	Tasks []Task
 	// Segments is the segment scan (the last read only; nil otherwise).
 	Segments *SegmentScan
+	// Kafka is what the Kafka target's brokers hold (--kafka-brokers; the
+	// last read only).
+	Kafka *KafkaState
+}
+
+// KafkaState is each pchannel's topic on the Kafka target and, for those
+// holding records, when the first remaining one was written.
+type KafkaState struct {
+	Topics []targetcheck.Topic
+	First  map[string]time.Time
+}
+
+// readKafka reads the topics of the pchannels that have a consume checkpoint.
+func readKafka(ctx context.Context, c targetcheck.KafkaConfig, st *show.ChannelState) (*KafkaState, error) {
+	pcs := make([]string, 0, len(st.ConsumeCPs))
+	for p := range st.ConsumeCPs {
+		pcs = append(pcs, p)
+	}
+	slices.Sort(pcs)
+	topics, err := targetcheck.CheckKafka(ctx, c, pcs)
+	if err != nil {
+		return nil, err
+	}
+	first, err := targetcheck.KafkaFirstRecordTimes(ctx, c, topics)
+	if err != nil {
+		return nil, err
+	}
+	return &KafkaState{Topics: topics, First: first}, nil
 }
 
 // Task is one broadcast task.

@@ -21,7 +21,29 @@ situation() { # situation S: a fresh instance in situation S
 check() { run_heron "$(connect_line "$ROOT")
 check $*"; }
 
+KAFKAFAKE=${KAFKAFAKE:-$REPO/bin/kafkafake}
+[ -x "$KAFKAFAKE" ] || (cd "$REPO" && CGO_ENABLED=0 go build -o "$KAFKAFAKE" ./tests/e2e/kafkafake) || { echo "test_check: cannot build kafkafake" >&2; exit 1; }
+KAFKA_PIDS=""
+trap 'for p in $KAFKA_PIDS; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; cleanup' EXIT
+start_kafka() { # start_kafka NAME ARGS...: a broker; sets KAFKA (its address)
+	local name=$1
+	shift
+	"$KAFKAFAKE" "$@" >"$WORK/$name.addr" 2>"$WORK/$name.log" &
+	KAFKA_PIDS="$KAFKA_PIDS $!"
+	for _ in $(seq 1 100); do
+		KAFKA=$(head -1 "$WORK/$name.addr")
+		[ -z "$KAFKA" ] || return 0
+		sleep 0.1
+	done
+	echo "kafkafake did not start" >&2
+	exit 1
+}
+
 start_etcd
+# A Kafka target that kept records from before the switch.
+start_kafka old --records "$P0=3" --empty "$P1"
+OLD_KAFKA=$KAFKA
+sleep 1
 
 # The pre-switch backup: terms 1..3, pulsar checkpoints.
 situation pre
@@ -29,6 +51,10 @@ run_heron "$(connect_line "$ROOT")
 backup --file $WORK/pre.jsonl"
 expect_rc 0 "backup before the switch"
 SINCE="--since-backup $WORK/pre.jsonl"
+sleep 1
+# A Kafka target written only after the switch.
+start_kafka new --records "$P0=3,$P1=2"
+NEW_KAFKA=$KAFKA
 
 situation healthy
 check "$SINCE"
@@ -41,6 +67,13 @@ done
 check "$SINCE --format json"
 expect_rc 0 "healthy: json"
 if printf '%s' "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["verdict"]=="ok" and len(d["items"])==6, d' 2>/dev/null; then pass "healthy: one JSON document, verdict ok, six items"; else fail "healthy: json"; fi
+check "$SINCE --kafka-brokers $NEW_KAFKA"
+expect_rc 0 "healthy: the Kafka target holds only records written after the switch"
+expect_out "^ok +replay .*3 Kafka topic\(s\) read, none holding records older than the switch" "healthy: Kafka topics read"
+check "$SINCE --kafka-brokers $OLD_KAFKA"
+expect_rc 1 "Kafka records older than the switch"
+expect_out "^FAIL +replay +Kafka topic $P0 holds records written before the switch" "old Kafka records: FAIL names the topic"
+expect_out "key: $M/streamingnode-meta/wal/$P0/consume-checkpoint\$" "old Kafka records: the pchannel's checkpoint key"
 run_heron "$(connect_line "$ROOT")
 show wal-distribution"
 expect_out "^$P0 +ASSIGNED +5 +7 +yes +kafka" "show wal-distribution: dml_0 on live node 7 at term 5, kafka"
