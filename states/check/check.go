@@ -83,7 +83,7 @@ func Commands(inst *instance.Instance) []*framework.Command {
 }
 
 // ErrFailed is returned (after the result is printed) when an item FAILs.
-var ErrFailed = errors.New("check: an item FAILs")
+var ErrFailed = errors.New("check: FAIL")
 
 func run(ctx context.Context, inst *instance.Instance, p *Params, out framework.IO) (framework.Result, error) {
 	if os.Getenv("GOGC") == "" {
@@ -157,7 +157,13 @@ func run(ctx context.Context, inst *instance.Instance, p *Params, out framework.
 	}
 	res := Judge(reads, o)
 	if res.Verdict == Fail {
-		return res, ErrFailed
+		var failed []string
+		for _, it := range res.Items {
+			if it.Verdict == Fail {
+				failed = append(failed, it.Name)
+			}
+		}
+		return res, fmt.Errorf("%w: %s", ErrFailed, strings.Join(failed, ", "))
 	}
 	return res, nil
 }
