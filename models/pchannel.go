@@ -131,8 +131,9 @@ func decodeStreamingNode(m *wire.Message, num protowire.Number) (*StreamingNode,
 	return &StreamingNode{ServerID: int64(sub.Varint(1)), Address: sub.String(2)}, nil
 }
 
-// StreamingNodeRole is the session role of a streaming node
-// (typeutil.StreamingNodeRole): its session key is session/streamingnode-{id}.
+// StreamingNodeRole is the session role of a streaming node (pkg/v2@v2.6.23
+// util/typeutil/type.go StreamingNodeRole): as every non-exclusive
+// component, it registers session/{role}-{serverID} with a lease.
 const StreamingNodeRole = "streamingnode"
 
 // StreamingNodeSessionKey is the session key of the streaming node with

@@ -142,6 +142,11 @@ func run(ctx context.Context, inst *instance.Instance, p *Params, out framework.
 			return nil, err
 		}
 		last.Segments = sc
+		if o.Target == commonpb.WALName_WoodPecker {
+			if last.Woodpecker, err = readWoodpecker(ctx, inst, last.State); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if p.Kafka() {
 		if o.Target != commonpb.WALName_Kafka {

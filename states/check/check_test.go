@@ -145,3 +145,21 @@ func TestOnlineSwitch(t *testing.T) {
 	assert.Equal(t, Fail, it.Verdict)
 	assert.Equal(t, []string{"config/mqtype"}, it.Keys)
 }
+
+// On a woodpecker target, a log of a pchannel created before the switch
+// holds old entries: replay FAILs naming its LogMeta key; a log created
+// after it, or one whose creation time is not recorded, is not flagged.
+func TestWoodpeckerLogsBeforeTheSwitch(t *testing.T) {
+	s := healthy(now, 5, 1)
+	s.Woodpecker = []WoodpeckerLog{
+		{Key: "by-dev/woodpecker/logs/dml_0", Created: now.Add(-time.Hour), Segments: 2},
+		{Key: "by-dev/woodpecker/logs/dml_1", Created: now},
+		{Key: "by-dev/woodpecker/logs/dml_2"},
+	}
+	o := opts()
+	o.Target = commonpb.WALName_WoodPecker
+	o.Before = &Before{Created: now.Add(-time.Minute)}
+	it := item(t, Judge([]*Snapshot{s}, o), "replay")
+	assert.Equal(t, Fail, it.Verdict)
+	assert.Equal(t, []string{"by-dev/woodpecker/logs/dml_0"}, it.Keys)
+}

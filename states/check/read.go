@@ -14,6 +14,7 @@ import (
 	"github.com/heron-shell/heron/states/instance"
 	"github.com/heron-shell/heron/states/show"
 	"github.com/heron-shell/heron/states/targetcheck"
+	"github.com/heron-shell/heron/states/woodpecker"
 )
 
 // Snapshot is one read of the instance: its channels, its broadcast tasks
@@ -27,6 +28,50 @@ type Snapshot struct {
 	// Kafka is what the Kafka target's brokers hold (--kafka-brokers; the
 	// last read only).
 	Kafka *KafkaState
+	// Woodpecker lists the woodpecker logs of the pchannels under the
+	// prefix woodpecker uses, with their creation time (a woodpecker
+	// target and a switch time only; the last read).
+	Woodpecker []WoodpeckerLog
+}
+
+// WoodpeckerLog is a log of one of the instance's pchannels under the
+// effective woodpecker prefix: its LogMeta key, when it was created
+// (LogMeta.creation_timestamp, seconds; zero when unset) and its segments.
+type WoodpeckerLog struct {
+	Key      string
+	Created  time.Time
+	Segments int64
+}
+
+// readWoodpecker lists the logs of st's pchannels under the prefix
+// woodpecker really uses (states/woodpecker.Find, milvus-metadata.md
+// section 7), with each LogMeta's creation time.
+func readWoodpecker(ctx context.Context, inst *instance.Instance, st *show.ChannelState) ([]WoodpeckerLog, error) {
+	pcs := map[string]bool{}
+	for p := range st.ConsumeCPs {
+		pcs[p] = true
+	}
+	created := map[string]time.Time{}
+	inv, err := woodpecker.Find(ctx, inst, st.Revision, woodpecker.Options{PChannels: pcs, OnKey: func(k woodpecker.Key) error {
+		if k.Kind == models.WPLog {
+			if m, err := models.DecodeWPLogMeta(k.Value); err == nil && m.Created > 0 {
+				created[k.Key] = time.Unix(int64(m.Created), 0).UTC()
+			}
+		}
+		return nil
+	}})
+	if err != nil {
+		return nil, err
+	}
+	var out []WoodpeckerLog
+	for _, l := range inv.InstanceLogs(nil) {
+		if !l.Effective || !l.HasMeta {
+			continue
+		}
+		key := l.Prefix + "/logs/" + l.Name
+		out = append(out, WoodpeckerLog{Key: key, Created: created[key], Segments: l.Segments})
+	}
+	return out, nil
 }
 
 // KafkaState is each pchannel's topic on the Kafka target and, for those

@@ -135,6 +135,20 @@ expect_rc 1 "missing vchannel registration"
 expect_out "^FAIL +vchannel-registration +vchannel ${P0}_100v0 of live collection 100 is not registered" "unregistered: FAIL"
 expect_out "key: $M/streamingnode-meta/wal/$P0/vchannel/${P0}_100v0\$" "unregistered: the exact key"
 
+# A woodpecker target whose logs were written before the switch (the real
+# client's metadata, states/resetwal/testdata/wp_milvus30.json): replayed.
+ctl del --prefix "$ROOT/" >/dev/null
+"$ETCDTOOL" switched --etcd "$ETCD" --from pulsar --wal woodpecker --situation healthy || exit 1
+check "$SINCE"
+expect_rc 0 "woodpecker target without logs yet: ok"
+expect_out "^ok +replay .*0 woodpecker log\(s\), none created before the switch" "woodpecker: no log"
+"$ETCDTOOL" wpseed --etcd "$ETCD" --file "$REPO/states/resetwal/testdata/wp_milvus30.json" || exit 1
+check "$SINCE"
+expect_rc 1 "woodpecker logs created before the switch"
+expect_out "^FAIL +replay +woodpecker log $ROOT/woodpecker/logs/$P0 was created before the switch" "woodpecker: FAIL names the log"
+expect_out "key: $ROOT/woodpecker/logs/$P0\$" "woodpecker: the exact key"
+ctl del --prefix "$ROOT/woodpecker/" >/dev/null
+
 # The term rises between two reads while the checkpoints stand still.
 situation healthy
 printf '%s\n' "$(connect_line "$ROOT")" "check $SINCE --watch --interval 2s" | "$HERON" >"$WORK/out" 2>"$WORK/err" &
