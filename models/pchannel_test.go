@@ -49,6 +49,7 @@ func TestDecodeAlterWALBroadcastTask(t *testing.T) {
 	assert.Equal(t, []string{"dml_0_1v0", "dml_1_1v0"}, bt.VChannels)
 	assert.Equal(t, 2, bt.AckedCheckpoint)
 	assert.Equal(t, 1, bt.Acked)
+	assert.Equal(t, []bool{true, false}, bt.AckedVChannels)
 	require.NotNil(t, bt.AlterWAL)
 	assert.Equal(t, commonpb.WALName_Kafka, bt.AlterWAL.Target)
 	assert.Equal(t, "hunter2", bt.AlterWAL.Config["sasl.password"])

@@ -54,9 +54,12 @@ type BroadcastTask struct {
 	AckedCheckpoint int
 	Acked           int
 	// MessageType is the message's _t property (messagespb.MessageType as a
-	// decimal: 700 is AlterWAL); VChannels its broadcast header's vchannels.
-	MessageType int64
-	VChannels   []string
+	// decimal: 700 is AlterWAL); VChannels its broadcast header's vchannels,
+	// AckedVChannels[i] whether VChannels[i] acked (acked_checkpoints[i]
+	// holds an ack).
+	MessageType    int64
+	VChannels      []string
+	AckedVChannels []bool
 	// Properties are the message's properties (messagespb.Message.properties):
 	// the specialized header _h can hold the caller's config (AlterWAL).
 	Properties map[string]string
@@ -96,11 +99,14 @@ func DecodeBroadcastTask(b []byte) (*BroadcastTask, error) {
 		return nil, fmt.Errorf("not a BroadcastTask: %w", err)
 	}
 	bt := &BroadcastTask{State: BroadcastState(m.Varint(btState))}
+	var acked []bool
 	for _, f := range m.All(btAckedCheckpoin) {
 		bt.AckedCheckpoint++
-		if f.Type == protowire.BytesType && len(f.Payload) > 0 {
+		ok := f.Type == protowire.BytesType && len(f.Payload) > 0
+		if ok {
 			bt.Acked++
 		}
+		acked = append(acked, ok)
 	}
 	msg, err := m.Sub(btMessage)
 	if err != nil {
@@ -117,8 +123,9 @@ func DecodeBroadcastTask(b []byte) (*BroadcastTask, error) {
 	}
 	if h, ok := bt.Properties[propBroadcastHeader]; ok {
 		if bh, err := parseBase64Proto(h); err == nil {
-			for _, f := range bh.All(2) {
+			for i, f := range bh.All(2) {
 				bt.VChannels = append(bt.VChannels, string(f.Payload))
+				bt.AckedVChannels = append(bt.AckedVChannels, i < len(acked) && acked[i])
 			}
 		}
 	}

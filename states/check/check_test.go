@@ -133,11 +133,14 @@ func TestOnlineSwitch(t *testing.T) {
 		cp.AlterWAL = &models.AlterWALState{Target: commonpb.WALName_Kafka, Stage: models.AlterWALStageFlushing}
 	}
 	s.State.Config["config/mqtype"] = "pulsar"
+	s.Tasks = []Task{{Key: models.BroadcastTaskPrefix + "9", Task: &models.BroadcastTask{State: models.BroadcastPending, MessageType: models.MessageTypeAlterWAL,
+		VChannels: []string{"dml_0_vcchan", "dml_1_vcchan"}, AckedVChannels: []bool{true, false}, Acked: 1}}}
 	o := opts()
 	o.Online = true
 	r := Judge([]*Snapshot{s}, o)
 	assert.Equal(t, Warn, r.Verdict, "in progress, not failed")
-	assert.Contains(t, item(t, r, "online-switch").Seen, "2 FLUSHING")
+	assert.Contains(t, item(t, r, "online-switch").Seen, "broadcast 9 Pending: 1 of 2 vchannel(s) acked (waiting on dml_1); pchannels: 2 FLUSHING")
+	assert.Equal(t, OK, item(t, r, "broadcast-tasks").Verdict, "the AlterWAL task is the online item's")
 
 	s.State.Config["config/mqtype"] = "kafka" // milvus#52948
 	r = Judge([]*Snapshot{s}, o)

@@ -27,8 +27,18 @@ func onlineSwitch(reads []*Snapshot, o Options) Item {
 		if t.Task == nil || t.Task.MessageType != models.MessageTypeAlterWAL {
 			continue
 		}
-		progress = append(progress, fmt.Sprintf("broadcast %s %s: %d of %d vchannel(s) acked", strings.TrimPrefix(t.Key, models.BroadcastTaskPrefix),
-			t.Task.State, t.Task.Acked, len(t.Task.VChannels)))
+		text := fmt.Sprintf("broadcast %s %s: %d of %d vchannel(s) acked", strings.TrimPrefix(t.Key, models.BroadcastTaskPrefix),
+			t.Task.State, t.Task.Acked, len(t.Task.VChannels))
+		var waiting []string
+		for i, v := range t.Task.VChannels {
+			if p := models.PChannelOf(v); (i >= len(t.Task.AckedVChannels) || !t.Task.AckedVChannels[i]) && !slices.Contains(waiting, p) {
+				waiting = append(waiting, p)
+			}
+		}
+		if len(waiting) > 0 {
+			text += " (waiting on " + strings.Join(waiting, ", ") + ")"
+		}
+		progress = append(progress, text)
 		if t.Task.AlterWAL != nil && t.Task.AlterWAL.Target != o.Target {
 			fs = append(fs, finding{Warn, o.meta(t.Key), fmt.Sprintf("the AlterWAL task targets %s, not %s", msgid.Name(t.Task.AlterWAL.Target), target)})
 		}

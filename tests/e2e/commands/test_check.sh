@@ -165,7 +165,7 @@ expect_out "key: $M/streamingcoord-meta/pchannel/$P1\$" "term-rising: the exact 
 situation online-flushing
 check "--online --target-wal kafka"
 expect_rc 0 "online switch in FLUSHING: in progress"
-expect_out "^WARN +online-switch +in progress: broadcast 3 Pending: 1 of 4 vchannel\(s\) acked; pchannels: 3 FLUSHING" "online-flushing: progress"
+expect_out "^WARN +online-switch +in progress: broadcast 3 Pending: 1 of 4 vchannel\(s\) acked \(waiting on $P1, $ROOT-rootcoord-dml_2\); pchannels: 3 FLUSHING" "online-flushing: progress"
 check "--online --target-wal kafka --watch --interval 1s --for 2s --stuck-after 1s"
 expect_rc 1 "online switch stuck in FLUSHING"
 expect_out "^FAIL +online-switch +$ROOT-rootcoord-dml_[0-9] has stayed in stage FLUSHING for" "online stuck: FAIL"
