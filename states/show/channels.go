@@ -3,6 +3,7 @@ package show
 import (
 	"context"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
@@ -156,7 +157,7 @@ func (st *ChannelState) ConfigKeys() []string {
 }
 
 // warnErrors writes the keys that do not decode to warn, escaped.
-func (st *ChannelState) warnErrors(w interface{ Write([]byte) (int, error) }) {
+func (st *ChannelState) warnErrors(w io.Writer) {
 	for _, e := range st.Errors {
 		fmt.Fprintf(w, "warning: %s\n", framework.EscapeText(e))
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/heron-shell/heron/framework"
@@ -183,14 +184,7 @@ func (r *VChannelHealthResult) Table(w io.Writer) error {
 		if v.Collection != 0 {
 			coll = i64(v.Collection)
 		}
-		flags := ""
-		for i, f := range v.Flags {
-			if i > 0 {
-				flags += ","
-			}
-			flags += f
-		}
-		t.row(v.VChannel, coll, v.WAL, v.Time, lagText(v), yesNo(v.Registered), flags)
+		t.row(v.VChannel, coll, v.WAL, v.Time, lagText(v), yesNo(v.Registered), strings.Join(v.Flags, ","))
 	}
 	if err := t.flush(); err != nil {
 		return err
@@ -204,15 +198,8 @@ func (r *VChannelHealthResult) Table(w io.Writer) error {
 // Lines implements framework.Result.
 func (r *VChannelHealthResult) Lines(w io.Writer) error {
 	for _, v := range r.VChannels {
-		flags := ""
-		for i, f := range v.Flags {
-			if i > 0 {
-				flags += ","
-			}
-			flags += f
-		}
 		if err := line(w, "vchannel", "vchannel", v.VChannel, "collection", i64(v.Collection), "key", v.Key, "wal", v.WAL,
-			"timestamp", u64(v.Timestamp), "lag_seconds", i64(v.LagSeconds), "registered", boolS(v.Registered), "flags", flags); err != nil {
+			"timestamp", u64(v.Timestamp), "lag_seconds", i64(v.LagSeconds), "registered", boolS(v.Registered), "flags", strings.Join(v.Flags, ",")); err != nil {
 			return err
 		}
 	}
