@@ -228,7 +228,7 @@ func walNames(reads []*Snapshot, o Options) Item {
 			fs[i].verdict = Warn
 		}
 	}
-	return judge("wal-names", seen, "a checkpoint on another WAL means the switch did not complete: stop Milvus and run `reset checkpoint --target-wal "+target+"` again; set mq.type in milvus.yaml and under config/", fs)
+	return judge("wal-names", seen, "a checkpoint on another WAL: the switch did not complete (stop Milvus, run `reset checkpoint --target-wal "+target+"` again); mq.type: set it to "+target+" in milvus.yaml and under config/", fs)
 }
 
 // progress: channel checkpoints of live collections later than the
