@@ -57,6 +57,22 @@ start_kafka new --records "$P0=3,$P1=2"
 NEW_KAFKA=$KAFKA
 
 situation healthy
+# Refusals: bad flags are usage errors (exit 2), a backup that is missing
+# or of another root path an error (exit 1); nothing is judged.
+check "--for 1m"
+expect_rc 2 "--for without --watch"
+expect_err "check: --for goes with --watch" "--for without --watch: says so"
+check "--watch --interval 0s"
+expect_rc 2 "--interval 0s"
+check "--since-backup $WORK/none.jsonl"
+expect_rc 1 "a missing --since-backup"
+expect_err "--since-backup: backup: open $WORK/none.jsonl" "a missing --since-backup: names the file"
+sed 's/"root_path":"by-dev"/"root_path":"other"/' "$WORK/pre.jsonl" >"$WORK/other.jsonl"
+check "--since-backup $WORK/other.jsonl"
+expect_rc 1 "a backup of another root path (or a changed one)"
+check "--kafka-brokers 127.0.0.1:1 --target-wal pulsar"
+expect_rc 2 "--kafka-brokers with a pulsar target"
+
 check "$SINCE"
 expect_rc 0 "healthy restart"
 expect_out '^check: ok \(target WAL kafka, the majority: 3 of 3' "healthy: ok, the target is the majority"
