@@ -178,6 +178,13 @@ func TestGoldenTargetAndBroadcast(t *testing.T) {
 	pending, err := models.DecodeBroadcastTask(b["pending"])
 	require.NoError(t, err)
 	assert.True(t, pending.State.InFlight())
+	// Milvus's own message builder: _t and the broadcast header _bh (base64
+	// protobuf) in the properties; the second vchannel's ack an empty entry.
+	assert.Empty(t, pending.MessageError)
+	assert.NotZero(t, pending.MessageType)
+	assert.Len(t, pending.VChannels, 2)
+	assert.Equal(t, []bool{true, false}, pending.AckedVChannels)
+	assert.Equal(t, 1, pending.Acked)
 	tomb, err := models.DecodeBroadcastTask(b["tombstone"])
 	require.NoError(t, err)
 	assert.Equal(t, models.BroadcastTombstone, tomb.State)

@@ -77,3 +77,16 @@ func TestMaskView(t *testing.T) {
 	assert.Equal(t, "700", mb.Properties["_t"])
 	assert.Equal(t, "c2VjcmV0", bt.Properties["_h"])
 }
+
+// A message that cannot be read (a broken _bh header) leaves the state and
+// the acks readable: the in-flight gate still decides.
+func TestBroadcastTaskWithAnUnreadableMessage(t *testing.T) {
+	entry := (&wire.Builder{}).String(1, "_bh").String(2, "not base64 !").Build()
+	msg := (&wire.Builder{}).Message(2, entry).Build()
+	v := (&wire.Builder{}).Message(1, msg).Varint(2, uint64(models.BroadcastReplicated)).Message(4, nil).Build()
+	bt, err := models.DecodeBroadcastTask(v)
+	require.NoError(t, err)
+	assert.True(t, bt.State.InFlight())
+	assert.Equal(t, 1, bt.AckedCheckpoint)
+	assert.Contains(t, bt.MessageError, "broadcast header")
+}

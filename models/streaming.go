@@ -65,6 +65,11 @@ type BroadcastTask struct {
 	Properties map[string]string
 	// AlterWAL is the AlterWAL message's header, nil for other types.
 	AlterWAL *AlterWALHeader
+	// MessageError says why the message (its properties or headers) could
+	// not be read; the state and the acks still decode, so a gate can tell
+	// whether the task is in flight.
+	MessageError string
+	ackedAt      []bool // acked_checkpoints[i] holds an ack
 }
 
 // AlterWALHeader is messagespb.AlterWALMessageHeader {target_wal_name 1,
@@ -99,48 +104,60 @@ func DecodeBroadcastTask(b []byte) (*BroadcastTask, error) {
 		return nil, fmt.Errorf("not a BroadcastTask: %w", err)
 	}
 	bt := &BroadcastTask{State: BroadcastState(m.Varint(btState))}
-	var acked []bool
 	for _, f := range m.All(btAckedCheckpoin) {
 		bt.AckedCheckpoint++
 		ok := f.Type == protowire.BytesType && len(f.Payload) > 0
 		if ok {
 			bt.Acked++
 		}
-		acked = append(acked, ok)
+		bt.ackedAt = append(bt.ackedAt, ok)
 	}
+	if err := bt.readMessage(m); err != nil {
+		bt.MessageError = err.Error()
+	}
+	return bt, nil
+}
+
+// readMessage reads the message's type, broadcast vchannels and, for an
+// AlterWAL message, its header.
+func (bt *BroadcastTask) readMessage(m *wire.Message) error {
 	msg, err := m.Sub(btMessage)
 	if err != nil {
-		return nil, fmt.Errorf("BroadcastTask.message: %w", err)
+		return fmt.Errorf("BroadcastTask.message: %w", err)
 	}
 	if msg == nil {
-		return bt, nil
+		return nil
 	}
-	if bt.Properties, err = decodeStringMap(msg, 2); err != nil {
-		return nil, fmt.Errorf("BroadcastTask.message.properties: %w", err)
+	props, err := decodeStringMap(msg, 2)
+	if err != nil {
+		return fmt.Errorf("BroadcastTask.message.properties: %w", err)
 	}
-	if t, ok := bt.Properties[propMessageType]; ok {
+	bt.Properties = props
+	if t, ok := props[propMessageType]; ok {
 		bt.MessageType, _ = strconv.ParseInt(t, 10, 64)
 	}
-	if h, ok := bt.Properties[propBroadcastHeader]; ok {
-		if bh, err := parseBase64Proto(h); err == nil {
-			for i, f := range bh.All(2) {
-				bt.VChannels = append(bt.VChannels, string(f.Payload))
-				bt.AckedVChannels = append(bt.AckedVChannels, i < len(acked) && acked[i])
-			}
+	if h, ok := props[propBroadcastHeader]; ok {
+		bh, err := parseBase64Proto(h)
+		if err != nil {
+			return fmt.Errorf("BroadcastTask broadcast header: %w", err)
+		}
+		for i, f := range bh.All(2) {
+			bt.VChannels = append(bt.VChannels, string(f.Payload))
+			bt.AckedVChannels = append(bt.AckedVChannels, i < len(bt.ackedAt) && bt.ackedAt[i])
 		}
 	}
-	if h, ok := bt.Properties[propHeader]; ok && bt.MessageType == MessageTypeAlterWAL {
+	if h, ok := props[propHeader]; ok && bt.MessageType == MessageTypeAlterWAL {
 		hm, err := parseBase64Proto(h)
 		if err != nil {
-			return nil, fmt.Errorf("BroadcastTask AlterWAL header: %w", err)
+			return fmt.Errorf("BroadcastTask AlterWAL header: %w", err)
 		}
 		cfg, err := decodeStringMap(hm, 2)
 		if err != nil {
-			return nil, fmt.Errorf("BroadcastTask AlterWAL header config: %w", err)
+			return fmt.Errorf("BroadcastTask AlterWAL header config: %w", err)
 		}
 		bt.AlterWAL = &AlterWALHeader{Target: commonpb.WALName(int32(hm.Varint(1))), Config: cfg}
 	}
-	return bt, nil
+	return nil
 }
 
 func parseBase64Proto(s string) (*wire.Message, error) {
