@@ -89,7 +89,7 @@ func run(ctx context.Context, inst *instance.Instance, p *Params, out framework.
 	if os.Getenv("GOGC") == "" {
 		// heron's GOGC 400 (main_gc.go) buys a reset's CPU with memory; check
 		// decides little per segment, so the default pace keeps its RSS near
-		// a few pages (measured at 100k segments: 120 MiB at 400, 74 at 100).
+		// a few pages (measured at 100k segments: 120 MiB at 400, about 70 at 100).
 		defer debug.SetGCPercent(debug.SetGCPercent(100))
 	}
 	interval, _ := duration("interval", p.Interval)
