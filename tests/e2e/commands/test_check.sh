@@ -169,7 +169,10 @@ ctl del --prefix "$ROOT/woodpecker/" >/dev/null
 situation healthy
 printf '%s\n' "$(connect_line "$ROOT")" "check $SINCE --watch --interval 2s" | "$HERON" >"$WORK/out" 2>"$WORK/err" &
 hpid=$!
-sleep 1
+for _ in $(seq 1 100); do # the first read is done: the term rises before the second
+	grep -q "check: read 1 " "$WORK/err" && break
+	sleep 0.05
+done
 "$ETCDTOOL" pchannel --etcd "$ETCD" --name "$P1" --term 9
 wait $hpid
 RC=$? OUT=$(cat "$WORK/out") ERR=$(cat "$WORK/err")
