@@ -142,9 +142,16 @@ func TestOnlineSwitch(t *testing.T) {
 	assert.Contains(t, item(t, r, "online-switch").Seen, "broadcast 9 Pending: 1 of 2 vchannel(s) acked (waiting on dml_1); pchannels: 2 FLUSHING")
 	assert.Equal(t, OK, item(t, r, "broadcast-tasks").Verdict, "the AlterWAL task is the online item's")
 
+	old := healthy(now, 5, 1)
+	old.State.ConsumeCPs["dml_0"].CP.AlterWAL = &models.AlterWALState{Target: commonpb.WALName_Kafka, Stage: models.AlterWALStageAdvanceCheckpoint,
+		TimeTick: tso(now.Add(-10 * time.Minute))}
+	it := item(t, Judge([]*Snapshot{old}, o), "online-switch")
+	assert.Equal(t, Fail, it.Verdict, "one read: the switch message is 10 minutes old, over --stuck-after")
+	assert.Contains(t, it.Seen, "dml_0 is still in stage ADVANCE_CHECKPOINT 10m0s after the switch message")
+
 	s.State.Config["config/mqtype"] = "kafka" // milvus#52948
 	r = Judge([]*Snapshot{s}, o)
-	it := item(t, r, "online-switch")
+	it = item(t, r, "online-switch")
 	assert.Equal(t, Fail, it.Verdict)
 	assert.Equal(t, []string{"config/mqtype"}, it.Keys)
 }

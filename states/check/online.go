@@ -51,6 +51,7 @@ func onlineSwitch(reads []*Snapshot, o Options) Item {
 	}
 	stages := map[string]int{}
 	var notSwitched []string
+	var oldest time.Duration
 	pcs := make([]string, 0, len(st.ConsumeCPs))
 	for p := range st.ConsumeCPs {
 		pcs = append(pcs, p)
@@ -62,7 +63,17 @@ func onlineSwitch(reads []*Snapshot, o Options) Item {
 		stage := "cleared"
 		if a := cc.CP.AlterWAL; a != nil && a.Interrupted() {
 			stage = a.Stage.String()
-			if s0, ok := firstStage[p]; ok && s0 == a.Stage && len(reads) > 1 && span >= o.StuckAfter {
+			// time_tick is the AlterWAL message's (AlterWALTs in the
+			// streaming node's recovery): how long the switch has run.
+			age := time.Duration(0)
+			if a.TimeTick != 0 {
+				age = last.At.Sub(models.TSOTime(a.TimeTick)).Truncate(time.Second)
+				oldest = max(oldest, age)
+			}
+			switch s0, ok := firstStage[p]; {
+			case age > o.StuckAfter:
+				fs = append(fs, finding{Fail, key, fmt.Sprintf("%s is still in stage %s %s after the switch message", p, a.Stage, age)})
+			case ok && s0 == a.Stage && len(reads) > 1 && span >= o.StuckAfter:
 				fs = append(fs, finding{Fail, key, fmt.Sprintf("%s has stayed in stage %s for %s", p, a.Stage, span.Truncate(time.Second))})
 			}
 		}
@@ -90,7 +101,11 @@ func onlineSwitch(reads []*Snapshot, o Options) Item {
 			parts = append(parts, fmt.Sprintf("%d %s", stages[s], s))
 		}
 	}
-	progress = append(progress, "pchannels: "+strings.Join(parts, ", "), fmt.Sprintf("mq.type override: %q", mq))
+	progress = append(progress, "pchannels: "+strings.Join(parts, ", "))
+	if oldest > 0 {
+		progress = append(progress, fmt.Sprintf("switch message %s ago", oldest))
+	}
+	progress = append(progress, fmt.Sprintf("mq.type override: %q", mq))
 	done := stages["FLUSHING"] == 0 && stages["ADVANCE_CHECKPOINT"] == 0 && len(notSwitched) == 0 && mq == target
 	if !done && len(fs) == 0 {
 		fs = append(fs, finding{Warn, "", "in progress: " + strings.Join(progress, "; ")})
