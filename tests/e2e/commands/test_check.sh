@@ -187,7 +187,11 @@ expect_rc 0 "online switch in FLUSHING: in progress"
 expect_out "^WARN +online-switch +in progress: broadcast 3 Pending: 1 of 4 vchannel\(s\) acked \(waiting on $P1, $ROOT-rootcoord-dml_2\); pchannels: 3 FLUSHING" "online-flushing: progress"
 check "--online --target-wal kafka --watch --interval 1s --for 2s --stuck-after 1s"
 expect_rc 1 "online switch stuck in FLUSHING"
-expect_out "^FAIL +online-switch +$ROOT-rootcoord-dml_[0-9] has stayed in stage FLUSHING for" "online stuck: FAIL"
+expect_out "^FAIL +online-switch +$ROOT-rootcoord-dml_[0-9] (has stayed in stage FLUSHING for|is still in stage FLUSHING [0-9]+s after the switch message)" "online stuck: FAIL"
+check "--online --target-wal kafka --stuck-after 1s"
+expect_rc 1 "online switch message older than --stuck-after, one read"
+expect_out "^FAIL +online-switch +$P0 is still in stage FLUSHING [0-9]+s after the switch message" "online stuck, one read: FAIL from alter_wal_state.time_tick"
+expect_out "key: $M/streamingnode-meta/wal/$P0/consume-checkpoint\$" "online stuck: the exact key"
 
 situation online-advance
 check "--online --target-wal kafka"
