@@ -173,3 +173,19 @@ func TestWoodpeckerLogsBeforeTheSwitch(t *testing.T) {
 	assert.Equal(t, Fail, it.Verdict)
 	assert.Equal(t, []string{"by-dev/woodpecker/logs/dml_0"}, it.Keys)
 }
+
+// A root with no streaming metadata at all judges without a panic: no
+// pchannel is a FAIL naming the prefix, no consume checkpoint names a WAL.
+func TestEmptyInstance(t *testing.T) {
+	st := &show.ChannelState{Sessions: map[int64]instance.KV{}, ConsumeCPs: map[string]show.ConsumeCP{}, Registered: map[string]bool{},
+		Live: map[string]int64{}, Config: map[string]string{}}
+	o := opts()
+	o.Target, o.TargetFrom = majorityWAL(st)
+	o.Online = true
+	r := Judge([]*Snapshot{{At: now, State: st}, {At: now.Add(time.Minute), State: st}}, o)
+	assert.Equal(t, Fail, r.Verdict)
+	assert.Equal(t, []string{models.PChannelPrefix}, item(t, r, "pchannel-assignment").Keys)
+	assert.Equal(t, "unknown", r.TargetWAL)
+	assert.Equal(t, Fail, item(t, r, "wal-names").Verdict)
+	assert.Contains(t, item(t, r, "wal-names").Seen, "the target is not known")
+}

@@ -171,6 +171,9 @@ func walNames(reads []*Snapshot, o Options) Item {
 	st := reads[len(reads)-1].State
 	target := msgid.Name(o.Target)
 	var fs []finding
+	if o.Target == commonpb.WALName_Unknown {
+		fs = append(fs, finding{Fail, o.meta(models.WALPrefix), "no consume checkpoint names a WAL and no --target-wal was given: the target is not known"})
+	}
 	pcs := make([]string, 0, len(st.ConsumeCPs))
 	for p := range st.ConsumeCPs {
 		pcs = append(pcs, p)
