@@ -171,9 +171,6 @@ func walNames(reads []*Snapshot, o Options) Item {
 	st := reads[len(reads)-1].State
 	target := msgid.Name(o.Target)
 	var fs []finding
-	if o.Target == commonpb.WALName_Unknown {
-		fs = append(fs, finding{Fail, o.meta(models.WALPrefix), "no consume checkpoint names a WAL and no --target-wal was given: the target is not known"})
-	}
 	pcs := make([]string, 0, len(st.ConsumeCPs))
 	for p := range st.ConsumeCPs {
 		pcs = append(pcs, p)
@@ -230,6 +227,9 @@ func walNames(reads []*Snapshot, o Options) Item {
 		for i := range fs {
 			fs[i].verdict = Warn
 		}
+	}
+	if o.Target == commonpb.WALName_Unknown {
+		fs = append(fs, finding{Fail, o.meta(models.WALPrefix), "no consume checkpoint names a WAL and no --target-wal was given: the target is not known"})
 	}
 	return judge("wal-names", seen, "a checkpoint on another WAL: the switch did not complete (stop Milvus, run `reset checkpoint --target-wal "+target+"` again); mq.type: set it to "+target+" in milvus.yaml and under config/", fs)
 }
