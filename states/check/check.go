@@ -33,7 +33,7 @@ type Params struct {
 	Interval            string `name:"interval" default:"10s" placeholder:"DURATION" desc:"with --watch: time between reads"`
 	For                 string `name:"for" default:"" placeholder:"DURATION" desc:"with --watch: how long to watch (default: one interval, two reads)"`
 	Online              bool   `name:"online" desc:"follow Milvus's online switch (alter_wal_state stages, the AlterWAL broadcast's acks, config/mqtype)"`
-	StuckAfter          string `name:"stuck-after" default:"5m" placeholder:"DURATION" desc:"a broadcast task in flight or an online-switch stage unchanged this long across reads is stuck"`
+	StuckAfter          string `name:"stuck-after" default:"5m" placeholder:"DURATION" desc:"stuck: a broadcast task in flight unchanged this long across reads, an online-switch stage this long after the switch message"`
 	MaxLag              string `name:"max-lag" placeholder:"DURATION" desc:"channel checkpoint max lag (default: the instance's dataCoord.compaction.channelMaxCPLag, else 900s)"`
 	targetcheck.Flags
 	framework.Output

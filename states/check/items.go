@@ -22,7 +22,7 @@ const (
 )
 
 // Item is one row of `check`: a named check, its verdict, what was seen,
-// what to do, and the exact keys at fault (relative to the root path).
+// what to do, and the exact keys at fault (absolute etcd keys).
 type Item struct {
 	Name    string   `json:"item"`
 	Verdict string   `json:"verdict"`
