@@ -83,6 +83,27 @@ type AlterWALHeader struct {
 // MessageTypeAlterWAL is messagespb.MessageType_AlterWAL (pkg/v2@v2.6.23 proto/messages.proto).
 const MessageTypeAlterWAL = 700
 
+// messageTypeNames are messagespb.MessageType's names (pkg/v2@v2.6.23
+// proto/messages.proto), for the broadcast tasks a coordinator keeps.
+var messageTypeNames = map[int64]string{
+	0: "Unknown", 1: "TimeTick", 2: "Insert", 3: "Delete", 4: "Flush", 5: "CreateCollection", 6: "DropCollection",
+	7: "CreatePartition", 8: "DropPartition", 9: "ManualFlush", 10: "CreateSegment", 11: "Import", 12: "SchemaChange",
+	13: "AlterCollection", 14: "AlterLoadConfig", 15: "DropLoadConfig", 16: "CreateDatabase", 17: "AlterDatabase",
+	18: "DropDatabase", 19: "AlterAlias", 20: "DropAlias", 21: "RestoreRBAC", 22: "AlterUser", 23: "DropUser",
+	24: "AlterRole", 25: "DropRole", 26: "AlterUserRole", 27: "DropUserRole", 28: "AlterPrivilege", 29: "DropPrivilege",
+	30: "AlterPrivilegeGroup", 31: "DropPrivilegeGroup", 32: "AlterResourceGroup", 33: "DropResourceGroup",
+	34: "CreateIndex", 35: "AlterIndex", 36: "DropIndex", 37: "FlushAll", 38: "TruncateCollection",
+	MessageTypeAlterWAL: "AlterWAL", 800: "AlterReplicateConfig", 900: "BeginTxn", 901: "CommitTxn", 902: "RollbackTxn", 999: "Txn",
+}
+
+// MessageTypeName is a message type's name ("AlterWAL"), or its number.
+func MessageTypeName(t int64) string {
+	if n, ok := messageTypeNames[t]; ok {
+		return n
+	}
+	return strconv.FormatInt(t, 10)
+}
+
 // Message property keys (pkg/v2@v2.6.23 streaming/util/message/properties.go);
 // _bh and _h hold base64 protobuf (message.EncodeProto).
 const (

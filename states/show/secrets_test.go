@@ -40,3 +40,20 @@ func TestSecretsMasked(t *testing.T) {
 	assert.Contains(t, out, "PEMSECRET")
 	assert.Contains(t, out, "TASKSECRET")
 }
+
+// An AlterWAL broadcast task shows its type and how many of its vchannels
+// acked; a task whose message has no type shows none.
+func TestShowBroadcastTaskTypeAndAcks(t *testing.T) {
+	e := seeded(t, commonpb.WALName_Kafka)
+	e.put(models.BroadcastTaskPrefix+"6", sample.AlterWALTask(int32(models.BroadcastPending), commonpb.WALName_Kafka, nil, []string{"a_1v0", "b_1v0"}, 1))
+	res, _ := runJSON[BroadcastResult](e, "show broadcast-task")
+	assert.Len(t, res.Tasks, 2)
+	assert.Equal(t, "", res.Tasks[0].Type, "the sample tombstone's message has no _t")
+	alter := res.Tasks[1]
+	assert.Equal(t, "AlterWAL", alter.Type)
+	assert.Equal(t, 2, alter.VChannels)
+	assert.Equal(t, 1, alter.Acked)
+	table, _ := e.mustRun("show broadcast-task")
+	assert.Contains(t, table, "1 of 2 vchannels acked")
+	assert.Contains(t, table, "AlterWAL")
+}
