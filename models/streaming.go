@@ -58,6 +58,7 @@ type BroadcastTask struct {
 	// AckedVChannels[i] whether VChannels[i] acked (acked_checkpoints[i]
 	// holds an ack).
 	MessageType    int64
+	HasMessageType bool
 	VChannels      []string
 	AckedVChannels []bool
 	// Properties are the message's properties (messagespb.Message.properties):
@@ -156,6 +157,7 @@ func (bt *BroadcastTask) readMessage(m *wire.Message) error {
 	bt.Properties = props
 	if t, ok := props[propMessageType]; ok {
 		bt.MessageType, _ = strconv.ParseInt(t, 10, 64)
+		bt.HasMessageType = true
 	}
 	if h, ok := props[propBroadcastHeader]; ok {
 		bh, err := parseBase64Proto(h)

@@ -86,7 +86,7 @@ func onlineSwitch(reads []*Snapshot, o Options) Item {
 			fs = append(fs, finding{Fail, key, fmt.Sprintf("%s lost its replicate_checkpoint during the switch (milvus#52946): replication cannot resume from it", p)})
 		}
 	}
-	mqKey := models.EffectiveConfigKey(st.ConfigKeys(), "mqtype")
+	mqKey := models.EffectiveMQTypeKey(st.ConfigKeys())
 	mq := ""
 	if mqKey != "" {
 		mq = strings.ToLower(strings.TrimSpace(st.Config[mqKey]))

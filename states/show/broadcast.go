@@ -77,7 +77,7 @@ func BroadcastTasks(ctx context.Context, inst *instance.Instance, warn io.Writer
 		} else {
 			row.State, row.InFlight, row.AckedCheckpoints = bt.State.String(), bt.State.InFlight(), bt.AckedCheckpoint
 			row.VChannels, row.Acked = len(bt.VChannels), bt.Acked
-			if _, ok := bt.Properties["_t"]; ok {
+			if bt.HasMessageType {
 				row.Type = models.MessageTypeName(bt.MessageType)
 			}
 		}

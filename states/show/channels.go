@@ -118,7 +118,7 @@ func ReadChannelState(ctx context.Context, inst *instance.Instance, rev int64) (
 				bad(e.Rel, err)
 				return nil
 			}
-			if c.State != "Created" {
+			if !c.Live() {
 				return nil
 			}
 			st.Collections++
