@@ -108,17 +108,18 @@ func run(ctx context.Context, inst *instance.Instance, p *Params, out framework.
 		o.Before = b
 	}
 	var reads []*Snapshot
+	n := 0
 	start := time.Now()
 	for {
 		s, err := read(ctx, inst)
 		if err != nil {
 			return nil, err
 		}
-		reads = append(reads, s)
+		reads, n = keep(reads, s, o), n+1
 		if !p.Watch || time.Since(start) >= watchFor {
 			break
 		}
-		fmt.Fprintf(out.Stderr, "check: read %d at revision %d; next in %s\n", len(reads), s.State.Revision, interval)
+		fmt.Fprintf(out.Stderr, "check: read %d at revision %d; next in %s\n", n, s.State.Revision, interval)
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
@@ -161,6 +162,7 @@ func run(ctx context.Context, inst *instance.Instance, p *Params, out framework.
 		}
 	}
 	res := Judge(reads, o)
+	res.Reads = n
 	if res.Verdict == Fail {
 		var failed []string
 		for _, it := range res.Items {

@@ -189,3 +189,18 @@ func TestEmptyInstance(t *testing.T) {
 	assert.Equal(t, Fail, item(t, r, "wal-names").Verdict)
 	assert.Contains(t, item(t, r, "wal-names").Seen, "the target is not known")
 }
+
+// A watch keeps the first and the latest read only; a checkpoint that went
+// back in a read dropped since is still reported.
+func TestWatchKeepsTwoReadsAndWhatWentBack(t *testing.T) {
+	o := opts()
+	o.meta, o.root = func(s string) string { return s }, func(s string) string { return s }
+	var reads []*Snapshot
+	for i, tick := range []uint64{5, 3, 9, 10} { // back from 5 to 3, then past 5 again
+		reads = keep(reads, healthy(now.Add(time.Duration(i)*10*time.Second), 5, tick), o)
+	}
+	require.Len(t, reads, 2)
+	it := item(t, Judge(reads, o), "replay")
+	assert.Equal(t, Fail, it.Verdict)
+	assert.Contains(t, it.Seen, "went back between reads (5 -> 3)")
+}

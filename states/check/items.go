@@ -308,20 +308,10 @@ func replay(reads []*Snapshot, o Options) Item {
 	last := reads[len(reads)-1]
 	var fs []finding
 	for i := 1; i < len(reads); i++ {
-		a, b := reads[i-1].State, reads[i].State
-		for p, cc := range b.ConsumeCPs {
-			if t0 := consumeTick(a, p); t0 > cc.CP.TimeTick {
-				fs = append(fs, finding{Fail, o.meta(cc.Key), fmt.Sprintf("consume checkpoint time tick of %s went back between reads (%d -> %d): old data is replayed", p, t0, cc.CP.TimeTick)})
-			}
-		}
-		prev := map[string]uint64{}
-		for _, cc := range a.ChannelCPs {
-			prev[cc.Key] = cc.Position.Timestamp
-		}
-		for _, cc := range b.ChannelCPs {
-			if t0, ok := prev[cc.Key]; ok && !cc.Position.Dropped && t0 > cc.Position.Timestamp {
-				fs = append(fs, finding{Fail, o.meta(cc.Key), fmt.Sprintf("channel checkpoint of %s went back between reads", cc.VChannel)})
-			}
+		if reads[i].compared {
+			fs = append(fs, reads[i].wentBack...)
+		} else {
+			fs = append(fs, wentBack(reads[i-1].State, reads[i].State, o)...)
 		}
 	}
 	if o.Before != nil {
@@ -372,6 +362,27 @@ func replay(reads []*Snapshot, o Options) Item {
 		seen += fmt.Sprintf("; %d woodpecker log(s), none created before the switch", len(last.Woodpecker))
 	}
 	return judge("replay", seen, "a position going back or a new segment on the old WAL means old records are replayed: stop Milvus, keep its logs, and compare with the backup (`restore --file` rolls back)", fs)
+}
+
+// wentBack is every checkpoint that went back from read a to read b: a
+// consume checkpoint's time tick, a channel checkpoint's timestamp.
+func wentBack(a, b *show.ChannelState, o Options) []finding {
+	var fs []finding
+	for p, cc := range b.ConsumeCPs {
+		if t0 := consumeTick(a, p); t0 > cc.CP.TimeTick {
+			fs = append(fs, finding{Fail, o.meta(cc.Key), fmt.Sprintf("consume checkpoint time tick of %s went back between reads (%d -> %d): old data is replayed", p, t0, cc.CP.TimeTick)})
+		}
+	}
+	prev := map[string]uint64{}
+	for _, cc := range a.ChannelCPs {
+		prev[cc.Key] = cc.Position.Timestamp
+	}
+	for _, cc := range b.ChannelCPs {
+		if t0, ok := prev[cc.Key]; ok && !cc.Position.Dropped && t0 > cc.Position.Timestamp {
+			fs = append(fs, finding{Fail, o.meta(cc.Key), fmt.Sprintf("channel checkpoint of %s went back between reads", cc.VChannel)})
+		}
+	}
+	return fs
 }
 
 // broadcastTasks: no task in flight for longer than the threshold.

@@ -28,6 +28,11 @@ type Snapshot struct {
 	// Kafka is what the Kafka target's brokers hold (--kafka-brokers; the
 	// last read only).
 	Kafka *KafkaState
+	// compared: wentBack holds what went back since the read before this
+	// one (and the reads dropped between; see keep), so Judge does not
+	// compare them again.
+	compared bool
+	wentBack []finding
 	// Woodpecker lists the woodpecker logs of the pchannels under the
 	// prefix woodpecker uses, with their creation time (a woodpecker
 	// target and a switch time only; the last read).
@@ -113,6 +118,23 @@ type SegmentScan struct {
 	Scanned, New int64
 	NotTarget    []string // keys, the first few
 	NotTargetN   int64
+}
+
+// keep adds s to a watch's reads and keeps only the first and the latest
+// (each snapshot holds every channel of the instance: a five-minute watch
+// must not hold thirty): what went back from the latest to s, and what a
+// dropped read had found, travel with s.
+func keep(reads []*Snapshot, s *Snapshot, o Options) []*Snapshot {
+	if len(reads) == 0 {
+		return []*Snapshot{s}
+	}
+	prev := reads[len(reads)-1]
+	s.compared, s.wentBack = true, wentBack(prev.State, s.State, o)
+	if len(reads) == 2 {
+		s.wentBack = append(prev.wentBack, s.wentBack...)
+		return []*Snapshot{reads[0], s}
+	}
+	return append(reads, s)
 }
 
 // maxListed bounds the keys an item lists.
