@@ -15,7 +15,8 @@ import (
 func TestSecretKeys(t *testing.T) {
 	for _, k := range []string{"sasl.password", "kafka.saslPassword", "SASL_PASSWORD", "config/kafka/saslPassword",
 		"ssl.key.pem", "ssl.keystore.key", "tls.key", "minio.secretAccessKey", "minio.accessKeyID",
-		"pulsar.authParams.token", "etcd.auth.password", "sasl.oauthbearer.client.secret"} {
+		"pulsar.authParams.token", "etcd.auth.password", "sasl.oauthbearer.client.secret", "pulsar.authParams",
+		"sasl.jaas.config", "ssl.key.passphrase"} {
 		assert.True(t, models.IsSecretKey(k), k)
 	}
 	for _, k := range []string{"mq.type", "mqtype", "sasl.mechanisms", "security.protocol", "kafka.brokerList",

@@ -7,7 +7,9 @@ import "strings"
 // credentials. Milvus itself redacts the online switch's config only in its
 // logs (issue 26): the metastore holds it in clear, in
 // alter_wal_state.configs and in the AlterWAL broadcast header.
-var secretWords = []string{"password", "passwd", "secret", "token", "credential"}
+// pulsar.authParams ("token:...") and sasl.jaas.config (a JAAS line with
+// the password in it) carry secrets under other names.
+var secretWords = []string{"password", "passwd", "passphrase", "secret", "token", "credential", "authparams", "jaas"}
 
 // keyMaterialWords are the parts of a formatted key that, next to "key",
 // name key material: ssl.key.pem, tls.key, sasl private keys, access keys,
