@@ -88,18 +88,8 @@ func decodeAlterWALState(b []byte) (*AlterWALState, error) {
 		TimeTick: m.Varint(awTimeTick),
 		Stage:    AlterWALStage(int32(m.Varint(awStage))),
 	}
-	for _, f := range m.All(awConfigs) {
-		if f.Type != protowire.BytesType {
-			return nil, fmt.Errorf("configs entry has wire type %d", f.Type)
-		}
-		e, err := wire.Parse(f.Payload)
-		if err != nil {
-			return nil, fmt.Errorf("configs entry: %w", err)
-		}
-		if a.Configs == nil {
-			a.Configs = map[string]string{}
-		}
-		a.Configs[e.String(1)] = e.String(2)
+	if a.Configs, err = decodeStringMap(m, awConfigs); err != nil {
+		return nil, fmt.Errorf("configs: %w", err)
 	}
 	return a, nil
 }

@@ -56,6 +56,10 @@ type CollectionInfo struct {
 	State          string
 }
 
+// Live reports a collection in state Created: datacoord's max-lag rule and
+// the streaming node's vchannel registration concern only these.
+func (c *CollectionInfo) Live() bool { return c.State == collectionStates[0] }
+
 // DecodeCollectionInfo decodes a collection-info value (not a tombstone).
 func DecodeCollectionInfo(b []byte) (*CollectionInfo, error) {
 	m, err := wire.Parse(b)

@@ -39,6 +39,10 @@ const (
 // and even the nested config/mq/type all set mq.type.
 func IsMQTypeConfigKey(rel string) bool { return IsConfigKeyFor(rel, mqTypeFormatted) }
 
+// EffectiveMQTypeKey is, among keys relative to the root path, the mq.type
+// override Milvus uses (EffectiveConfigKey); "" when none.
+func EffectiveMQTypeKey(keys []string) string { return EffectiveConfigKey(keys, mqTypeFormatted) }
+
 // IsConfigKeyFor reports whether a key relative to the root path overrides
 // the setting whose formatKey is formatted (mqtype, pulsartenant), by the
 // rule of IsMQTypeConfigKey.

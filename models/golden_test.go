@@ -178,6 +178,13 @@ func TestGoldenTargetAndBroadcast(t *testing.T) {
 	pending, err := models.DecodeBroadcastTask(b["pending"])
 	require.NoError(t, err)
 	assert.True(t, pending.State.InFlight())
+	// Milvus's own message builder: _t and the broadcast header _bh (base64
+	// protobuf) in the properties; the second vchannel's ack an empty entry.
+	assert.Empty(t, pending.MessageError)
+	assert.NotZero(t, pending.MessageType)
+	assert.Len(t, pending.VChannels, 2)
+	assert.Equal(t, []bool{true, false}, pending.AckedVChannels)
+	assert.Equal(t, 1, pending.Acked)
 	tomb, err := models.DecodeBroadcastTask(b["tombstone"])
 	require.NoError(t, err)
 	assert.Equal(t, models.BroadcastTombstone, tomb.State)
@@ -195,6 +202,15 @@ func TestGoldenTargetAndBroadcast(t *testing.T) {
 		m, err := models.DecodePChannelMeta(v)
 		require.NoError(t, err)
 		assert.NotEmpty(t, m.Name)
+		// tests/golden/protos.go: term 3 on node 7, ASSIGNED, one history (term 2, node 5).
+		assert.Equal(t, int64(3), m.Term)
+		require.NotNil(t, m.Node)
+		assert.Equal(t, models.StreamingNode{ServerID: 7, Address: "10.0.0.7:22222"}, *m.Node)
+		assert.Equal(t, models.PChannelAssigned, m.State)
+		require.Len(t, m.Histories, 1)
+		assert.Equal(t, int64(2), m.Histories[0].Term)
+		assert.Equal(t, int64(5), m.Histories[0].Node.ServerID)
+		assert.Equal(t, uint64(1767225600), m.LastAssignSeconds)
 	}
 }
 

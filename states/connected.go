@@ -9,6 +9,7 @@ import (
 	"github.com/heron-shell/heron/framework"
 	"github.com/heron-shell/heron/states/applyplan"
 	"github.com/heron-shell/heron/states/backup"
+	"github.com/heron-shell/heron/states/check"
 	"github.com/heron-shell/heron/states/instance"
 	"github.com/heron-shell/heron/states/reset"
 	"github.com/heron-shell/heron/states/resetwal"
@@ -28,6 +29,7 @@ func ConnectedCommands(inst *instance.Instance) []*framework.Command {
 		restore.Commands,
 		applyplan.Commands,
 		backup.Commands,
+		check.Commands,
 	} {
 		cmds = append(cmds, ns(inst)...)
 	}

@@ -26,8 +26,14 @@ type BroadcastRow struct {
 	State            string `json:"state"`
 	InFlight         bool   `json:"in_flight"`
 	AckedCheckpoints int    `json:"acked_checkpoints"`
-	Error            string `json:"error,omitempty"`
-	cause            string // the decode error, for the table (the row names the key)
+	// Type is the message's type ("AlterWAL", "" when the message does
+	// not say); VChannels its broadcast header's vchannels, Acked how many
+	// of them acked.
+	Type      string `json:"type"`
+	VChannels int    `json:"vchannels"`
+	Acked     int    `json:"acked"`
+	Error     string `json:"error,omitempty"`
+	cause     string // the decode error, for the table (the row names the key)
 }
 
 // BroadcastResult is the output of `show broadcast-task`.
@@ -70,6 +76,10 @@ func BroadcastTasks(ctx context.Context, inst *instance.Instance, warn io.Writer
 			fmt.Fprintf(warn, "warning: broadcast task %s\n", framework.EscapeText(row.Error))
 		} else {
 			row.State, row.InFlight, row.AckedCheckpoints = bt.State.String(), bt.State.InFlight(), bt.AckedCheckpoint
+			row.VChannels, row.Acked = len(bt.VChannels), bt.Acked
+			if bt.HasMessageType {
+				row.Type = models.MessageTypeName(bt.MessageType)
+			}
 		}
 		if row.InFlight {
 			res.InFlight++
@@ -92,19 +102,23 @@ func (r *BroadcastResult) JSON() any { return r }
 
 // Table implements framework.Result.
 func (r *BroadcastResult) Table(w io.Writer) error {
-	header := []string{"ID", "STATE", "IN FLIGHT", "ACKED CHECKPOINTS"}
+	header := []string{"ID", "STATE", "TYPE", "IN FLIGHT", "ACKED CHECKPOINTS"}
 	if r.Errors > 0 {
 		header = append(header, "ERROR")
 	}
-	t := newTable(w, header...).fit(r.wide, 0, 4)
+	t := newTable(w, header...).fit(r.wide, 0, 5)
 	for _, b := range r.Tasks {
 		flight := "no"
 		if b.InFlight {
 			flight = "YES"
 		}
-		cells := []string{b.ID, b.State, flight, itoa(b.AckedCheckpoints)}
+		acked := itoa(b.AckedCheckpoints)
+		if b.VChannels > 0 {
+			acked = fmt.Sprintf("%d (%d of %d vchannels acked)", b.AckedCheckpoints, b.Acked, b.VChannels)
+		}
+		cells := []string{b.ID, b.State, b.Type, flight, acked}
 		if b.Error != "" {
-			cells = []string{b.ID, "", "unknown", "", "does not decode: " + b.cause}
+			cells = []string{b.ID, "", "", "unknown", "", "does not decode: " + b.cause}
 		} else if r.Errors > 0 {
 			cells = append(cells, "")
 		}
@@ -132,8 +146,8 @@ func (r *BroadcastResult) Table(w io.Writer) error {
 // (there even when there is no task).
 func (r *BroadcastResult) Lines(w io.Writer) error {
 	for _, b := range r.Tasks {
-		if err := line(w, "broadcast-task", "id", b.ID, "state", b.State, "in_flight", boolS(b.InFlight),
-			"acked_checkpoints", itoa(b.AckedCheckpoints), "error", b.Error); err != nil {
+		if err := line(w, "broadcast-task", "id", b.ID, "state", b.State, "type", b.Type, "in_flight", boolS(b.InFlight),
+			"acked_checkpoints", itoa(b.AckedCheckpoints), "vchannels", itoa(b.VChannels), "acked", itoa(b.Acked), "error", b.Error); err != nil {
 			return err
 		}
 	}

@@ -1,6 +1,7 @@
 // Package show holds the read-only `show` commands of a connected instance:
 // checkpoint, session, collections, segment, broadcast-task, etcd-kv,
-// database, partition, channel-watch, replica, index and config-etcd. Each reads
+// database, partition, channel-watch, replica, index, config-etcd,
+// wal-distribution and vchannel-health. Each reads
 // etcd through instance.Instance at one revision, a page at a time, and
 // returns a result that renders as a table, JSON or one line per record;
 // warnings go to the Stderr of the framework.IO the shell passes.
@@ -26,5 +27,7 @@ func Commands(inst *instance.Instance) []*framework.Command {
 		framework.Read(inst, runReplica),
 		framework.Read(inst, runIndex),
 		framework.Read(inst, runConfigEtcd),
+		framework.Read(inst, runWALDistribution),
+		framework.Read(inst, runVChannelHealth),
 	}
 }

@@ -14,8 +14,15 @@ import (
 // ConfigEtcdParam is `show config-etcd`.
 type ConfigEtcdParam struct {
 	framework.ParamBase `use:"show config-etcd" desc:"Milvus's etcd config source: every key under {root}/config/ and its value, the mq.type override marked" example:"show config-etcd --format line"`
+	Secrets
 	Wide
 	framework.Output
+}
+
+// Secrets is the --show-secrets flag of the listings that can print a
+// secret stored in the metastore: embed it in a param struct.
+type Secrets struct {
+	ShowSecrets bool `name:"show-secrets" desc:"print secret values (keys naming a password, secret, token or key material; an online switch's config) instead of masking them"`
 }
 
 // ConfigRow is one key under {root}/config/.
@@ -46,7 +53,7 @@ type ConfigEtcdResult struct {
 }
 
 func runConfigEtcd(ctx context.Context, inst *instance.Instance, p *ConfigEtcdParam, out framework.IO) (framework.Result, error) {
-	res, err := ConfigEtcd(ctx, inst, out.Stderr)
+	res, err := ConfigEtcd(ctx, inst, p.ShowSecrets, out.Stderr)
 	if err != nil {
 		return nil, err
 	}
@@ -54,8 +61,10 @@ func runConfigEtcd(ctx context.Context, inst *instance.Instance, p *ConfigEtcdPa
 	return res, nil
 }
 
-// ConfigEtcd lists the keys of Milvus's etcd config source, at one revision.
-func ConfigEtcd(ctx context.Context, inst *instance.Instance, warn io.Writer) (*ConfigEtcdResult, error) {
+// ConfigEtcd lists the keys of Milvus's etcd config source, at one revision;
+// unless showSecrets, the value of a key naming a secret (kafka.saslPassword,
+// ssl.key.pem: models.IsSecretKey) is masked.
+func ConfigEtcd(ctx context.Context, inst *instance.Instance, showSecrets bool, warn io.Writer) (*ConfigEtcdResult, error) {
 	if warn == nil {
 		warn = io.Discard
 	}
@@ -64,7 +73,7 @@ func ConfigEtcd(ctx context.Context, inst *instance.Instance, warn io.Writer) (*
 	rev, err := inst.Scan(ctx, prefix, 0, func(page []instance.KV) error {
 		for _, kv := range page {
 			key := strings.TrimPrefix(kv.Key, prefix)
-			res.Keys = append(res.Keys, ConfigRow{Key: key, Value: string(kv.Value), FormattedKey: models.FormatConfigKey(key), MQType: models.IsMQTypeConfigKey(models.ConfigPrefix + key)})
+			res.Keys = append(res.Keys, ConfigRow{Key: key, Value: models.MaskSecret(key, string(kv.Value), showSecrets), FormattedKey: models.FormatConfigKey(key), MQType: models.IsMQTypeConfigKey(models.ConfigPrefix + key)})
 		}
 		return nil
 	})

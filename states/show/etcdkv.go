@@ -23,6 +23,7 @@ type EtcdKVParam struct {
 	Prefix              string `name:"prefix" default:"" placeholder:"PREFIX" desc:"every key under this prefix, relative to the root path (/ for the whole root)"`
 	Limit               string `name:"limit" default:"" placeholder:"N" desc:"print at most N keys, 0 for all (when omitted: 100 in a table, all in json and line)"`
 	Decode              bool   `name:"decode" desc:"decode each value with heron's model of its key kind (\"unknown kind\" otherwise)"`
+	Secrets
 	Wide
 	framework.Output
 }
@@ -102,7 +103,7 @@ func runEtcdKV(ctx context.Context, inst *instance.Instance, p *EtcdKVParam, out
 	if !given && (p.Format == framework.FormatTable || p.Format == "") {
 		limit = tableKVLimit
 	}
-	res, err := EtcdKV(ctx, inst, p.Key, p.Prefix, limit, p.Decode, out.Stderr)
+	res, err := EtcdKV(ctx, inst, p.Key, p.Prefix, limit, p.Decode, p.ShowSecrets, out.Stderr)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +113,9 @@ func runEtcdKV(ctx context.Context, inst *instance.Instance, p *EtcdKVParam, out
 
 // EtcdKV reads one key, or the keys under a prefix (both relative to the root
 // path), at one revision: at most limit keys (0: all), counting the rest.
-func EtcdKV(ctx context.Context, inst *instance.Instance, key, prefix string, limit int, decode bool, warn io.Writer) (*EtcdKVResult, error) {
+// Unless showSecrets, a config/ value whose key names a secret and the
+// secrets inside decoded values are masked (models.MaskView).
+func EtcdKV(ctx context.Context, inst *instance.Instance, key, prefix string, limit int, decode, showSecrets bool, warn io.Writer) (*EtcdKVResult, error) {
 	if warn == nil {
 		warn = io.Discard
 	}
@@ -130,6 +133,9 @@ func EtcdKV(ctx context.Context, inst *instance.Instance, key, prefix string, li
 	}
 	add := func(kv instance.KV) {
 		row := KVRow{Key: strings.TrimPrefix(kv.Key, root), Size: len(kv.Value), ModRevision: kv.ModRevision, Lease: kv.Lease, value: kv.Value}
+		if !showSecrets && models.HoldsSecret(inst.Layout, kv.Key, kv.Value) {
+			row.value = []byte(models.MaskedSecret)
+		}
 		if decode {
 			kind, view, err := models.DecodeAny(inst.Layout, kv.Key, kv.Value, kv.Lease)
 			switch {
@@ -141,7 +147,7 @@ func EtcdKV(ctx context.Context, inst *instance.Instance, key, prefix string, li
 				res.Undecoded++
 				fmt.Fprintf(warn, "warning: %s: value %s\n", escape(row.Key), row.Error)
 			default:
-				row.Kind, row.Decoded = kind, doc.value(view)
+				row.Kind, row.Decoded = kind, doc.value(models.MaskView(view, showSecrets))
 			}
 		}
 		res.Keys = append(res.Keys, row)

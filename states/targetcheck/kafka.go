@@ -41,21 +41,9 @@ func CheckKafka(ctx context.Context, c KafkaConfig, pchannels []string) ([]Topic
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	brokers := strings.Join(c.Brokers, ",")
-	opts := []kgo.Opt{kgo.SeedBrokers(c.Brokers...), kgo.DialTimeout(min(dialTimeout, timeout)),
-		kgo.RetryTimeout(timeout), kgo.ClientID("heron")}
-	if c.TLS != nil {
-		opts = append(opts, kgo.DialTLSConfig(c.TLS.Clone()))
-	}
-	if c.Mechanism != "" {
-		m, err := mechanism(c)
-		if err != nil {
-			return nil, err
-		}
-		opts = append(opts, kgo.SASL(m))
-	}
-	cl, err := kgo.NewClient(opts...)
+	cl, err := c.client(timeout)
 	if err != nil {
-		return nil, fmt.Errorf("kafka brokers %s: %w", brokers, err)
+		return nil, err
 	}
 	defer cl.Close()
 	adm := kadm.NewClient(cl)
@@ -120,6 +108,28 @@ func CheckKafka(ctx context.Context, c KafkaConfig, pchannels []string) ([]Topic
 		}
 	}
 	return out, nil
+}
+
+// client is a franz-go client of the brokers, with c's TLS and SASL, extra
+// options after them.
+func (c KafkaConfig) client(timeout time.Duration, extra ...kgo.Opt) (*kgo.Client, error) {
+	opts := []kgo.Opt{kgo.SeedBrokers(c.Brokers...), kgo.DialTimeout(min(dialTimeout, timeout)),
+		kgo.RetryTimeout(timeout), kgo.ClientID("heron")}
+	if c.TLS != nil {
+		opts = append(opts, kgo.DialTLSConfig(c.TLS.Clone()))
+	}
+	if c.Mechanism != "" {
+		m, err := mechanism(c)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, kgo.SASL(m))
+	}
+	cl, err := kgo.NewClient(append(opts, extra...)...)
+	if err != nil {
+		return nil, fmt.Errorf("kafka brokers %s: %w", strings.Join(c.Brokers, ","), err)
+	}
+	return cl, nil
 }
 
 func mechanism(c KafkaConfig) (sasl.Mechanism, error) {

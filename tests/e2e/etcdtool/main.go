@@ -6,6 +6,12 @@
 //	        (the positions of those pchannels to the WAL's earliest, as an earlier run leaves them)
 //	etcdtool dump --etcd HOST:PORT [--prefix by-dev/]   (key, tab, hex value; sorted)
 //	etcdtool corrupt --etcd HOST:PORT --key KEY          (puts bytes that are not protobuf)
+//	etcdtool switched --etcd HOST:PORT --wal kafka --situation S [--from pulsar] [--term N]
+//	        (an instance restarted after a switch from --from to --wal, for `check`: S is one of
+//	        pre, healthy, unassigned, no-session, old-wal, tick-back, lag, dropped-only,
+//	        broadcast-pending, unregistered, online-flushing, online-advance, online-early-mqtype,
+//	        online-secrets; the streaming node's session holds a 120 s lease)
+//	etcdtool pchannel --etcd HOST:PORT --name P --term N   (puts P ASSIGNED on node 7 at term N)
 //	etcdtool wpseed --etcd HOST:PORT --file F            (puts the etcd keys of a woodpecker
 //	        fixture dump written by the real client, states/resetwal/testdata/wp_*.json)
 //
@@ -60,6 +66,10 @@ func run(args []string) error {
 	prefix := fs.String("prefix", "", "dump only keys under this prefix")
 	key := fs.String("key", "", "key to corrupt")
 	file := fs.String("file", "", "wpseed: the fixture dump")
+	situation := fs.String("situation", "healthy", "switched: the situation to seed")
+	from := fs.String("from", "pulsar", "switched: the WAL before the switch")
+	name := fs.String("name", "", "pchannel: its name")
+	term := fs.Int64("term", 5, "switched, pchannel: the term of the pchannels")
 	cacert := fs.String("cacert", "", "CA certificate (PEM): connect with TLS")
 	cert := fs.String("cert", "", "client certificate (PEM)")
 	keyFile := fs.String("key-file", "", "client key (PEM)")
@@ -138,6 +148,20 @@ func run(args []string) error {
 		return err
 	case "wpseed":
 		return wpseed(ctx, cli, *file)
+	case "switched":
+		to, err := msgid.Parse(*walName)
+		if err != nil {
+			return err
+		}
+		before, err := msgid.Parse(*from)
+		if err != nil {
+			return err
+		}
+		return switched(ctx, cli, models.NewLayout(*root, configs.DefaultMetaPath), before, to, *situation, *term)
+	case "pchannel":
+		layout := models.NewLayout(*root, configs.DefaultMetaPath)
+		_, err := cli.Put(ctx, layout.Meta(models.PChannelPrefix+*name), string(sample.AssignedPChannel(*name, *term, 7, int32(models.PChannelAssigned), time.Now())))
+		return err
 	}
 	return fmt.Errorf("unknown subcommand %q", args[0])
 }
@@ -276,4 +300,93 @@ func tlsConfig(ca, cert, key string) (*tls.Config, error) {
 		tc.Certificates = []tls.Certificate{pair}
 	}
 	return tc, nil
+}
+
+// switched seeds an instance that was switched from before to wal and
+// restarted, in a situation `check` judges (see the package comment).
+func switched(ctx context.Context, cli *clientv3.Client, layout models.Layout, before, wal commonpb.WALName, situation string, term int64) error {
+	now := time.Now()
+	seedWAL := wal
+	if situation == "pre" || strings.HasPrefix(situation, "online-") {
+		seedWAL = before
+	}
+	in := sample.Build(layout, seedWAL)
+	put := func(rel string, v []byte) { in.KVs[layout.Meta(rel)] = v }
+	recent := sample.TSO(now, 0) // after the backup of the "pre" situation
+	node := int64(7)
+	for i, p := range in.PChannels {
+		cpWAL, tick := wal, recent
+		switch {
+		case situation == "pre":
+			cpWAL, tick = before, sample.TSO(sample.Base.Add(time.Hour), 0)
+		case strings.HasPrefix(situation, "online-"):
+			cpWAL = before
+		case situation == "old-wal" && i == 0:
+			cpWAL = before
+		case situation == "tick-back" && i == 0:
+			tick = sample.TSO(sample.Base, 0)
+		}
+		cp := sample.Checkpoint{ID: sample.ID(cpWAL, int64(50+i)), TimeTick: tick, RecoveryMagic: 1}
+		if i == 2 {
+			cp.Replicate = true
+		}
+		v := cp.Encode()
+		if stage, ok := map[string]uint64{"online-flushing": 1, "online-advance": 2, "online-early-mqtype": 1, "online-secrets": 1}[situation]; ok {
+			// streamingpb.AlterWALState (pkg/v2@v2.6.23 proto/streaming.proto):
+			// target_wal_name 1, time_tick 2, configs 3, stage 4.
+			e1 := (&wire.Builder{}).String(1, "mq.type").String(2, msgid.Name(wal)).Build()
+			e2 := (&wire.Builder{}).String(1, "kafka.saslPassword").String(2, "hunter2-secret").Build()
+			st := (&wire.Builder{}).Varint(1, uint64(wal)).Varint(2, recent).Message(3, e1).Message(3, e2).Varint(4, stage).Build()
+			v = (&wire.Builder{}).Raw(v).Message(6, st).Build()
+		}
+		put(models.ConsumeCheckpointKey(p), v)
+		state, n := int32(models.PChannelAssigned), node
+		switch {
+		case situation == "pre":
+			term = int64(i + 1)
+		case situation == "unassigned" && i == 0:
+			state, n = int32(models.PChannelUninitialized), 0
+		case situation == "no-session" && i == 1:
+			n = 8
+		}
+		put(models.PChannelPrefix+p, sample.AssignedPChannel(p, term, n, state, now))
+	}
+	if situation != "pre" {
+		chTS := recent
+		if situation == "lag" {
+			chTS = sample.TSO(now.Add(-time.Hour), 0)
+		}
+		for n, v := range []string{in.PChannels[0] + "_100v0", in.PChannels[1] + "_100v1"} {
+			put(models.ChannelCPKey(v), sample.Position(v, sample.ID(seedWAL, int64(40+n)), chTS, seedWAL))
+		}
+	}
+	switch situation {
+	case "dropped-only":
+		delete(in.KVs, layout.Meta(models.ChannelCPKey(in.PChannels[0]+"_100v0")))
+		delete(in.KVs, layout.Meta(models.ChannelCPKey(in.PChannels[1]+"_100v1")))
+	case "broadcast-pending":
+		put(models.BroadcastTaskPrefix+"2", sample.BroadcastTask(int32(models.BroadcastPending)))
+	case "unregistered":
+		delete(in.KVs, layout.Meta(models.VChannelMetaKey(in.PChannels[0], in.PChannels[0]+"_100v0")))
+	case "online-flushing", "online-advance", "online-early-mqtype", "online-secrets":
+		put(models.BroadcastTaskPrefix+"3", sample.AlterWALTask(int32(models.BroadcastPending), wal,
+			map[string]string{"mq.type": msgid.Name(wal), "kafka.saslPassword": "hunter2-secret"}, in.VChannels, 1))
+	}
+	mq := wal
+	if situation == "pre" || (strings.HasPrefix(situation, "online-") && situation != "online-early-mqtype") {
+		mq = before
+	}
+	in.KVs[layout.Root(models.MQTypeConfigKey)] = []byte(msgid.Name(mq))
+	if _, err := instance.New(cli, layout, nil).Load(ctx, in.KeyValues()); err != nil {
+		return err
+	}
+	if situation == "pre" {
+		return nil
+	}
+	lease, err := cli.Grant(ctx, 120)
+	if err != nil {
+		return err
+	}
+	_, err = cli.Put(ctx, layout.Meta(models.StreamingNodeSessionKey(node)), string(sample.Session(node, models.StreamingNodeRole, "10.0.0.7:22222")), clientv3.WithLease(lease.ID))
+	return err
 }
