@@ -73,8 +73,8 @@ func TestPlanOutThenApplyWritesThePlannedBytes(t *testing.T) {
 		t.Fatalf("header %+v %v", h, err)
 	}
 	out, errs, code := e.run("apply --file " + plan)
-	if code != 0 || e.rev() != r0 || !strings.Contains(out, "keys to write or delete: 18 (15 put, 3 deleted)") ||
-		!strings.Contains(out, "ok  no key changed since the plan was read") {
+	if code != 0 || e.rev() != r0 || !strings.Contains(out, "keys to write or delete: 18") ||
+		!strings.Contains(out, "ok  the plan is what heron plans now") {
 		t.Fatalf("apply dry run: exit %d\n%s\n%s", code, out, errs)
 	}
 	out, errs, code = e.run("apply --file " + plan + " --run --format json --backup-dir " + e.dir)
@@ -99,8 +99,8 @@ func TestPlanOutThenApplyWritesThePlannedBytes(t *testing.T) {
 	}
 }
 
-// A key that changed since the plan was read refuses the saved plan before
-// anything is written, naming the key.
+// A key whose value changed since the plan was read refuses the saved plan
+// before anything is written, naming the key.
 func TestApplyRefusesAChangedKey(t *testing.T) {
 	e := newEnv(t)
 	plan := filepath.Join(e.dir, "plan.jsonl")
@@ -108,15 +108,15 @@ func TestApplyRefusesAChangedKey(t *testing.T) {
 		t.Fatalf("plan-out: exit %d\n%s", code, errs)
 	}
 	key := e.s.Inst.Layout.Meta(models.SegmentKey(100, 101, 1001))
-	value := e.dump()[key]
+	value := e.dump()[e.s.Inst.Layout.Meta(models.SegmentKey(100, 101, 1002))]
 	if _, err := e.s.Cli.Put(context.Background(), key, value); err != nil {
 		t.Fatal(err)
 	}
 	r0 := e.rev()
 	for _, line := range []string{"apply --file " + plan, "apply --file " + plan + " --run --backup-dir " + e.dir} {
 		out, errs, code := e.run(line)
-		if code != framework.ExitRefused || e.rev() != r0 || !strings.Contains(out, "REFUSED  no key changed since the plan was read") ||
-			!strings.Contains(out, key) || !strings.Contains(errs, "1 key changed since the plan was read") ||
+		if code != framework.ExitRefused || e.rev() != r0 || !strings.Contains(out, "REFUSED  the plan is what heron plans now") ||
+			!strings.Contains(out, key+": "+apply.DiffOldValue) || !strings.Contains(errs, "1 difference between the file and what reset checkpoint plans now") ||
 			!strings.Contains(out, "what to do, in order:\n  1. do not re-run this plan: plan again (") || !strings.Contains(errs, "what to do, in order: 1. do not re-run this plan") {
 			t.Fatalf("%s: exit %d\n%s\n%s", line, code, out, errs)
 		}
