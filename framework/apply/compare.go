@@ -87,7 +87,11 @@ func (c *Comparison) next() (Entry, bool, error) {
 		if (Header{Prefixes: c.scope}).Allows(e.Key) {
 			return e, true, nil
 		}
-		c.differ(e.Key, "outside what "+c.writer+" writes ("+strings.Join(c.scope, ", ")+")")
+		// Listed first: a key outside the command's reach is the plainest
+		// sign of an edited file.
+		c.Total++
+		d := Difference{Key: e.Key, What: "outside what " + c.writer + " writes (" + strings.Join(c.scope, ", ") + ")"}
+		c.Differences = append([]Difference{d}, c.Differences...)[:min(len(c.Differences)+1, maxDifferences)]
 	}
 }
 
