@@ -127,3 +127,34 @@ func (e *RecordedError) Error() string {
 }
 
 func (e *RecordedError) Unwrap() error { return e.Err }
+
+var (
+	commandRulesMu sync.RWMutex
+	commandRules   = map[string]string{}
+)
+
+// RegisterCommandRule registers rule under name (RegisterRule) as the rule
+// of command's files: restore refuses a file of command that names another
+// rule, or none (a header stripped of its rule hides what the command
+// wrote, which restore compares the instance with).
+func RegisterCommandRule(command, name string, rule Rule) {
+	RegisterRule(name, rule)
+	commandRulesMu.Lock()
+	defer commandRulesMu.Unlock()
+	commandRules[command] = name
+}
+
+// CommandRule is the rule command's files name ("": none).
+func CommandRule(command string) string {
+	commandRulesMu.RLock()
+	defer commandRulesMu.RUnlock()
+	return commandRules[command]
+}
+
+// KnownRule reports whether name is a rule this heron has.
+func KnownRule(name string) bool {
+	rulesMu.RLock()
+	defer rulesMu.RUnlock()
+	_, ok := rules[name]
+	return ok
+}

@@ -686,7 +686,7 @@ type ruleParams struct {
 	Collections   map[int64]bool              `json:"collections,omitempty"`
 }
 
-func init() { apply.RegisterRule(ruleName, rule) }
+func init() { apply.RegisterCommandRule("reset checkpoint", ruleName, rule) }
 
 // rule rebuilds the planner a backup header names and decides each entry
 // with it.
