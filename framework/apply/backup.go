@@ -352,13 +352,43 @@ type BackupReader struct {
 }
 
 // OpenBackup opens a backup file and reads its header.
+// Only a regular file is read: a FIFO or a device (/dev/zero) is refused
+// before it is opened (opening a FIFO waits for a writer).
 func OpenBackup(path string) (*BackupReader, error) {
+	if info, err := os.Stat(path); err == nil && !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("backup: %s is not a regular file (%s): heron reads plans and backups from regular files only", path, fileKind(info.Mode()))
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("backup: %w", err)
 	}
+	if info, err := f.Stat(); err == nil && !info.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("backup: %s is not a regular file (%s): heron reads plans and backups from regular files only", path, fileKind(info.Mode()))
+	}
 	return newBackupReader(path, f, f)
 }
+
+// fileKind names what a file that is not a regular one is.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeCharDevice != 0, m&os.ModeDevice != 0:
+		return "a device"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	}
+	return m.Type().String()
+}
+
+// maxLineBytes bounds a line of a backup: an entry holds a value (at most
+// etcd's --max-request-bytes, 1.5 MiB by default) and its new value, in
+// base64; a longer line is no heron backup, and reading it whole would
+// hold all of it (a file without a newline: all the file) in memory.
+const maxLineBytes = 32 << 20
 
 // reopen reads the backup held open in f from its start (the kit holds the
 // published backup open until its verify: a backup deleted meanwhile is
@@ -400,7 +430,19 @@ func (br *BackupReader) hash(b []byte) {
 }
 
 func (br *BackupReader) readLine() ([]byte, error) {
-	b, err := br.r.ReadBytes('\n')
+	var b []byte
+	var err error
+	for {
+		var chunk []byte
+		chunk, err = br.r.ReadSlice('\n')
+		if len(b)+len(chunk) > maxLineBytes {
+			return nil, fmt.Errorf("backup %s: line %d is longer than %d MiB: not a heron backup", br.Path, br.line+1, maxLineBytes>>20)
+		}
+		b = append(b, chunk...)
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			break
+		}
+	}
 	if err != nil {
 		if errors.Is(err, io.EOF) && len(b) > 0 {
 			return nil, fmt.Errorf("backup %s: line %d is not terminated (truncated file)", br.Path, br.line+1)

@@ -66,6 +66,27 @@ edit prefix "$WORK/prefix.jsonl"
 refused "$WORK/prefix.jsonl" 1 "prefix outside the command's reach" 'prefix "other/" of its header is outside what reset checkpoint writes on this instance'
 edit original "$WORK/original.jsonl"
 refused "$WORK/original.jsonl" 3 "edited original value" 'REFUSED  instance did not move on.*1 keys moved on'
+# Bounded readers: a FIFO, /dev/zero and a file without a newline are
+# refused with a message by restore, apply and load-backup (no hang, no
+# "fatal error: out of memory").
+mkfifo "$WORK/fifo"
+head -c $((40 << 20)) /dev/zero | tr '\0' 'x' >"$WORK/nonewline.jsonl"
+for f in "$WORK/fifo:a FIFO" "/dev/zero:a device" "$WORK/nonewline.jsonl:longer than 32 MiB"; do
+	file=${f%%:*}
+	why=${f#*:}
+	for cmd in restore apply; do
+		printf '%s\n' "$(connect_line)" "$cmd --file $file --run --yes --backup-dir $BK" | timeout 60 "$HERON" >"$WORK/out" 2>"$WORK/err"
+		RC=$? OUT=$(cat "$WORK/out") ERR=$(cat "$WORK/err")
+		expect_rc 1 "$cmd --file $(basename "$file"): refused"
+		expect_err "$why" "$cmd --file $(basename "$file"): says why"
+	done
+	timeout 60 "$HERON" load-backup "$file" </dev/null >"$WORK/out" 2>"$WORK/err"
+	RC=$? OUT=$(cat "$WORK/out") ERR=$(cat "$WORK/err")
+	if [ "$RC" -ne 0 ] && [ "$RC" -ne 124 ] && grep -q "$why" "$WORK/err" && ! grep -q "out of memory" "$WORK/err"; then pass "load-backup $(basename "$file"): refused, says why"; else fail "load-backup $(basename "$file")"; fi
+done
+dump >"$WORK/now.dump"
+if cmp -s "$WORK/reset.dump" "$WORK/now.dump"; then pass "bounded readers: nothing written"; else fail "bounded readers: etcd changed"; fi
+
 run_heron "$(connect_line)
 restore --file $backup --run --yes --backup-dir $BK"
 expect_rc 0 "the untouched backup restores"
