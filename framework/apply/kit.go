@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/heron-shell/heron/framework"
@@ -112,6 +113,12 @@ func (k *kit[S, P]) run(ctx context.Context) (framework.Result, error) {
 	}
 	ctx, stop := WithStallTimeout(ctx, opt.StallTimeout)
 	defer stop()
+	if !k.m.Run && flags.PlanOut != "" {
+		// The dry run stages its plan where --plan-out publishes it: a link
+		// within one folder (not across filesystems, nor in a read-only
+		// working folder).
+		opt.BackupDir = filepath.Dir(flags.PlanOut)
+	}
 	pl, st, err := k.plan(ctx, opt, k.m.Run || flags.PlanOut != "", "scan")
 	if err != nil {
 		return nil, err

@@ -157,6 +157,17 @@ dump >"$WORK/now.dump"
 if cmp -s "$WORK/applied.dump" "$WORK/now.dump"; then pass "apply wrote exactly what reset --run writes"; else fail "apply and reset --run differ"; fi
 reset_to "$WORK/original.dump"
 
+# --plan-out on another filesystem (/dev/shm) than the working folder: the
+# plan is staged beside its target, nothing is left in the working folder.
+SHM=/dev/shm/heron-e2e-plan-$$.jsonl
+mkdir -p "$WORK/cwd"
+(cd "$WORK/cwd" && run_heron "$(connect_line)
+reset checkpoint --target-wal kafka --plan-out $SHM" && echo "$RC" >"$WORK/rc")
+RC=$(cat "$WORK/rc") OUT=$(cat "$WORK/out") ERR=$(cat "$WORK/err")
+expect_rc 0 "--plan-out on another filesystem"
+if [ -s "$SHM" ] && [ -z "$(ls -A "$WORK/cwd")" ] && [ -z "$(ls -A /dev/shm | grep "heron-e2e-plan-$$.jsonl.tmp")" ]; then pass "the plan is there, no temporary file left"; else fail "--plan-out across filesystems"; fi
+rm -f "$SHM"
+
 # An untampered plan, nothing changed: applies.
 plan_out "$P" "reset checkpoint --target-wal kafka"
 run_heron "$(connect_line)
