@@ -78,6 +78,8 @@ type BackupWriter struct {
 	withNew bool
 	n       int64
 	buf     []byte
+	// digest is the end line's SHA-256, once committed.
+	digest string
 }
 
 // CreateBackup starts the backup file path (which must not exist) with
@@ -254,7 +256,8 @@ func (bw *BackupWriter) Commit() error {
 			return err
 		}
 	}
-	eb, _ := json.Marshal(backupEnd{End: true, Ops: bw.n, SHA256: hex.EncodeToString(bw.sum.Sum(nil))})
+	bw.digest = hex.EncodeToString(bw.sum.Sum(nil))
+	eb, _ := json.Marshal(backupEnd{End: true, Ops: bw.n, SHA256: bw.digest})
 	if err := bw.line(eb); err != nil {
 		bw.Abort()
 		return err
@@ -341,8 +344,10 @@ type BackupReader struct {
 	// AllowNoChecksum accepts a file whose end line has no checksum (a
 	// backup written before heron checksummed them); set it before reading.
 	AllowNoChecksum bool
-	// Checksummed: the end line's checksum matched (set at the end line).
+	// Checksummed: the end line's checksum matched (set at the end line);
+	// Digest is that checksum (hex), a plan's digest (--expect-digest).
 	Checksummed bool
+	Digest      string
 	f           io.Closer
 	r           *bufio.Reader
 	sum         hash.Hash
@@ -535,7 +540,7 @@ func (br *BackupReader) end(l backupEnd) error {
 	case l.SHA256 != got:
 		return fmt.Errorf("backup %s: checksum mismatch: the SHA-256 of lines 1-%d is %s, the end line (line %d) says %s: the file changed after heron wrote it", br.Path, br.line-1, got, br.line, l.SHA256)
 	default:
-		br.Checksummed = true
+		br.Checksummed, br.Digest = true, l.SHA256
 	}
 	br.done = true
 	return nil
@@ -548,8 +553,10 @@ func (br *BackupReader) Close() error { return br.f.Close() }
 type BackupInfo struct {
 	Header  Header
 	Entries int64
-	// Checksummed: the file carries a checksum, and it matched.
+	// Checksummed: the file carries a checksum, and it matched; Digest is
+	// that checksum.
 	Checksummed bool
+	Digest      string
 }
 
 // VerifyBackup reads a whole backup file and checks it (every line, the end
@@ -569,7 +576,7 @@ func VerifyBackup(path string, allowNoChecksum bool, each func(Entry) error) (*B
 			return nil, err
 		}
 		if !ok {
-			return &BackupInfo{Header: br.Header, Entries: br.n, Checksummed: br.Checksummed}, nil
+			return &BackupInfo{Header: br.Header, Entries: br.n, Checksummed: br.Checksummed, Digest: br.Digest}, nil
 		}
 		if each != nil {
 			if err := each(e); err != nil {

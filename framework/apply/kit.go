@@ -148,10 +148,11 @@ func (k *kit[S, P]) run(ctx context.Context) (framework.Result, error) {
 			return nil, refusal
 		}
 		if flags.PlanOut != "" {
-			if err := st.staged.saveAs(flags.PlanOut); err != nil {
+			digest, err := st.staged.saveAs(flags.PlanOut)
+			if err != nil {
 				return nil, err
 			}
-			fmt.Fprintf(w.Stderr, "plan saved: %s (%d keys, checksummed): %s\n", flags.PlanOut, pl.Keys, pl.savedNote(flags.PlanOut))
+			fmt.Fprintf(w.Stderr, "plan saved: %s (%d keys, sha256 %s): %s\n", flags.PlanOut, pl.Keys, digest, pl.savedNote(flags.PlanOut, digest))
 		}
 		fmt.Fprintln(w.Stderr, "dry run: nothing was written; add --run to apply the plan")
 		return pl.View, nil

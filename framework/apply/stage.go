@@ -148,20 +148,22 @@ func entryOp(e Entry) (Op, error) {
 	return op, nil
 }
 
-// saveAs publishes the staged ops under path (a dry run's --plan-out).
-func (st *Staged) saveAs(path string) error {
+// saveAs publishes the staged ops under path (a dry run's --plan-out) and
+// returns the plan's digest (its SHA-256 end line).
+func (st *Staged) saveAs(path string) (string, error) {
 	if st == nil {
-		return errors.New("plan: nothing was staged")
+		return "", errors.New("plan: nothing was staged")
 	}
 	if _, err := os.Lstat(path); err == nil {
-		return fmt.Errorf("plan: %s already exists", path)
+		return "", fmt.Errorf("plan: %s already exists", path)
 	}
 	st.bw.final = path
 	if err := st.bw.Commit(); err != nil {
-		return fmt.Errorf("plan: %w", err)
+		return "", fmt.Errorf("plan: %w", err)
 	}
+	digest := st.bw.digest
 	st.bw = nil
-	return nil
+	return digest, nil
 }
 
 // copyFile copies the published backup to path (--plan-out with --run).

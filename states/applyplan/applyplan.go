@@ -26,8 +26,9 @@ import (
 
 // Params are the flags of `apply`.
 type Params struct {
-	framework.ParamBase `use:"apply" desc:"show a plan saved with --plan-out and apply exactly it, refused if any of its keys changed since it was read (a plan unless --run)" example:"apply --file plan.jsonl --run"`
+	framework.ParamBase `use:"apply" desc:"show a plan saved with --plan-out and apply it, refused unless heron plans the same ops now (a plan unless --run)" example:"apply --file plan.jsonl --expect-digest 3f2a... --run"`
 	File                string `name:"file" required:"true" placeholder:"PLAN" desc:"the plan file a write command saved with --plan-out"`
+	ExpectDigest        string `name:"expect-digest" placeholder:"SHA256" desc:"refuse the plan unless its digest (the sha256 --plan-out printed) is this: the file is the one reviewed"`
 	framework.WriteFlags
 	framework.Output
 }
@@ -88,12 +89,17 @@ func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.St
 	writer := gates.Writer(h.Planner, "")
 	scope, known := gates.WriteScope(inst.Layout, writer)
 	known = known && apply.Registered(inst, writer)
-	s.Gates, err = gates.FileGates(ctx, inst, rev, gates.File{What: "plan", Made: "made for", RootPath: h.RootPath}, externalGate(h), plannerGate(h, known))
+	fileGates := []framework.Gate{externalGate(h), plannerGate(h, known)}
+	if p.ExpectDigest != "" {
+		fileGates = append(fileGates, digestGate(p.ExpectDigest, info.Digest))
+	}
+	s.Gates, err = gates.FileGates(ctx, inst, rev, gates.File{What: "plan", Made: "made for", RootPath: h.RootPath}, fileGates...)
 	if err != nil {
 		return nil, err
 	}
+	fileGates = s.Gates[:1+len(fileGates)]
 	out := &apply.Plan{Command: "apply", Title: "apply " + p.File, View: s, Root: inst.Layout.RootPath, Put: "put", Nothing: "nothing to write, the plan is empty"}
-	if framework.Refusal("apply", s.Gates[:3]) != nil {
+	if framework.Refusal("apply", fileGates) != nil {
 		// Another instance's plan, one heron cannot plan again or one that
 		// reaches outside etcd: nothing to compare it with.
 		return s.refused(out), nil
@@ -123,7 +129,7 @@ func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.St
 	if len(s.Differences) > maxDifferences {
 		s.Differences = s.Differences[:maxDifferences]
 	}
-	s.Gates = s.Gates[:3] // the instance's gates are the command's too, below
+	s.Gates = fileGates // the instance's gates are the command's too, below
 	for _, g := range again.Gates {
 		g.Name = writer + ": " + g.Name
 		s.Gates = append(s.Gates, g)
@@ -169,6 +175,19 @@ func plannerGate(h apply.Header, known bool) framework.Gate {
 	if !known {
 		g.Detail = fmt.Sprintf("the plan's header names planner %q, which this heron does not know: it cannot plan it again, so it does not apply it (a plan saved by an older heron, or an edited header)", h.Planner)
 		g.Fix = []framework.Step{{Order: framework.StepRerun, Text: "do not re-run apply: plan again with this heron (the write command with --plan-out FILE), review it, and apply the new file"}}
+	}
+	return g
+}
+
+// digestGate refuses a file that is not the one reviewed. The digest is
+// the file's SHA-256 end line: a guard against taking the wrong file, not
+// a signature (anyone who can edit the file can compute it again).
+func digestGate(want, got string) framework.Gate {
+	g := framework.Gate{Name: "the plan reviewed", OK: strings.EqualFold(strings.TrimSpace(want), got),
+		Detail: "the plan's digest is the one expected (sha256 " + got + ")"}
+	if !g.OK {
+		g.Detail = fmt.Sprintf("the plan's digest is sha256 %s, not %s: this is not the file reviewed", got, want)
+		g.Fix = []framework.Step{{Order: framework.StepRerun, Text: "apply the file that was reviewed, or review this one and pass its digest"}}
 	}
 	return g
 }

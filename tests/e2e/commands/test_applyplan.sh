@@ -168,10 +168,14 @@ expect_rc 0 "--plan-out on another filesystem"
 if [ -s "$SHM" ] && [ -z "$(ls -A "$WORK/cwd")" ] && [ -z "$(ls -A /dev/shm | grep "heron-e2e-plan-$$.jsonl.tmp")" ]; then pass "the plan is there, no temporary file left"; else fail "--plan-out across filesystems"; fi
 rm -f "$SHM"
 
-# An untampered plan, nothing changed: applies.
+# An untampered plan, nothing changed: applies, pinned to the digest
+# --plan-out printed; another digest is refused.
 plan_out "$P" "reset checkpoint --target-wal kafka"
+digest=$(printf '%s' "$ERR" | sed -n 's/^plan saved: .* keys, sha256 \([0-9a-f]*\)).*/\1/p')
+if [ ${#digest} -eq 64 ]; then pass "--plan-out prints the plan's digest"; else fail "no digest in: $ERR"; fi
+apply_refused "$P --expect-digest 0000$digest" "another digest" "REFUSED  the plan reviewed +the plan's digest is sha256 $digest, not 0000$digest"
 run_heron "$(connect_line)
-apply --file $P --run --yes --backup-dir $BK"
+apply --file $P --expect-digest $digest --run --yes --backup-dir $BK"
 expect_rc 0 "the untampered plan applies"
 expect_out "ok +the plan is what heron plans now" "the comparison passes"
 expect_out "verify: ok" "verify ok"
