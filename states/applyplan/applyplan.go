@@ -67,7 +67,8 @@ type Summary struct {
 	Differences      []apply.Difference `json:"differences"`
 	DifferencesTotal int64              `json:"differences_total"`
 	// Again is the view of the plan made again (nil: not planned again),
-	// "replan" in the JSON.
+	// "replan" in the JSON; the table shows its gates only, among the
+	// apply's (the file was reviewed; what matters now is that it equals).
 	Again framework.Result `json:"-"`
 }
 
@@ -246,13 +247,6 @@ func (s *Summary) Table(w io.Writer) error {
 	fmt.Fprintf(tw, "planned again at revision %d; %d ops compared\n\n", s.Revision, s.Compared)
 	if err := tw.Flush(); err != nil {
 		return err
-	}
-	if s.Again != nil {
-		fmt.Fprintf(w, "what heron plans now:\n")
-		if err := s.Again.Table(w); err != nil {
-			return err
-		}
-		fmt.Fprintln(w)
 	}
 	if err := framework.WriteGates(w, s.Gates); err != nil {
 		return err
