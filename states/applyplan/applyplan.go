@@ -254,7 +254,7 @@ func (s *Summary) Table(w io.Writer) error {
 	if s.DifferencesTotal > 0 {
 		fmt.Fprintf(tw, "\nthe file differs from what heron plans now: %s\n", framework.Plural(s.DifferencesTotal, "difference", "differences"))
 		for _, d := range s.Differences {
-			fmt.Fprintf(tw, "  %s\t%s\n", framework.EscapeText(d.Key), d.What)
+			fmt.Fprintf(tw, "  %s\t%s\n", framework.EscapeText(d.Key), framework.EscapeText(d.What))
 		}
 		if more := s.DifferencesTotal - int64(len(s.Differences)); more > 0 {
 			fmt.Fprintf(tw, "  ... and %d more\n", more)
