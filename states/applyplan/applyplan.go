@@ -173,10 +173,15 @@ func (s *Summary) refused(out *apply.Plan) *apply.Plan {
 func plannerGate(h apply.Header, known bool) framework.Gate {
 	g := framework.Gate{Name: "a command heron plans again", OK: known,
 		Detail: fmt.Sprintf("the plan was made by %s, which this heron plans again with the recorded flags", h.Planner)}
-	if !known {
-		g.Detail = fmt.Sprintf("the plan's header names planner %q, which this heron does not know: it cannot plan it again, so it does not apply it (a plan saved by an older heron, or an edited header)", h.Planner)
-		g.Fix = []framework.Step{{Order: framework.StepRerun, Text: "do not re-run apply: plan again with this heron (the write command with --plan-out FILE), review it, and apply the new file"}}
+	switch {
+	case known:
+		return g
+	case h.Planner == "":
+		g.Detail = "the plan's header records no command (a plan saved by an older heron, or an edited header): heron cannot plan it again, so it does not apply it"
+	default:
+		g.Detail = fmt.Sprintf("the plan's header names planner %q, which this heron does not know: it cannot plan it again, so it does not apply it (an edited header, or a plan of another heron)", h.Planner)
 	}
+	g.Fix = []framework.Step{{Order: framework.StepRerun, Text: "do not re-run apply: plan again with this heron (the write command with --plan-out FILE), review it, and apply the new file"}}
 	return g
 }
 
