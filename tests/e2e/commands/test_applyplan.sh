@@ -49,6 +49,9 @@ elif mode == "strip":
     body.append('{"key":"by-dev/meta/streamingnode-meta/wal/by-dev-rootcoord-dml_0/vchannel/by-dev-rootcoord-dml_0_100v0","value":"","mod_revision":2,"op":"delete"}')
     body.append('{"key":"other-instance/meta/x","value":"","mod_revision":0,"absent":true,"new":"%s","op":"put"}' % b64(b"x"))
     body.append('{"key":"by-dev/meta/session/fake","value":"","mod_revision":0,"absent":true,"new":"%s","op":"put"}' % b64(b'{"ServerID":9}'))
+elif mode == "inject":
+    body.insert(1, '{"key":"by-dev/meta/streamingnode-meta/wal/by-dev-rootcoord-dml_0/vchannel/by-dev-rootcoord-dml_0_100v0","value":"","mod_revision":2,"op":"delete"}')
+    body.append('{"key":"by-dev/meta/session/fake","value":"","mod_revision":0,"absent":true,"new":"%s","op":"put"}' % b64(b'{"ServerID":9}'))
 elif mode == "version":
     h["heron"] = "v0.0.1 (vcs 0000000, go1.20)"
 elif mode == "planner":
@@ -124,12 +127,17 @@ edit oldvalue "$P" "$WORK/oldvalue.jsonl"
 apply_refused "$WORK/oldvalue.jsonl" "edited old value" "datacoord-meta/s/[0-9/]+: old value changed"
 
 # 3. A stripped header with garbage, a schema delete, a key outside the
-# root, a fake session key; an unknown planner; edited recorded flags.
+# root, a fake session key (and the delete and session key alone, in
+# an otherwise untouched plan); an unknown planner; edited recorded flags.
 edit strip "$P" "$WORK/strip.jsonl"
 apply_refused "$WORK/strip.jsonl" "stripped header" '\(header\) rule: the file says "", heron plans "reset-checkpoint"'
 expect_out "differences" "the differences are counted"
 expect_out "new value differs" "the garbage new values differ"
 expect_out "other-instance/meta/x: outside what reset checkpoint writes" "the key outside the root path is refused"
+edit inject "$P" "$WORK/inject.jsonl"
+apply_refused "$WORK/inject.jsonl" "a schema-key delete and a fake session key" "vchannel/by-dev-rootcoord-dml_0_100v0: key gone"
+expect_out "by-dev/meta/session/fake: key gone" "the fake session key is refused"
+expect_out "2 differences between the file" "nothing else differs"
 edit planner "$P" "$WORK/planner.jsonl"
 apply_refused "$WORK/planner.jsonl" "unknown planner" 'REFUSED  a command heron plans again +the plan.s header names planner "reset everything"'
 edit params "$P" "$WORK/params.jsonl"
