@@ -586,6 +586,37 @@ func VerifyBackup(path string, allowNoChecksum bool, each func(Entry) error) (*B
 	}
 }
 
+// ClaimedDigest is the checksum a backup file's end line claims (its last
+// line only, read from the end): what a reader can pin before reading the
+// file, which its end line then proves (BackupReader checks it).
+func ClaimedDigest(path string) (string, error) {
+	br, err := OpenBackup(path)
+	if err != nil {
+		return "", err
+	}
+	defer br.Close()
+	f, ok := br.f.(*os.File)
+	if !ok {
+		return "", fmt.Errorf("backup %s: not a file", path)
+	}
+	info, err := f.Stat()
+	if err != nil {
+		return "", fmt.Errorf("backup %s: %w", path, err)
+	}
+	const tail = 512 // the end line is about 110 bytes
+	start := max(info.Size()-tail, 0)
+	b := make([]byte, info.Size()-start)
+	if _, err := f.ReadAt(b, start); err != nil {
+		return "", fmt.Errorf("backup %s: %w", path, err)
+	}
+	b = bytes.TrimSuffix(b, newline)
+	var end backupEnd
+	if err := json.Unmarshal(b[bytes.LastIndexByte(b, '\n')+1:], &end); err != nil || !end.End {
+		return "", fmt.Errorf("backup %s: its last line is no end line (truncated file)", path)
+	}
+	return end.SHA256, nil
+}
+
 // ReadBackupHeader reads the header of a backup file (its first line only).
 func ReadBackupHeader(path string) (Header, error) {
 	br, err := OpenBackup(path)

@@ -77,11 +77,15 @@ type Summary struct {
 // the recorded flags, comparing the file with that plan op for op as it is
 // staged, and gates: the recorded command's gates, and no difference.
 func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.Stage) (*apply.Plan, error) {
-	info, err := apply.VerifyBackup(p.File, false, nil)
+	// The file is read once, side by side with the re-plan, and its
+	// checksum checked at its end line before anything is written (a
+	// refusal below reads it whole first, so that a changed file is named).
+	br, err := apply.OpenBackup(p.File)
 	if err != nil {
 		return nil, fmt.Errorf("apply: %w", err)
 	}
-	h := info.Header
+	defer br.Close()
+	h := br.Header
 	rev, err := inst.Revision(ctx)
 	if err != nil {
 		return nil, err
@@ -92,7 +96,11 @@ func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.St
 	known = known && apply.Registered(inst, writer)
 	fileGates := []framework.Gate{externalGate(h), plannerGate(h, known)}
 	if p.ExpectDigest != "" {
-		fileGates = append(fileGates, digestGate(p.ExpectDigest, info.Digest))
+		digest, err := apply.ClaimedDigest(p.File)
+		if err != nil {
+			return nil, fmt.Errorf("apply: %w", err)
+		}
+		fileGates = append(fileGates, digestGate(p.ExpectDigest, digest))
 	}
 	s.Gates, err = gates.FileGates(ctx, inst, rev, gates.File{What: "plan", Made: "made for", RootPath: h.RootPath}, fileGates...)
 	if err != nil {
@@ -101,15 +109,14 @@ func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.St
 	fileGates = s.Gates[:1+len(fileGates)]
 	out := &apply.Plan{Command: "apply", Title: "apply " + p.File, View: s, Root: inst.Layout.RootPath, Put: "put", Nothing: "nothing to write, the plan is empty"}
 	if framework.Refusal("apply", fileGates) != nil {
-		// Another instance's plan, one heron cannot plan again or one that
-		// reaches outside etcd: nothing to compare it with.
+		// Another instance's plan, one heron cannot plan again, one that
+		// reaches outside etcd or not the one reviewed: nothing to compare
+		// it with.
+		if _, err := apply.VerifyBackup(p.File, false, nil); err != nil {
+			return nil, fmt.Errorf("apply: %w", err)
+		}
 		return s.refused(out), nil
 	}
-	br, err := apply.OpenBackup(p.File)
-	if err != nil {
-		return nil, fmt.Errorf("apply: %w", err)
-	}
-	defer br.Close()
 	cmp := apply.NewComparison(br, writer, scope)
 	again, againHeader, err := apply.Replay(ctx, inst, h, st, cmp.Op)
 	var recorded *apply.RecordedError
