@@ -132,7 +132,7 @@ func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.St
 		return nil, fmt.Errorf("apply: %w", err)
 	}
 	s.Again, s.TotalKeys, s.Compared = again.View, again.Keys, cmp.Compared
-	s.Differences = append(apply.HeaderDifferences(h, againHeader), cmp.Differences...)
+	s.Differences = append(append(s.Differences, apply.HeaderDifferences(h, againHeader)...), cmp.Differences...)
 	s.DifferencesTotal = int64(len(s.Differences)) - int64(len(cmp.Differences)) + cmp.Total
 	if len(s.Differences) > maxDifferences {
 		s.Differences = s.Differences[:maxDifferences]

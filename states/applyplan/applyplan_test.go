@@ -160,3 +160,27 @@ func TestRunFormatLineForEveryWriteCommand(t *testing.T) {
 		t.Fatalf("restore: exit %d\n%s\n%s", code, out, errs)
 	}
 }
+
+// The plan document of an untouched plan: every op compared, no
+// difference (an empty list, not null), the re-plan's own document under
+// "replan", and the header naming what planned.
+func TestApplyPlanDocument(t *testing.T) {
+	e := newEnv(t)
+	plan := filepath.Join(e.dir, "plan.jsonl")
+	if _, errs, code := e.run("reset checkpoint --target-wal kafka --plan-out " + plan); code != 0 {
+		t.Fatalf("plan-out: exit %d\n%s", code, errs)
+	}
+	out, errs, code := e.run("apply --file " + plan + " --format json")
+	var doc struct {
+		Plan        apply.Header      `json:"plan"`
+		Compared    int64             `json:"compared"`
+		Differences []json.RawMessage `json:"differences"`
+		Replan      struct {
+			TotalKeys int64 `json:"total_keys"`
+		} `json:"replan"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &doc) != nil || doc.Compared != 18 || doc.Differences == nil || len(doc.Differences) != 0 ||
+		doc.Replan.TotalKeys != 18 || doc.Plan.Planner != "reset checkpoint" || strings.Join(doc.Plan.Params, " ") != "--target-wal=kafka" || doc.Plan.Heron != apply.HeronBuild() {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+}
