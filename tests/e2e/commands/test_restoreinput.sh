@@ -4,7 +4,9 @@
 # (checksums recomputed, as anyone can) are refused with nothing written
 # (exit 1); an edited original value is caught by the moved-on gate (exit
 # 3) because the rule says what the command wrote; the untouched backup
-# restores byte for byte.
+# restores byte for byte; a plan or backup that is not a regular file or
+# has no newline is refused; a reset wal backup whose prefixes reach
+# another root is refused, the untouched one restores.
 . "$(dirname "$0")/../lib.sh"
 start_etcd
 seed --wal pulsar --rootPath by-dev
@@ -92,4 +94,34 @@ restore --file $backup --run --yes --backup-dir $BK"
 expect_rc 0 "the untouched backup restores"
 dump >"$WORK/now.dump"
 if cmp -s "$WORK/original.dump" "$WORK/now.dump"; then pass "restored byte for byte"; else fail "restore differs"; fi
+
+# reset wal's backups: a key outside what reset wal writes (another
+# instance's root, named in an edited prefix) is refused; the untouched
+# backup restores.
+"$ETCDTOOL" wpseed --etcd "$ETCD" --file "$REPO/states/resetwal/testdata/wp_milvus30.json"
+dump >"$WORK/wp.dump"
+run_heron "$(connect_line)
+reset wal --target woodpecker --run --yes --backup-dir $BK"
+expect_rc 0 "reset wal"
+wal=$(printf '%s' "$ERR" | sed -n 's/^backup: \(.*\) ([0-9]* keys, synced)$/\1/p' | head -1)
+dump >"$WORK/reset.dump"
+python3 - "$wal" "$WORK/wal-prefix.jsonl" <<'PY'
+import base64, hashlib, json, sys
+src, out = sys.argv[1:]
+lines = open(src).read().splitlines()
+h = json.loads(lines[0])
+body = lines[1:-1]
+h["prefixes"] = h["prefixes"] + ["other-root/woodpecker/"]
+body.append('{"key":"other-root/woodpecker/logs/x","value":"%s","mod_revision":3,"op":"put"}' % base64.b64encode(b"x").decode())
+data = "".join(l + "\n" for l in [json.dumps(h, separators=(",", ":"))] + body).encode()
+end = json.dumps({"end": True, "ops": len(body), "sha256": hashlib.sha256(data).hexdigest()}, separators=(",", ":"))
+open(out, "wb").write(data + end.encode() + b"\n")
+PY
+refused "$WORK/wal-prefix.jsonl" 1 "reset wal: prefix outside what it writes" 'prefix "other-root/woodpecker/" of its header is outside what reset wal writes on this instance'
+run_heron "$(connect_line)
+restore --file $wal --run --yes --backup-dir $BK"
+expect_rc 0 "reset wal's backup restores"
+dump >"$WORK/now.dump"
+if cmp -s "$WORK/wp.dump" "$WORK/now.dump"; then pass "reset wal restored byte for byte"; else fail "reset wal restore differs"; fi
+
 finish
