@@ -95,7 +95,7 @@ reset_to "$WORK/original.dump"
 # 1'. Woodpecker logs written after a --target-wal woodpecker plan.
 plan_out "$P" "reset checkpoint --target-wal woodpecker"
 "$ETCDTOOL" wpseed --etcd "$ETCD" --file "$FIX/wp_milvus30.json"
-apply_refused "$P" "woodpecker logs written after the plan" "REFUSED  reset checkpoint: "
+apply_refused "$P" "woodpecker logs written after the plan" "REFUSED  reset checkpoint: woodpecker target is empty"
 reset_to "$WORK/original.dump"
 
 # 1''. reset wal: a log written after the plan is a key the file does not hold.
