@@ -145,6 +145,12 @@ func TestRegistryReplaysTheRecordedCommand(t *testing.T) {
 		!slices.Equal(got, []string{"r/meta/k00=old>x", "r/meta/k01=old>x", "r/meta/k02=old>x"}) {
 		t.Fatalf("replay: %v %+v %v %v", err, h, got, pl)
 	}
+	defer func() {
+		apply.Forget(store)
+		if apply.Registered(store, "flip") {
+			t.Error("flip is still registered on a forgotten store")
+		}
+	}()
 	for _, bad := range []apply.Header{{Planner: "flop"}, {Planner: "flip", Params: []string{"--backup-dir=/"}}, {Planner: "flip", Params: []string{"--value"}}} {
 		var re *apply.RecordedError
 		if _, _, err := apply.Replay(context.Background(), store, bad, apply.DryStage(), nil); !errors.As(err, &re) {

@@ -76,6 +76,20 @@ func register[S Store, P any](store S, cmd *framework.Command, build Build[S, P]
 // comparableValue: v can key a map (a fake store in a test may not).
 func comparableValue(v any) bool { return v != nil && reflect.ValueOf(v).Comparable() }
 
+// Forget drops the commands registered on store (a closed connection).
+func Forget(store Store) {
+	if !comparableValue(any(store)) {
+		return
+	}
+	plannersMu.Lock()
+	defer plannersMu.Unlock()
+	for k := range planners {
+		if k.store == any(store) {
+			delete(planners, k)
+		}
+	}
+}
+
 // Registered reports whether store has the write command name.
 func Registered(store Store, name string) bool {
 	_, ok := lookup(store, name)
