@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/heron-shell/heron/framework"
+	"github.com/heron-shell/heron/framework/apply"
 	"github.com/heron-shell/heron/states/applyplan"
 	"github.com/heron-shell/heron/states/backup"
 	"github.com/heron-shell/heron/states/check"
@@ -64,6 +65,7 @@ func (c *Connected) Prompt() string { return fmt.Sprintf("Milvus(%s) > ", c.inst
 func (c *Connected) Close() error {
 	c.closeOnce.Do(func() {
 		if c.inst != nil {
+			apply.Forget(c.inst)
 			c.closeErr = c.inst.Close()
 		}
 	})

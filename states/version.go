@@ -9,11 +9,16 @@ import (
 	"text/tabwriter"
 
 	"github.com/heron-shell/heron/framework"
+	"github.com/heron-shell/heron/framework/apply"
 )
 
 // Version is heron's version, set at build time:
 // -ldflags "-X github.com/heron-shell/heron/states.Version=v1.2.3".
 var Version = "dev"
+
+// The write kit records the version in every plan and backup it writes
+// (apply.HeronBuild); it cannot import this package.
+func init() { apply.Version = Version }
 
 // goAPIModule is the module whose version `version` reports.
 const goAPIModule = "github.com/milvus-io/milvus-proto/go-api/v3"

@@ -78,6 +78,8 @@ type BackupWriter struct {
 	withNew bool
 	n       int64
 	buf     []byte
+	// digest is the end line's SHA-256, once committed.
+	digest string
 }
 
 // CreateBackup starts the backup file path (which must not exist) with
@@ -254,7 +256,8 @@ func (bw *BackupWriter) Commit() error {
 			return err
 		}
 	}
-	eb, _ := json.Marshal(backupEnd{End: true, Ops: bw.n, SHA256: hex.EncodeToString(bw.sum.Sum(nil))})
+	bw.digest = hex.EncodeToString(bw.sum.Sum(nil))
+	eb, _ := json.Marshal(backupEnd{End: true, Ops: bw.n, SHA256: bw.digest})
 	if err := bw.line(eb); err != nil {
 		bw.Abort()
 		return err
@@ -341,8 +344,10 @@ type BackupReader struct {
 	// AllowNoChecksum accepts a file whose end line has no checksum (a
 	// backup written before heron checksummed them); set it before reading.
 	AllowNoChecksum bool
-	// Checksummed: the end line's checksum matched (set at the end line).
+	// Checksummed: the end line's checksum matched (set at the end line);
+	// Digest is that checksum (hex), a plan's digest (--expect-digest).
 	Checksummed bool
+	Digest      string
 	f           io.Closer
 	r           *bufio.Reader
 	sum         hash.Hash
@@ -352,13 +357,43 @@ type BackupReader struct {
 }
 
 // OpenBackup opens a backup file and reads its header.
+// Only a regular file is read: a FIFO or a device (/dev/zero) is refused
+// before it is opened (opening a FIFO waits for a writer).
 func OpenBackup(path string) (*BackupReader, error) {
+	if info, err := os.Stat(path); err == nil && !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("backup: %s is not a regular file (%s): heron reads plans and backups from regular files only", path, fileKind(info.Mode()))
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("backup: %w", err)
 	}
+	if info, err := f.Stat(); err == nil && !info.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("backup: %s is not a regular file (%s): heron reads plans and backups from regular files only", path, fileKind(info.Mode()))
+	}
 	return newBackupReader(path, f, f)
 }
+
+// fileKind names what a file that is not a regular one is.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeCharDevice != 0, m&os.ModeDevice != 0:
+		return "a device"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	}
+	return m.Type().String()
+}
+
+// maxLineBytes bounds a line of a backup: an entry holds a value (at most
+// etcd's --max-request-bytes, 1.5 MiB by default) and its new value, in
+// base64; a longer line is no heron backup, and reading it whole would
+// hold all of it (a file without a newline: all the file) in memory.
+const maxLineBytes = 32 << 20
 
 // reopen reads the backup held open in f from its start (the kit holds the
 // published backup open until its verify: a backup deleted meanwhile is
@@ -400,7 +435,19 @@ func (br *BackupReader) hash(b []byte) {
 }
 
 func (br *BackupReader) readLine() ([]byte, error) {
-	b, err := br.r.ReadBytes('\n')
+	var b []byte
+	var err error
+	for {
+		var chunk []byte
+		chunk, err = br.r.ReadSlice('\n')
+		if len(b)+len(chunk) > maxLineBytes {
+			return nil, fmt.Errorf("backup %s: line %d is longer than %d MiB: not a heron backup", br.Path, br.line+1, maxLineBytes>>20)
+		}
+		b = append(b, chunk...)
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			break
+		}
+	}
 	if err != nil {
 		if errors.Is(err, io.EOF) && len(b) > 0 {
 			return nil, fmt.Errorf("backup %s: line %d is not terminated (truncated file)", br.Path, br.line+1)
@@ -493,7 +540,7 @@ func (br *BackupReader) end(l backupEnd) error {
 	case l.SHA256 != got:
 		return fmt.Errorf("backup %s: checksum mismatch: the SHA-256 of lines 1-%d is %s, the end line (line %d) says %s: the file changed after heron wrote it", br.Path, br.line-1, got, br.line, l.SHA256)
 	default:
-		br.Checksummed = true
+		br.Checksummed, br.Digest = true, l.SHA256
 	}
 	br.done = true
 	return nil
@@ -506,8 +553,10 @@ func (br *BackupReader) Close() error { return br.f.Close() }
 type BackupInfo struct {
 	Header  Header
 	Entries int64
-	// Checksummed: the file carries a checksum, and it matched.
+	// Checksummed: the file carries a checksum, and it matched; Digest is
+	// that checksum.
 	Checksummed bool
+	Digest      string
 }
 
 // VerifyBackup reads a whole backup file and checks it (every line, the end
@@ -527,7 +576,7 @@ func VerifyBackup(path string, allowNoChecksum bool, each func(Entry) error) (*B
 			return nil, err
 		}
 		if !ok {
-			return &BackupInfo{Header: br.Header, Entries: br.n, Checksummed: br.Checksummed}, nil
+			return &BackupInfo{Header: br.Header, Entries: br.n, Checksummed: br.Checksummed, Digest: br.Digest}, nil
 		}
 		if each != nil {
 			if err := each(e); err != nil {
@@ -535,6 +584,37 @@ func VerifyBackup(path string, allowNoChecksum bool, each func(Entry) error) (*B
 			}
 		}
 	}
+}
+
+// ClaimedDigest is the checksum a backup file's end line claims (its last
+// line only, read from the end): what a reader can pin before reading the
+// file, which its end line then proves (BackupReader checks it).
+func ClaimedDigest(path string) (string, error) {
+	br, err := OpenBackup(path)
+	if err != nil {
+		return "", err
+	}
+	defer br.Close()
+	f, ok := br.f.(*os.File)
+	if !ok {
+		return "", fmt.Errorf("backup %s: not a file", path)
+	}
+	info, err := f.Stat()
+	if err != nil {
+		return "", fmt.Errorf("backup %s: %w", path, err)
+	}
+	const tail = 512 // the end line is about 110 bytes
+	start := max(info.Size()-tail, 0)
+	b := make([]byte, info.Size()-start)
+	if _, err := f.ReadAt(b, start); err != nil {
+		return "", fmt.Errorf("backup %s: %w", path, err)
+	}
+	b = bytes.TrimSuffix(b, newline)
+	var end backupEnd
+	if err := json.Unmarshal(b[bytes.LastIndexByte(b, '\n')+1:], &end); err != nil || !end.End {
+		return "", fmt.Errorf("backup %s: its last line is no end line (truncated file)", path)
+	}
+	return end.SHA256, nil
 }
 
 // ReadBackupHeader reads the header of a backup file (its first line only).

@@ -69,6 +69,16 @@ func absPath(p string) string {
 	return p
 }
 
+// chainCommand is the command whose backups a run's chain continues: the
+// command that planned (apply --file continues the recorded command's, and
+// that command's next run continues the apply's), else the run's own.
+func chainCommand(h Header, command string) string {
+	if h.Planner != "" {
+		return h.Planner
+	}
+	return command
+}
+
 // chainHeader completes the header of a run that found a split state.
 func chainHeader(dir string, h *Header, command string) {
 	h.SplitState = true

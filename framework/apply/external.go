@@ -124,10 +124,10 @@ func (p *Plan) question() string {
 
 // savedNote is what the kit says of a saved plan whose effects outside
 // etcd the file cannot carry.
-func (p *Plan) savedNote(path string) string {
+func (p *Plan) savedNote(path, digest string) string {
 	eff := p.effects()
 	if len(eff) == 0 {
-		return fmt.Sprintf("apply --file %s --run applies exactly it", path)
+		return fmt.Sprintf("apply --file %s --expect-digest %s --run plans it again and applies it if heron plans the same ops then", path, digest)
 	}
 	what := make([]string, len(eff))
 	for i, e := range eff {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/heron-shell/heron/framework"
@@ -27,13 +28,18 @@ func Command[S Store, P any](s S, build Build[S, P]) *framework.Command {
 
 // Tuned is Command with tune adjusting every run's options last (tests
 // build their own options here: hooks, limits).
+// It registers the command by name on s (registry.go: apply --file plans
+// a saved plan again through it).
 func Tuned[S Store, P any](s S, build Build[S, P], tune func(*Options)) *framework.Command {
-	return framework.WriteCommand(func(ctx context.Context, p *P, m framework.Mode, w framework.WriteIO) (framework.Result, error) {
-		k := &kit[S, P]{store: s, build: build, tune: tune, p: p, m: m, w: w}
+	var cmd *framework.Command
+	cmd = framework.WriteCommand(func(ctx context.Context, p *P, m framework.Mode, w framework.WriteIO) (framework.Result, error) {
+		k := &kit[S, P]{store: s, build: build, tune: tune, p: p, m: m, w: w, name: cmd.Path()}
 		// A plan read at a revision etcd compacted away before anything was
 		// written is read again, once, at the current revision.
 		return framework.RereadOnce(w.Stderr, func() (framework.Result, error) { return k.run(ctx) })
 	})
+	register(s, cmd, build)
+	return cmd
 }
 
 type kit[S Store, P any] struct {
@@ -43,6 +49,7 @@ type kit[S Store, P any] struct {
 	p     *P
 	m     framework.Mode
 	w     framework.WriteIO
+	name  string // the command's path (Header.Planner)
 }
 
 func (k *kit[S, P]) options(command string) (Options, framework.WriteFlags, error) {
@@ -67,6 +74,11 @@ func (k *kit[S, P]) plan(ctx context.Context, opt Options, staging bool, label s
 	if staging {
 		st = &Stage{opt: opt, staging: true}
 	}
+	params, err := framework.RecordedFlags(k.p)
+	if err != nil {
+		return nil, nil, err
+	}
+	st.planner, st.params = k.name, params
 	pl, err := k.build(ctx, k.store, k.p, st)
 	if err == nil && pl == nil {
 		err = errors.New("built no plan")
@@ -78,6 +90,21 @@ func (k *kit[S, P]) plan(ctx context.Context, opt Options, staging bool, label s
 	return pl, st, nil
 }
 
+// planAgain builds the plan again for the verify, staging nothing: pl's
+// Again when it names one, else the command's own build.
+func (k *kit[S, P]) planAgain(ctx context.Context, opt Options, pl *Plan) (*Plan, error) {
+	const label = "verify: planning again"
+	if pl.Again == nil {
+		again, _, err := k.plan(ctx, opt, false, label)
+		return again, err
+	}
+	again, err := pl.Again(ctx, &Stage{opt: opt, label: label})
+	if err == nil && again == nil {
+		err = errors.New("built no plan")
+	}
+	return again, Cause(ctx, err)
+}
+
 func (k *kit[S, P]) run(ctx context.Context) (framework.Result, error) {
 	w := k.w
 	opt, flags, err := k.options("")
@@ -86,6 +113,12 @@ func (k *kit[S, P]) run(ctx context.Context) (framework.Result, error) {
 	}
 	ctx, stop := WithStallTimeout(ctx, opt.StallTimeout)
 	defer stop()
+	if !k.m.Run && flags.PlanOut != "" {
+		// The dry run stages its plan where --plan-out publishes it: a link
+		// within one folder (not across filesystems, nor in a read-only
+		// working folder).
+		opt.BackupDir = filepath.Dir(flags.PlanOut)
+	}
 	pl, st, err := k.plan(ctx, opt, k.m.Run || flags.PlanOut != "", "scan")
 	if err != nil {
 		return nil, err
@@ -115,10 +148,11 @@ func (k *kit[S, P]) run(ctx context.Context) (framework.Result, error) {
 			return nil, refusal
 		}
 		if flags.PlanOut != "" {
-			if err := st.staged.saveAs(flags.PlanOut); err != nil {
+			digest, err := st.staged.saveAs(flags.PlanOut)
+			if err != nil {
 				return nil, err
 			}
-			fmt.Fprintf(w.Stderr, "plan saved: %s (%d keys, checksummed): %s\n", flags.PlanOut, pl.Keys, pl.savedNote(flags.PlanOut))
+			fmt.Fprintf(w.Stderr, "plan saved: %s (%d keys, sha256 %s): %s\n", flags.PlanOut, pl.Keys, digest, pl.savedNote(flags.PlanOut, digest))
 		}
 		fmt.Fprintln(w.Stderr, "dry run: nothing was written; add --run to apply the plan")
 		return pl.View, nil
@@ -189,7 +223,7 @@ func (k *kit[S, P]) commit(ctx context.Context, pl *Plan, st *Stage, flags frame
 	staged.opt.guards = pl.Guards
 	if pl.SplitState {
 		h := staged.bw.header
-		chainHeader(staged.opt.BackupDir, &h, pl.Command)
+		chainHeader(staged.opt.BackupDir, &h, chainCommand(h, pl.Command))
 		staged.bw.setHeader(h)
 	}
 	published := staged.bw.header

@@ -100,6 +100,15 @@ type Header struct {
 	// deletes), which the file does not hold: apply --file refuses a plan
 	// that names any, and restore does not bring them back.
 	External []EffectInfo `json:"external,omitempty"`
+	// Heron is the version and build of the heron that planned (Build).
+	Heron string `json:"heron,omitempty"`
+	// Planner is the registered write command that planned the file's ops
+	// ("reset checkpoint") and Params its flags as words
+	// (framework.RecordedFlags: never a secret): apply --file plans again
+	// with them (Replay) and writes only what that plan writes; restore
+	// restores only keys that command writes.
+	Planner string   `json:"planner,omitempty"`
+	Params  []string `json:"params,omitempty"`
 }
 
 // Allows reports whether key is under one of the header's prefixes (any key

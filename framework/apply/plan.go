@@ -48,6 +48,9 @@ type Plan struct {
 	// re-plan when the run's own revisions prove nothing else wrote (nil:
 	// the verify always plans again).
 	Replan *Replan
+	// Again, when set, is the plan the verify builds again instead of the
+	// command's own (apply --file: the recorded command's, not the file's).
+	Again func(ctx context.Context, st *Stage) (*Plan, error)
 }
 
 // Replan is a command's proof of what its re-plan after a run finds,

@@ -111,3 +111,35 @@ func TestVerifyReplanFallsBackToPlanningAgain(t *testing.T) {
 		}
 	}
 }
+
+// A plan naming Again (apply --file: the recorded command's plan) is
+// planned again for the verify through it, not through the command's own
+// build, and the keys it still finds fail the verify.
+func TestVerifyPlansAgainThroughAgain(t *testing.T) {
+	for _, again := range []int64{0, 2} {
+		cli, _ := etcdtest.Start(t)
+		seedKeys(t, cli, 3, "old")
+		var builds, agains atomic.Int64
+		build := func(ctx context.Context, s flipStore, p *flipParams, st *apply.Stage) (*apply.Plan, error) {
+			builds.Add(1)
+			pl, err := flipBuild(ctx, s, p, st)
+			if err != nil {
+				return nil, err
+			}
+			pl.Again = func(ctx context.Context, st *apply.Stage) (*apply.Plan, error) {
+				agains.Add(1)
+				return &apply.Plan{Command: "flip", Keys: again}, nil
+			}
+			return pl, nil
+		}
+		cmds := []*framework.Command{apply.Command(flipStore{cli}, build)}
+		out, stderr, code, _ := shelltest.Run(t, cmds, "flip --run --format json --backup-dir "+t.TempDir())
+		var doc replanDoc
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatalf("%v\n%s\n%s", err, out, stderr)
+		}
+		if builds.Load() != 1 || agains.Load() != 1 || doc.Verify.Replanned != again || doc.Verify.OK != (again == 0) || (code == 0) != (again == 0) {
+			t.Fatalf("again %d: exit %d, %d builds, %d agains, verify %+v", again, code, builds.Load(), agains.Load(), doc.Verify)
+		}
+	}
+}

@@ -23,8 +23,14 @@ type Stage struct {
 	opt     Options
 	staging bool
 	staged  *Staged
-	path    string // the plan file a Load staged from
 	label   string // the progress label of a scan that stages nothing
+	// planner and params are the command that plans and its recorded flags
+	// (Header.Planner, Header.Params); tap sees every op of the scan
+	// (Replay); header is the one the scan staged under.
+	planner string
+	params  []string
+	tap     func(Op) error
+	header  Header
 	// held is the published backup, open until the verify has read it back
 	// (a backup deleted during the run is still read back, and reported).
 	held *os.File
@@ -52,11 +58,16 @@ func (s *Stage) Scan(ctx context.Context, h Header, name string, scan Scan) erro
 	if s.staged != nil {
 		return errors.New("a plan staged its ops twice")
 	}
+	h.Heron = HeronBuild()
+	if s.planner != "" {
+		h.Planner, h.Params = s.planner, s.params
+	}
+	s.header = h
 	if !s.staging {
 		// Nothing staged, nothing counted: the scan counts what it reads
 		// (ReadCounter), shown once it takes longer than a progress interval.
 		prog := startQuietProgress(s.opt.Progress, s.label, s.opt.ProgressInterval)
-		err := scan(withReadCounter(ctx, prog.add), nil)
+		err := scan(withReadCounter(ctx, prog.add), s.tap)
 		prog.finish(err == nil)
 		return err
 	}
@@ -69,53 +80,19 @@ func (s *Stage) Scan(ctx context.Context, h Header, name string, scan Scan) erro
 	}
 	st.ctx = ctx
 	s.staged = st
-	if err := scan(ctx, st.add); err != nil {
+	yield := st.add
+	if tap := s.tap; tap != nil {
+		yield = func(op Op) error {
+			if err := tap(op); err != nil {
+				return err
+			}
+			return st.add(op)
+		}
+	}
+	if err := scan(ctx, yield); err != nil {
 		return err
 	}
 	return st.close()
-}
-
-// Load stages the entries of a saved plan file (--plan-out), checksum
-// first, under a backup header that is the file's with command; yield sees
-// each entry as it is staged. It returns the file's header.
-func (s *Stage) Load(ctx context.Context, path, command string, each func(Entry, Op) error) (Header, error) {
-	info, err := VerifyBackup(path, false, nil)
-	if err != nil {
-		return Header{}, err
-	}
-	h := info.Header
-	derive, err := ruleFor(h)
-	if err != nil {
-		return h, err
-	}
-	nh := h
-	nh.Command, nh.Created, nh.Continues, nh.OriginalBackup, nh.SplitState = command, time.Time{}, "", "", false
-	s.path = path
-	return h, s.Scan(ctx, nh, "apply", func(ctx context.Context, yield func(Op) error) error {
-		br, err := OpenBackup(path)
-		if err != nil {
-			return err
-		}
-		defer br.Close()
-		for {
-			e, ok, err := br.Next()
-			if err != nil || !ok {
-				return err
-			}
-			op, err := derive(e)
-			if err != nil {
-				return fmt.Errorf("plan %s line %d: %w", path, e.Line, err)
-			}
-			if err := each(e, op); err != nil {
-				return err
-			}
-			if yield != nil {
-				if err := yield(op); err != nil {
-					return err
-				}
-			}
-		}
-	})
 }
 
 // Rule derives the op of a staged entry again from its backed-up old value:
@@ -171,20 +148,22 @@ func entryOp(e Entry) (Op, error) {
 	return op, nil
 }
 
-// saveAs publishes the staged ops under path (a dry run's --plan-out).
-func (st *Staged) saveAs(path string) error {
+// saveAs publishes the staged ops under path (a dry run's --plan-out) and
+// returns the plan's digest (its SHA-256 end line).
+func (st *Staged) saveAs(path string) (string, error) {
 	if st == nil {
-		return errors.New("plan: nothing was staged")
+		return "", errors.New("plan: nothing was staged")
 	}
 	if _, err := os.Lstat(path); err == nil {
-		return fmt.Errorf("plan: %s already exists", path)
+		return "", fmt.Errorf("plan: %s already exists", path)
 	}
 	st.bw.final = path
 	if err := st.bw.Commit(); err != nil {
-		return fmt.Errorf("plan: %w", err)
+		return "", fmt.Errorf("plan: %w", err)
 	}
+	digest := st.bw.digest
 	st.bw = nil
-	return nil
+	return digest, nil
 }
 
 // copyFile copies the published backup to path (--plan-out with --run).

@@ -24,14 +24,14 @@ func (k *kit[S, P]) verifyWritten(ctx context.Context, opt Options, pl *Plan, st
 	var again int64
 	var planned bool
 	var readErr, planErr error
-	if pl.Replan != nil && pl.Keys > 0 && st.path == "" {
+	if pl.Replan != nil && pl.Keys > 0 {
 		// The read-back first: proven by revisions, the command's own proof
 		// of the re-plan stands in for it (Replan).
 		if readErr = readBackPinned(ctx, k.store, st.openBackup, st.staged, v); readErr == nil && v.ReadBack == provenByRevisions {
 			again, planned, planErr = replanProven(ctx, pl.Replan, v.Revision)
 		}
 		if readErr == nil && !planned && planErr == nil {
-			again, planned, planErr = k.replanKeys(ctx, opt)
+			again, planned, planErr = k.replanKeys(ctx, opt, pl)
 		}
 	} else {
 		// The read-back and the re-plan are independent reads: they run side
@@ -44,9 +44,7 @@ func (k *kit[S, P]) verifyWritten(ctx context.Context, opt Options, pl *Plan, st
 				readErr = readBackPinned(ctx, k.store, st.openBackup, st.staged, v)
 			}()
 		}
-		if st.path == "" {
-			again, planned, planErr = k.replanKeys(ctx, opt)
-		}
+		again, planned, planErr = k.replanKeys(ctx, opt, pl)
 		wg.Wait()
 	}
 	if readErr != nil {
@@ -93,12 +91,12 @@ func (k *kit[S, P]) verifyWritten(ctx context.Context, opt Options, pl *Plan, st
 	return v, nil
 }
 
-// replanKeys builds the plan again at the current revision, again when
-// etcd compacts the one it reads at (up to maxReadBacks times), and returns
-// the keys it would write.
-func (k *kit[S, P]) replanKeys(ctx context.Context, opt Options) (int64, bool, error) {
+// replanKeys builds the plan again at the current revision (pl.Again's
+// plan when it names one), again when etcd compacts the one it reads at (up
+// to maxReadBacks times), and returns the keys it would write.
+func (k *kit[S, P]) replanKeys(ctx context.Context, opt Options, pl *Plan) (int64, bool, error) {
 	for attempt := 1; ; attempt++ {
-		again, _, err := k.plan(ctx, opt, false, "verify: planning again")
+		again, err := k.planAgain(ctx, opt, pl)
 		if err == nil {
 			return again.Keys, true, nil
 		}

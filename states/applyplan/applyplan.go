@@ -1,12 +1,17 @@
 // Package applyplan is `apply --file PLAN [--run]`: it shows a plan a write
-// command saved with --plan-out and applies exactly it, through the kit:
-// the same ops, guarded by the mod revisions the plan read, refused up
-// front when any of its keys changed since (the operator reviews the plan
-// in a change ticket and applies what was reviewed).
+// command saved with --plan-out and applies it only when it is what heron
+// plans now. A saved plan is a claim: apply plans the recorded command
+// again (its name and flags from the file's header), through that
+// command's own build with all its gates, at the current revision, and
+// compares the file with that plan op for op (same keys, same op, the old
+// value the file holds byte for byte what etcd holds now, same new value).
+// Any difference refuses it, naming the keys. What it writes, backs up and
+// verifies is that fresh plan: old values from etcd, never from the file.
 package applyplan
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -21,8 +26,9 @@ import (
 
 // Params are the flags of `apply`.
 type Params struct {
-	framework.ParamBase `use:"apply" desc:"show a plan saved with --plan-out and apply exactly it, refused if any of its keys changed since it was read (a plan unless --run)" example:"apply --file plan.jsonl --run"`
+	framework.ParamBase `use:"apply" desc:"show a plan saved with --plan-out and apply it, refused unless heron plans the same ops now (a plan unless --run)" example:"apply --file plan.jsonl --expect-digest 3f2a... --run"`
 	File                string `name:"file" required:"true" placeholder:"PLAN" desc:"the plan file a write command saved with --plan-out"`
+	ExpectDigest        string `name:"expect-digest" placeholder:"SHA256" desc:"refuse the plan unless its digest (the sha256 --plan-out printed) is this: the file is the one reviewed"`
 	framework.WriteFlags
 	framework.Output
 }
@@ -47,121 +53,240 @@ type Summary struct {
 	File    string `json:"file"`
 	// Plan is the header of the file: the command that planned, at which revision.
 	Plan apply.Header `json:"plan"`
-	// Revision is the revision the keys were checked at.
+	// Heron is the heron that applies (Plan.Heron the one that planned).
+	Heron string `json:"heron"`
+	// Revision is the revision the command planned again at.
 	Revision int64            `json:"revision"`
 	Gates    []framework.Gate `json:"gates"`
 	Refused  bool             `json:"refused"`
-	// TotalKeys the plan writes (Puts) or deletes (Deletes); Changed of
-	// them changed since the plan was read.
-	TotalKeys int64     `json:"total_keys"`
-	Puts      int64     `json:"puts"`
-	Deletes   int64     `json:"deletes"`
-	Changed   int64     `json:"changed"`
-	Examples  []Example `json:"examples"`
+	// TotalKeys the plan made again writes; Compared ops of it were
+	// compared with the file; Differences lists the first differences (of
+	// DifferencesTotal).
+	TotalKeys        int64              `json:"total_keys"`
+	Compared         int64              `json:"compared"`
+	Differences      []apply.Difference `json:"differences"`
+	DifferencesTotal int64              `json:"differences_total"`
+	// Again is the view of the plan made again (nil: not planned again),
+	// "replan" in the JSON; the table shows its gates only, among the
+	// apply's (the file was reviewed; what matters now is that it equals).
+	Again framework.Result `json:"-"`
 }
 
-// Example is one key of the plan.
-type Example struct {
-	Key    string `json:"key"`
-	Action string `json:"action"`
-}
-
-const maxExamples = 5
-
-// Build checks the plan file (checksum), stages its ops through st as they
-// are, reads each key's mod revision now, and gates: the instance of the
-// plan, no live component, no in-flight broadcast, no key changed since.
+// Build checks the plan file (checksum, a command heron knows, made for this
+// instance, nothing outside etcd), plans its command again through st with
+// the recorded flags, comparing the file with that plan op for op as it is
+// staged, and gates: the recorded command's gates, and no difference.
 func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.Stage) (*apply.Plan, error) {
+	// The file is read once, side by side with the re-plan, and its
+	// checksum checked at its end line before anything is written (a
+	// refusal below reads it whole first, so that a changed file is named).
+	br, err := apply.OpenBackup(p.File)
+	if err != nil {
+		return nil, fmt.Errorf("apply: %w", err)
+	}
+	defer br.Close()
+	h := br.Header
 	rev, err := inst.Revision(ctx)
 	if err != nil {
 		return nil, err
 	}
-	s := &Summary{Command: "apply", File: p.File, Revision: rev, Examples: []Example{}}
-	var changed []string
-	batch := instance.NewBatch(inst, rev, apply.DefaultMaxTxnOps, func(e apply.Entry) string { return e.Key }, func(e apply.Entry, cur instance.KV) error {
-		if cur.ModRevision != e.ModRevision {
-			s.Changed++
-			if len(changed) < gates.MaxKeys {
-				changed = append(changed, fmt.Sprintf("%s (mod revision %d when planned, now %d)", e.Key, e.ModRevision, cur.ModRevision))
-			}
+	s := &Summary{Command: "apply", File: p.File, Plan: h, Heron: apply.HeronBuild(), Revision: rev, Differences: []apply.Difference{}}
+	writer := gates.Writer(h.Planner, "")
+	scope, known := gates.WriteScope(inst.Layout, writer)
+	known = known && apply.Registered(inst, writer)
+	fileGates := []framework.Gate{externalGate(h), plannerGate(h, known)}
+	if p.ExpectDigest != "" {
+		digest, err := apply.ClaimedDigest(p.File)
+		if err != nil {
+			return nil, fmt.Errorf("apply: %w", err)
 		}
-		return nil
-	})
-	h, err := st.Load(ctx, p.File, "apply --file "+p.File+" --run", func(e apply.Entry, op apply.Op) error {
-		action := "put"
-		if op.Delete {
-			s.Deletes++
-			action = "delete"
-		} else {
-			s.Puts++
-		}
-		if len(s.Examples) < maxExamples {
-			s.Examples = append(s.Examples, Example{Key: e.Key, Action: action})
-		}
-		return batch.Add(ctx, e)
-	})
-	if err == nil {
-		err = batch.Flush(ctx)
+		fileGates = append(fileGates, digestGate(p.ExpectDigest, digest))
 	}
+	s.Gates, err = gates.FileGates(ctx, inst, rev, gates.File{What: "plan", Made: "made for", RootPath: h.RootPath}, fileGates...)
 	if err != nil {
 		return nil, err
 	}
-	s.Plan, s.TotalKeys = h, s.Puts+s.Deletes
-	s.Gates, err = gates.FileGates(ctx, inst, rev, gates.File{What: "plan", Made: "made for", RootPath: h.RootPath}, externalGate(h))
-	if err != nil {
-		return nil, err
+	fileGates = s.Gates[:1+len(fileGates)]
+	out := &apply.Plan{Command: "apply", Title: "apply " + p.File, View: s, Root: inst.Layout.RootPath, Put: "put", Nothing: "nothing to write, the plan is empty"}
+	if framework.Refusal("apply", fileGates) != nil {
+		// Another instance's plan, one heron cannot plan again, one that
+		// reaches outside etcd or not the one reviewed: nothing to compare
+		// it with.
+		if _, err := apply.VerifyBackup(p.File, false, nil); err != nil {
+			return nil, fmt.Errorf("apply: %w", err)
+		}
+		return s.refused(out), nil
 	}
-	unchanged := framework.Gate{Name: "no key changed since the plan was read", OK: s.Changed == 0, Count: s.Changed,
-		Detail: fmt.Sprintf("every key holds the mod revision it had at revision %d", h.Revision)}
-	if s.Changed > 0 {
-		unchanged.Keys = changed
-		unchanged.Detail = fmt.Sprintf("%s since the plan was read at revision %d: plan again (%s)", framework.Plural(s.Changed, "key changed", "keys changed"), h.Revision, h.Command)
-		unchanged.Fix = []framework.Step{{Order: framework.StepRerun, Text: fmt.Sprintf("do not re-run this plan: plan again (%s --plan-out FILE), review it, and apply the new file", h.Command)}}
+	cmp := apply.NewComparison(br, writer, scope)
+	again, againHeader, err := apply.Replay(ctx, inst, h, st, cmp.Op)
+	var recorded *apply.RecordedError
+	switch {
+	case errors.As(err, &recorded):
+		s.Gates[2] = plannerGate(h, false)
+		s.Gates[2].Detail = recorded.Error()
+		return s.refused(out), nil
+	case err != nil:
+		return nil, fmt.Errorf("apply: planning %s again: %w", writer, err)
 	}
-	s.Gates = append(s.Gates, unchanged)
+	if err := cmp.Finish(); err != nil {
+		return nil, fmt.Errorf("apply: %w", err)
+	}
+	s.Again, s.TotalKeys, s.Compared = again.View, again.Keys, cmp.Compared
+	s.Differences = append(append(s.Differences, apply.HeaderDifferences(h, againHeader)...), cmp.Differences...)
+	s.DifferencesTotal = int64(len(s.Differences)) - int64(len(cmp.Differences)) + cmp.Total
+	if len(s.Differences) > maxDifferences {
+		s.Differences = s.Differences[:maxDifferences]
+	}
+	s.Gates = fileGates // the instance's gates are the command's too, below
+	for _, g := range again.Gates {
+		g.Name = writer + ": " + g.Name
+		s.Gates = append(s.Gates, g)
+	}
+	var effects []apply.EffectInfo
+	for _, e := range again.External {
+		if e.Count > 0 {
+			effects = append(effects, e.EffectInfo)
+		}
+	}
+	if len(effects) > 0 {
+		s.Gates = append(s.Gates, externalGate(apply.Header{External: effects, Command: h.Command}))
+	}
+	s.Gates = append(s.Gates, versionGate(h, s.Heron), s.sameGate(writer, h))
 	for _, g := range s.Gates {
 		s.Refused = s.Refused || !g.OK
 	}
-	return &apply.Plan{Command: "apply", Title: "apply " + p.File, View: s, Gates: s.Gates, Keys: s.TotalKeys,
-		Root: inst.Layout.RootPath, Put: "put", Nothing: "nothing to write, the plan is empty", Guards: []apply.Guard{gates.SessionGuard(inst.Layout)}}, nil
+	out.Gates, out.Keys, out.SplitState = s.Gates, again.Keys, again.SplitState
+	out.Put, out.Nothing, out.Reminders, out.After, out.Guards, out.Replan = again.Put, again.Nothing, again.Reminders, again.After, again.Guards, again.Replan
+	// The verify plans the recorded command again, not the file.
+	out.Again = func(ctx context.Context, st *apply.Stage) (*apply.Plan, error) {
+		pl, _, err := apply.Replay(ctx, inst, h, st, nil)
+		return pl, err
+	}
+	return out, nil
+}
+
+// maxDifferences bounds the differences the plan lists.
+const maxDifferences = 20
+
+// refused is the plan of a file refused before it was planned again.
+func (s *Summary) refused(out *apply.Plan) *apply.Plan {
+	s.Refused = true
+	out.Gates = s.Gates
+	return out
+}
+
+// plannerGate refuses a file whose header names no write command heron
+// knows: apply plans the recorded command again, never trusts the file.
+func plannerGate(h apply.Header, known bool) framework.Gate {
+	g := framework.Gate{Name: "a command heron plans again", OK: known,
+		Detail: fmt.Sprintf("the plan was made by %s, which this heron plans again with the recorded flags", h.Planner)}
+	switch {
+	case known:
+		return g
+	case h.Planner == "":
+		g.Detail = "the plan's header records no command (a plan saved by an older heron, or an edited header): heron cannot plan it again, so it does not apply it"
+	default:
+		g.Detail = fmt.Sprintf("the plan's header names planner %q, which this heron does not know: it cannot plan it again, so it does not apply it (an edited header, or a plan of another heron)", h.Planner)
+	}
+	g.Fix = []framework.Step{{Order: framework.StepRerun, Text: "do not re-run apply: plan again with this heron (the write command with --plan-out FILE), review it, and apply the new file"}}
+	return g
+}
+
+// digestGate refuses a file that is not the one reviewed. The digest is
+// the file's SHA-256 end line: a guard against taking the wrong file, not
+// a signature (anyone who can edit the file can compute it again).
+func digestGate(want, got string) framework.Gate {
+	g := framework.Gate{Name: "the plan reviewed", OK: strings.EqualFold(strings.TrimSpace(want), got),
+		Detail: "the plan's digest is the one expected (sha256 " + got + ")"}
+	if !g.OK {
+		g.Detail = fmt.Sprintf("the plan's digest is sha256 %s, not %s: this is not the file reviewed", got, want)
+		g.Fix = []framework.Step{{Order: framework.StepRerun, Text: "apply the file that was reviewed, or review this one and pass its digest"}}
+	}
+	return g
+}
+
+// versionGate says which heron planned and which applies: another version
+// is applied only because the plan made again equals the file.
+func versionGate(h apply.Header, heron string) framework.Gate {
+	g := framework.Gate{Name: "planned by this heron", OK: true, Detail: "planned and applied by heron " + heron}
+	if h.Heron != heron {
+		g.Detail = fmt.Sprintf("planned by heron %s, applied by heron %s: applied only if this heron plans the same ops now (below)", orUnknown(h.Heron), heron)
+	}
+	return g
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "(not recorded)"
+	}
+	return s
+}
+
+// sameGate is the verdict of the comparison.
+func (s *Summary) sameGate(writer string, h apply.Header) framework.Gate {
+	g := framework.Gate{Name: "the plan is what heron plans now", OK: s.DifferencesTotal == 0, Count: s.DifferencesTotal,
+		Detail: fmt.Sprintf("%s planned again at revision %d: the file equals it op for op (%d ops: keys, old values as etcd holds them now, new values)", writer, s.Revision, s.Compared)}
+	if g.OK {
+		return g
+	}
+	for _, d := range s.Differences[:min(len(s.Differences), gates.MaxKeys)] {
+		g.Keys = append(g.Keys, d.Key+": "+d.What)
+	}
+	g.Detail = fmt.Sprintf("%s between the file and what %s plans now at revision %d: the instance changed since the plan was made at revision %d, or the file was changed; nothing was written",
+		framework.Plural(s.DifferencesTotal, "difference", "differences"), writer, s.Revision, h.Revision)
+	g.Fix = []framework.Step{{Order: framework.StepRerun, Text: fmt.Sprintf("do not re-run this plan: plan again (%s --plan-out FILE), review it, and apply the new file", strings.TrimSuffix(h.Command, " --run"))}}
+	return g
 }
 
 // JSON is the plan document.
-func (s *Summary) JSON() any { return s }
+func (s *Summary) JSON() any {
+	type doc Summary
+	d := struct {
+		*doc
+		Again any `json:"replan"`
+	}{doc: (*doc)(s)}
+	if s.Again != nil {
+		d.Again = s.Again.JSON()
+	}
+	return d
+}
 
 // Table writes the plan for people.
 func (s *Summary) Table(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "apply the plan %s\n", framework.EscapeText(s.File))
 	fmt.Fprintf(tw, "planned by %q on %q at revision %d, %s; checksum (sha256) ok\n", s.Plan.Command, s.Plan.RootPath, s.Plan.Revision, s.Plan.Created.Format(time.RFC3339))
-	fmt.Fprintf(tw, "keys checked at revision %d\n\n", s.Revision)
+	fmt.Fprintf(tw, "planned again at revision %d; %d ops compared\n\n", s.Revision, s.Compared)
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	if err := framework.WriteGates(w, s.Gates); err != nil {
 		return err
 	}
-	fmt.Fprintf(tw, "\nkeys to write or delete: %d (%d put, %d deleted)\n", s.TotalKeys, s.Puts, s.Deletes)
-	for _, e := range s.Examples {
-		fmt.Fprintf(tw, "  %s\t%s\n", e.Action, framework.EscapeText(e.Key))
+	if s.DifferencesTotal > 0 {
+		fmt.Fprintf(tw, "\nthe file differs from what heron plans now: %s\n", framework.Plural(s.DifferencesTotal, "difference", "differences"))
+		for _, d := range s.Differences {
+			fmt.Fprintf(tw, "  %s\t%s\n", framework.EscapeText(d.Key), framework.EscapeText(d.What))
+		}
+		if more := s.DifferencesTotal - int64(len(s.Differences)); more > 0 {
+			fmt.Fprintf(tw, "  ... and %d more\n", more)
+		}
 	}
-	if more := s.TotalKeys - int64(len(s.Examples)); more > 0 {
-		fmt.Fprintf(tw, "  ... and %d more\n", more)
-	}
+	fmt.Fprintf(tw, "\nkeys to write or delete: %d\n", s.TotalKeys)
 	return tw.Flush()
 }
 
 // Lines writes the plan as key=value records.
 func (s *Summary) Lines(w io.Writer) error {
 	if err := framework.WriteLine(w, "plan", "apply", "file", s.File, "planned_by", s.Plan.Command, "revision", s.Revision,
-		"total_keys", s.TotalKeys, "puts", s.Puts, "deletes", s.Deletes, "changed", s.Changed, "refused", s.Refused); err != nil {
+		"total_keys", s.TotalKeys, "compared", s.Compared, "differences", s.DifferencesTotal, "refused", s.Refused); err != nil {
 		return err
 	}
 	if err := framework.GateLines(w, s.Gates); err != nil {
 		return err
 	}
-	for _, e := range s.Examples {
-		if err := framework.WriteLine(w, "example", e.Key, "action", e.Action); err != nil {
+	for _, d := range s.Differences {
+		if err := framework.WriteLine(w, "difference", d.Key, "what", d.What); err != nil {
 			return err
 		}
 	}

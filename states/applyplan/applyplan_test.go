@@ -73,8 +73,8 @@ func TestPlanOutThenApplyWritesThePlannedBytes(t *testing.T) {
 		t.Fatalf("header %+v %v", h, err)
 	}
 	out, errs, code := e.run("apply --file " + plan)
-	if code != 0 || e.rev() != r0 || !strings.Contains(out, "keys to write or delete: 18 (15 put, 3 deleted)") ||
-		!strings.Contains(out, "ok  no key changed since the plan was read") {
+	if code != 0 || e.rev() != r0 || !strings.Contains(out, "keys to write or delete: 18") ||
+		!strings.Contains(out, "ok  the plan is what heron plans now") {
 		t.Fatalf("apply dry run: exit %d\n%s\n%s", code, out, errs)
 	}
 	out, errs, code = e.run("apply --file " + plan + " --run --format json --backup-dir " + e.dir)
@@ -99,8 +99,8 @@ func TestPlanOutThenApplyWritesThePlannedBytes(t *testing.T) {
 	}
 }
 
-// A key that changed since the plan was read refuses the saved plan before
-// anything is written, naming the key.
+// A key whose value changed since the plan was read refuses the saved plan
+// before anything is written, naming the key.
 func TestApplyRefusesAChangedKey(t *testing.T) {
 	e := newEnv(t)
 	plan := filepath.Join(e.dir, "plan.jsonl")
@@ -108,15 +108,15 @@ func TestApplyRefusesAChangedKey(t *testing.T) {
 		t.Fatalf("plan-out: exit %d\n%s", code, errs)
 	}
 	key := e.s.Inst.Layout.Meta(models.SegmentKey(100, 101, 1001))
-	value := e.dump()[key]
+	value := e.dump()[e.s.Inst.Layout.Meta(models.SegmentKey(100, 101, 1002))]
 	if _, err := e.s.Cli.Put(context.Background(), key, value); err != nil {
 		t.Fatal(err)
 	}
 	r0 := e.rev()
 	for _, line := range []string{"apply --file " + plan, "apply --file " + plan + " --run --backup-dir " + e.dir} {
 		out, errs, code := e.run(line)
-		if code != framework.ExitRefused || e.rev() != r0 || !strings.Contains(out, "REFUSED  no key changed since the plan was read") ||
-			!strings.Contains(out, key) || !strings.Contains(errs, "1 key changed since the plan was read") ||
+		if code != framework.ExitRefused || e.rev() != r0 || !strings.Contains(out, "REFUSED  the plan is what heron plans now") ||
+			!strings.Contains(out, key+": "+apply.DiffOldValue) || !strings.Contains(errs, "1 difference between the file and what reset checkpoint plans now") ||
 			!strings.Contains(out, "what to do, in order:\n  1. do not re-run this plan: plan again (") || !strings.Contains(errs, "what to do, in order: 1. do not re-run this plan") {
 			t.Fatalf("%s: exit %d\n%s\n%s", line, code, out, errs)
 		}
@@ -158,5 +158,29 @@ func TestRunFormatLineForEveryWriteCommand(t *testing.T) {
 	out, errs, code = e.run("restore --file " + m[0] + " --run --format line --backup-dir " + e.dir)
 	if code != 0 || !strings.Contains(out, "run=restore") || !strings.Contains(out, "keys=0") || !strings.Contains(out, "verify=true") {
 		t.Fatalf("restore: exit %d\n%s\n%s", code, out, errs)
+	}
+}
+
+// The plan document of an untouched plan: every op compared, no
+// difference (an empty list, not null), the re-plan's own document under
+// "replan", and the header naming what planned.
+func TestApplyPlanDocument(t *testing.T) {
+	e := newEnv(t)
+	plan := filepath.Join(e.dir, "plan.jsonl")
+	if _, errs, code := e.run("reset checkpoint --target-wal kafka --plan-out " + plan); code != 0 {
+		t.Fatalf("plan-out: exit %d\n%s", code, errs)
+	}
+	out, errs, code := e.run("apply --file " + plan + " --format json")
+	var doc struct {
+		Plan        apply.Header      `json:"plan"`
+		Compared    int64             `json:"compared"`
+		Differences []json.RawMessage `json:"differences"`
+		Replan      struct {
+			TotalKeys int64 `json:"total_keys"`
+		} `json:"replan"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &doc) != nil || doc.Compared != 18 || doc.Differences == nil || len(doc.Differences) != 0 ||
+		doc.Replan.TotalKeys != 18 || doc.Plan.Planner != "reset checkpoint" || strings.Join(doc.Plan.Params, " ") != "--target-wal=kafka" || doc.Plan.Heron != apply.HeronBuild() {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
 }

@@ -710,7 +710,7 @@ type ruleParams struct {
 	KafkaBeginning bool                        `json:"kafka_beginning,omitempty"`
 }
 
-func init() { apply.RegisterRule(ruleName, rule) }
+func init() { apply.RegisterCommandRule("reset checkpoint", ruleName, rule) }
 
 // rule rebuilds the planner a backup header names and decides each entry
 // with it.

@@ -630,7 +630,7 @@ func TestApplyFileRefusesAPlanWithObjects(t *testing.T) {
 		t.Fatalf("a refused apply wrote %v or deleted objects", d)
 	}
 	plain := filepath.Join(e.dir, "plain.jsonl")
-	if _, errs, code := e.resetWAL("--plan-out " + plain); code != 0 || !strings.Contains(errs, "apply --file "+plain+" --run applies exactly it") {
+	if _, errs, code := e.resetWAL("--plan-out " + plain); code != 0 || !strings.Contains(errs, "apply --file "+plain+" --expect-digest ") {
 		t.Fatalf("dry run without objects: exit %d\n%s", code, errs)
 	}
 	out, errs, code, _ = shelltest.Run(t, cmds, "apply --file "+plain+" --backup-dir "+e.dir+" --run")

@@ -236,7 +236,7 @@ func TestRestoreMaxTxnOpsAboveEtcds(t *testing.T) {
 	cli, ep := etcdtest.Start(t)
 	e := newEnv(t, cli, ep, "by-dev")
 	path := filepath.Join(e.dir, "many.jsonl")
-	bw, err := apply.CreateBackup(path, apply.Header{Command: "test", RootPath: "by-dev", Revision: 1, Prefixes: []string{"by-dev/meta/test/"}})
+	bw, err := apply.CreateBackup(path, apply.Header{Command: "restore --file test --run", RootPath: "by-dev", Revision: 1, Prefixes: []string{"by-dev/meta/test/"}})
 	if err != nil {
 		t.Fatal(err)
 	}

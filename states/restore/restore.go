@@ -22,6 +22,7 @@ import (
 
 	"github.com/heron-shell/heron/framework"
 	"github.com/heron-shell/heron/framework/apply"
+	"github.com/heron-shell/heron/models"
 	"github.com/heron-shell/heron/states/gates"
 	"github.com/heron-shell/heron/states/instance"
 )
@@ -205,7 +206,11 @@ func build(ctx context.Context, inst *instance.Instance, p *Params) (*Plan, erro
 		return nil, fmt.Errorf("restore: %w", err)
 	}
 	previous := newPreviousWALs(header)
-	prefixes, legacy, err := allowedPrefixes(p.File, header)
+	scope, err := writerScope(p.File, header, inst.Layout)
+	if err != nil {
+		return nil, err
+	}
+	prefixes, legacy, err := allowedPrefixes(p.File, header, scope)
 	if err != nil {
 		return nil, err
 	}
@@ -510,20 +515,45 @@ func chainWarning(file string, h apply.Header, s *Summary) string {
 	return msg
 }
 
+// writerScope is what the command that wrote the backup may write on this
+// instance (gates.WriteScope: from the layout, not from the file), after
+// checking the header names a command heron knows with the rule that
+// command's files name (a header stripped of its rule would hide what the
+// command wrote, which the moved-on gate compares the instance with).
+func writerScope(file string, h apply.Header, l models.Layout) ([]string, error) {
+	writer := gates.Writer(h.Planner, h.Command)
+	// Under the header's root path: a backup of another instance is
+	// refused by its gate, which names both.
+	l.RootPath = h.RootPath
+	scope, ok := gates.WriteScope(l, writer)
+	if !ok {
+		return nil, fmt.Errorf("backup %s: its header names command %q, which is not a write command this heron knows: nothing was restored", file, h.Command)
+	}
+	want := apply.CommandRule(writer)
+	switch {
+	case writer == "apply" && (h.Rule == "" || apply.KnownRule(h.Rule)):
+		// An apply --file backup of an older heron keeps its plan's rule.
+	case h.Rule != want:
+		return nil, fmt.Errorf("backup %s: its header names rule %q, but %s backups name %q: the header was changed; nothing was restored", file, h.Rule, writer, want)
+	}
+	return scope, nil
+}
+
 // allowedPrefixes are the prefixes the keys of a backup must be under: its
-// header's, else its root path. A header without prefixes also gets legacy
-// ones, which bind a file without a checksum (written before heron recorded
-// prefixes): those of the only commands that wrote backups then (reset
-// checkpoint and restore), the meta root and {root}/config/. Every prefix
-// is a folder; the header's may lie outside the root path (reset wal backs
-// up woodpecker's top-level woodpecker/ keys): the checksum vouches for them.
-func allowedPrefixes(file string, h apply.Header) (prefixes, legacy []string, err error) {
+// header's, each inside scope (what its command writes on this instance),
+// else scope itself. A header without prefixes also gets legacy ones, which
+// bind a file without a checksum (written before heron recorded prefixes):
+// those of the only commands that wrote backups then (reset checkpoint and
+// restore), the meta root and {root}/config/. Every prefix is a folder; the
+// header's may lie outside the root path (reset wal backs up woodpecker's
+// top-level woodpecker/ keys), never outside scope.
+func allowedPrefixes(file string, h apply.Header, scope []string) (prefixes, legacy []string, err error) {
 	if h.RootPath == "" {
 		return nil, nil, fmt.Errorf("backup %s: its header names no root path", file)
 	}
 	prefixes = h.Prefixes
 	if len(prefixes) == 0 {
-		prefixes = []string{h.RootPath + "/"}
+		prefixes = scope
 		legacy = []string{h.RootPath + "/config/"}
 		if h.MetaRoot != "" {
 			legacy = []string{h.MetaRoot, h.RootPath + "/config/"}
@@ -532,6 +562,10 @@ func allowedPrefixes(file string, h apply.Header) (prefixes, legacy []string, er
 	for _, p := range append(append([]string{}, prefixes...), legacy...) {
 		if !strings.HasSuffix(p, "/") || strings.HasPrefix(p, "/") {
 			return nil, nil, fmt.Errorf("backup %s: prefix %q of its header is not a folder", file, p)
+		}
+		if !(apply.Header{Prefixes: scope}).Allows(p) {
+			return nil, nil, fmt.Errorf("backup %s: prefix %q of its header is outside what %s writes on this instance (%s): the header was changed; nothing was restored",
+				file, p, gates.Writer(h.Planner, h.Command), strings.Join(scope, ", "))
 		}
 	}
 	return prefixes, legacy, nil

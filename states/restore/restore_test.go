@@ -225,7 +225,7 @@ func TestRestoreDeletesKeysThatWereAbsent(t *testing.T) {
 	seg := e.inst.Layout.Meta(models.SegmentKey(100, 101, 1001))
 	resp, _ := cli.Get(ctx, seg)
 	path := filepath.Join(e.dir, "made.jsonl")
-	bw, err := apply.CreateBackup(path, apply.Header{RootPath: "by-dev"})
+	bw, err := apply.CreateBackup(path, apply.Header{Command: "restore --file made.jsonl --run", RootPath: "by-dev"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -143,6 +143,8 @@ func run(args []string) error {
 			fmt.Printf("%s\t%s\n", kv.Key, hex.EncodeToString(kv.Value))
 		}
 		return nil
+	case "load":
+		return load(ctx, cli, *file)
 	case "corrupt":
 		_, err := cli.Put(ctx, *key, "\x0a\xff\xff not protobuf")
 		return err
@@ -164,6 +166,32 @@ func run(args []string) error {
 		return err
 	}
 	return fmt.Errorf("unknown subcommand %q", args[0])
+}
+
+// load makes etcd hold exactly a dump (what dump prints): every key
+// deleted, then the dump's keys put back.
+func load(ctx context.Context, cli *clientv3.Client, file string) error {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	if _, err := cli.Delete(ctx, "\x00", clientv3.WithFromKey()); err != nil {
+		return err
+	}
+	for _, line := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+		k, hv, ok := strings.Cut(line, "\t")
+		if !ok {
+			return fmt.Errorf("%s: line %q is not KEY<TAB>HEX", file, line)
+		}
+		v, err := hex.DecodeString(hv)
+		if err != nil {
+			return fmt.Errorf("%s: %s: %w", file, k, err)
+		}
+		if _, err := cli.Put(ctx, k, string(v)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // wpseed puts the etcd keys of a woodpecker fixture dump (tests/wpfixtures).

@@ -1,0 +1,127 @@
+# restore checks its input against what heron knows, against Debian's etcd:
+# a reset checkpoint backup whose header lost its rule, one whose command
+# is unknown, one whose prefixes reach outside what the command writes
+# (checksums recomputed, as anyone can) are refused with nothing written
+# (exit 1); an edited original value is caught by the moved-on gate (exit
+# 3) because the rule says what the command wrote; the untouched backup
+# restores byte for byte; a plan or backup that is not a regular file or
+# has no newline is refused; a reset wal backup whose prefixes reach
+# another root is refused, the untouched one restores.
+. "$(dirname "$0")/../lib.sh"
+start_etcd
+seed --wal pulsar --rootPath by-dev
+RC=0 OUT="" ERR=""
+BK=$WORK/backups
+mkdir -p "$BK"
+dump >"$WORK/original.dump"
+run_heron "$(connect_line)
+reset checkpoint --target-wal kafka --run --backup-dir $BK"
+expect_rc 0 "reset"
+backup=$(printf '%s' "$ERR" | sed -n 's/^backup: \(.*\) ([0-9]* keys, synced)$/\1/p' | head -1)
+dump >"$WORK/reset.dump"
+
+# edit MODE OUT: a changed copy of $backup, its end line recomputed.
+edit() {
+	python3 - "$backup" "$1" "$2" <<'PY'
+import base64, hashlib, json, sys
+src, mode, out = sys.argv[1:]
+lines = open(src).read().splitlines()
+h = json.loads(lines[0])
+body = lines[1:-1]
+if mode == "norule":
+    for k in ("rule", "rule_params"):
+        h.pop(k, None)
+elif mode == "command":
+    h["planner"] = "reset everything"
+    h["command"] = "reset everything --run"
+elif mode == "prefix":
+    h["prefixes"] = h["prefixes"] + ["other/"]
+    body.append('{"key":"other/k","value":"%s","mod_revision":3,"op":"put"}' % base64.b64encode(b"x").decode())
+elif mode == "original":
+    for i, l in enumerate(body):
+        e = json.loads(l)
+        if "/datacoord-meta/s/" in e.get("key", ""):
+            v = bytearray(base64.b64decode(e["value"]))
+            v[-1] ^= 0x01
+            e["value"] = base64.b64encode(bytes(v)).decode()
+            body[i] = json.dumps(e, separators=(",", ":"))
+            break
+lines = [json.dumps(h, separators=(",", ":"))] + body
+data = "".join(l + "\n" for l in lines).encode()
+end = json.dumps({"end": True, "ops": len(body), "sha256": hashlib.sha256(data).hexdigest()}, separators=(",", ":"))
+open(out, "wb").write(data + end.encode() + b"\n")
+PY
+}
+refused() { # refused FILE RC NAME PATTERN: stdout and stderr together
+	run_heron "$(connect_line)
+restore --file $1 --run --yes --backup-dir $BK"
+	expect_rc "$2" "$3: refused"
+	if printf '%s\n%s' "$OUT" "$ERR" | grep -qE -- "$4"; then pass "$3: says why"; else fail "$3: lacks /$4/"; fi
+	dump >"$WORK/now.dump"
+	if cmp -s "$WORK/reset.dump" "$WORK/now.dump"; then pass "$3: nothing written"; else fail "$3: etcd changed"; fi
+}
+edit norule "$WORK/norule.jsonl"
+refused "$WORK/norule.jsonl" 1 "rule removed" 'names rule "", but reset checkpoint backups name "reset-checkpoint": the header was changed'
+edit command "$WORK/command.jsonl"
+refused "$WORK/command.jsonl" 1 "unknown command" 'names command "reset everything --run", which is not a write command this heron knows'
+edit prefix "$WORK/prefix.jsonl"
+refused "$WORK/prefix.jsonl" 1 "prefix outside the command's reach" 'prefix "other/" of its header is outside what reset checkpoint writes on this instance'
+edit original "$WORK/original.jsonl"
+refused "$WORK/original.jsonl" 3 "edited original value" 'REFUSED  instance did not move on.*1 keys moved on'
+# Bounded readers: a FIFO, /dev/zero and a file without a newline are
+# refused with a message by restore, apply and load-backup (no hang, no
+# "fatal error: out of memory").
+mkfifo "$WORK/fifo"
+head -c $((40 << 20)) /dev/zero | tr '\0' 'x' >"$WORK/nonewline.jsonl"
+for f in "$WORK/fifo:a FIFO" "/dev/zero:a device" "$WORK/nonewline.jsonl:longer than 32 MiB"; do
+	file=${f%%:*}
+	why=${f#*:}
+	for cmd in restore apply; do
+		printf '%s\n' "$(connect_line)" "$cmd --file $file --run --yes --backup-dir $BK" | timeout 60 "$HERON" >"$WORK/out" 2>"$WORK/err"
+		RC=$? OUT=$(cat "$WORK/out") ERR=$(cat "$WORK/err")
+		expect_rc 1 "$cmd --file $(basename "$file"): refused"
+		expect_err "$why" "$cmd --file $(basename "$file"): says why"
+	done
+	timeout 60 "$HERON" load-backup "$file" </dev/null >"$WORK/out" 2>"$WORK/err"
+	RC=$? OUT=$(cat "$WORK/out") ERR=$(cat "$WORK/err")
+	if [ "$RC" -ne 0 ] && [ "$RC" -ne 124 ] && grep -q "$why" "$WORK/err" && ! grep -q "out of memory" "$WORK/err"; then pass "load-backup $(basename "$file"): refused, says why"; else fail "load-backup $(basename "$file")"; fi
+done
+dump >"$WORK/now.dump"
+if cmp -s "$WORK/reset.dump" "$WORK/now.dump"; then pass "bounded readers: nothing written"; else fail "bounded readers: etcd changed"; fi
+
+run_heron "$(connect_line)
+restore --file $backup --run --yes --backup-dir $BK"
+expect_rc 0 "the untouched backup restores"
+dump >"$WORK/now.dump"
+if cmp -s "$WORK/original.dump" "$WORK/now.dump"; then pass "restored byte for byte"; else fail "restore differs"; fi
+
+# reset wal's backups: a key outside what reset wal writes (another
+# instance's root, named in an edited prefix) is refused; the untouched
+# backup restores.
+"$ETCDTOOL" wpseed --etcd "$ETCD" --file "$REPO/states/resetwal/testdata/wp_milvus30.json"
+dump >"$WORK/wp.dump"
+run_heron "$(connect_line)
+reset wal --target woodpecker --run --yes --backup-dir $BK"
+expect_rc 0 "reset wal"
+wal=$(printf '%s' "$ERR" | sed -n 's/^backup: \(.*\) ([0-9]* keys, synced)$/\1/p' | head -1)
+dump >"$WORK/reset.dump"
+python3 - "$wal" "$WORK/wal-prefix.jsonl" <<'PY'
+import base64, hashlib, json, sys
+src, out = sys.argv[1:]
+lines = open(src).read().splitlines()
+h = json.loads(lines[0])
+body = lines[1:-1]
+h["prefixes"] = h["prefixes"] + ["other-root/woodpecker/"]
+body.append('{"key":"other-root/woodpecker/logs/x","value":"%s","mod_revision":3,"op":"put"}' % base64.b64encode(b"x").decode())
+data = "".join(l + "\n" for l in [json.dumps(h, separators=(",", ":"))] + body).encode()
+end = json.dumps({"end": True, "ops": len(body), "sha256": hashlib.sha256(data).hexdigest()}, separators=(",", ":"))
+open(out, "wb").write(data + end.encode() + b"\n")
+PY
+refused "$WORK/wal-prefix.jsonl" 1 "reset wal: prefix outside what it writes" 'prefix "other-root/woodpecker/" of its header is outside what reset wal writes on this instance'
+run_heron "$(connect_line)
+restore --file $wal --run --yes --backup-dir $BK"
+expect_rc 0 "reset wal's backup restores"
+dump >"$WORK/now.dump"
+if cmp -s "$WORK/wp.dump" "$WORK/now.dump"; then pass "reset wal restored byte for byte"; else fail "reset wal restore differs"; fi
+
+finish
