@@ -19,18 +19,20 @@ import (
 // the demo must fill, and the flags it needs. A show command missing here
 // fails TestDemoFillsEveryShowCommand: give the demo sample what it lists.
 var demoRows = map[string]struct{ flags, rows string }{
-	"broadcast-task": {"", "tasks"},
-	"channel-watch":  {"", "watches"},
-	"checkpoint":     {"", "pchannels"},
-	"collections":    {"", "collections"},
-	"config-etcd":    {"", "keys"},
-	"database":       {"", "databases"},
-	"etcd-kv":        {"--prefix /", "keys"},
-	"index":          {"", "indexes"},
-	"partition":      {"", "partitions"},
-	"replica":        {"", "replicas"},
-	"segment":        {"", "segments"},
-	"session":        {"", "sessions"},
+	"broadcast-task":   {"", "tasks"},
+	"channel-watch":    {"", "watches"},
+	"checkpoint":       {"", "pchannels"},
+	"collections":      {"", "collections"},
+	"config-etcd":      {"", "keys"},
+	"database":         {"", "databases"},
+	"etcd-kv":          {"--prefix /", "keys"},
+	"index":            {"", "indexes"},
+	"partition":        {"", "partitions"},
+	"replica":          {"", "replicas"},
+	"segment":          {"", "segments"},
+	"session":          {"", "sessions"},
+	"vchannel-health":  {"", "vchannels"},
+	"wal-distribution": {"", "pchannels"},
 }
 
 var showCommandRE = regexp.MustCompile(`(?m)^  show ([a-z-]+) `)
