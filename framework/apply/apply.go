@@ -32,6 +32,9 @@ type Result struct {
 	Puts    int64 `json:"puts"`
 	Deletes int64 `json:"deletes"`
 	Txns    int   `json:"txns"`
+	// MaxInflight is how many transactions of one phase were let in flight
+	// (--max-inflight).
+	MaxInflight int `json:"max_inflight"`
 	// SplitState, Continues and OriginalBackup are the header's: the run
 	// continued an interrupted one (see Header).
 	SplitState     bool   `json:"split_state,omitempty"`
@@ -292,7 +295,7 @@ func (st *Staged) write(ctx context.Context, store Store, src2 Source, res *Resu
 	}
 	w.wg.Wait()
 	prog.finish(w.err == nil && err == nil)
-	res.Written, res.Puts, res.Deletes, res.Txns = w.written, w.puts, w.deletes, w.txns
+	res.Written, res.Puts, res.Deletes, res.Txns, res.MaxInflight = w.written, w.puts, w.deletes, w.txns, opt.Concurrency
 	st.revs = w.revs
 	res.WriteSeconds = time.Since(wstart).Seconds()
 	res.Seconds += res.WriteSeconds
