@@ -21,6 +21,8 @@
 #   BENCH_SHOW=0              skip show segment
 #   BENCH_LOAD=0              skip backup + load-backup (at 1M its load takes minutes)
 #   BENCH_RESTORE=0           skip restore, --max-inflight 1 and apply --file
+#   BENCH_INFLIGHT=K          the first --run's --max-inflight (default: heron's);
+#                             the pipelined raw loop has as many in flight
 #
 # etcd runs with --quota-backend-bytes 8GiB and no auto-compaction (every
 # revision of the run is kept: the instance's keys are rewritten five times). Its data dir
@@ -268,7 +270,7 @@ reset checkpoint --target-wal $TARGET --format json"
 	# --run at the default --max-inflight, restored (timed: restore beside
 	# the run it undoes), at --max-inflight 1, restored again, then the same
 	# plan saved with --plan-out and applied with apply --file.
-	timed_run "run-$SEG" ""
+	timed_run "run-$SEG" "${BENCH_INFLIGHT:+--max-inflight $BENCH_INFLIGHT}"
 	RUN_SEC=$M_SEC RUN_KB=$M_KB
 	echo "   --run: ${RUN_SEC}s" >&2
 	BACKUP_BYTES=$(du -sb "$WORK/run-$SEG.bk" | awk '{print $1}')
