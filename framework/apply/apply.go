@@ -446,6 +446,8 @@ type writer struct {
 	sem    chan struct{}
 	wg     sync.WaitGroup
 	phase  int
+	// sent counts the transactions handed to a goroutine (send's own).
+	sent int
 
 	mu        sync.Mutex
 	err       error
@@ -511,7 +513,13 @@ func (w *writer) send(bt *batch) error {
 		<-w.sem
 		return errStopped
 	}
-	if len(w.opt.guards) > 0 {
+	// The guards are read before every Concurrency-th transaction: a
+	// component that starts is seen within as many transactions as may be
+	// in flight anyway (one at a time: before each), for a read per
+	// transaction that had cost 15-40% of the write pass.
+	sent := w.sent
+	w.sent++
+	if len(w.opt.guards) > 0 && sent%w.opt.Concurrency == 0 {
 		if err := checkGuards(w.ctx, w.store, w.opt.guards); err != nil {
 			<-w.sem
 			w.wg.Wait()
