@@ -20,9 +20,12 @@
 #                             Debian's etcd on PATH
 #   BENCH_SHOW=0              skip show segment
 #   BENCH_LOAD=0              skip backup + load-backup (at 1M its load takes minutes)
+#   BENCH_RESTORE=0           skip restore, --max-inflight 1 and apply --file
+#   BENCH_INFLIGHT=K          the first --run's --max-inflight (default: heron's);
+#                             the pipelined raw loop has as many in flight
 #
 # etcd runs with --quota-backend-bytes 8GiB and no auto-compaction (every
-# revision of the run is kept: the keys are written three times). Its data dir
+# revision of the run is kept: the instance's keys are rewritten five times). Its data dir
 # is on tmpfs by default: a production etcd sits on a disk whose fsync takes a
 # fraction of a millisecond, while this VM's disk takes ~4 ms per fsync, which
 # would make both heron and the raw loop measure the disk only. Set
@@ -30,18 +33,25 @@
 # stays meaningful there.
 #
 # Phases: generate (bench/gen seed: txns of 128 puts, several writers),
-# load-backup (heron backup of the instance, then heron load-backup of that
-# file: peak RSS and peak anonymous RSS, sampled from /proc), show
-# (heron, `show segment --limit 0` as a table, then `show segment --format json`:
-# both stream, a row at a time), dry run
-# (heron, `reset checkpoint --target-wal T --format json`), run (the same with
-# --run --backup-dir), raw read (bench/gen read: every key of the instance
-# in exact windows of ~10,000 keys, before the dry run) and raw loop
-# (bench/gen raw: the number of keys heron wrote, segment-shaped, in
-# sequential transactions of 128 puts), both on the same server in the same
-# run: each heron phase is printed as a ratio to them (reads to the raw read,
-# the write pass and the whole --run to the raw loop). heron's wall time
-# and peak RSS come from /usr/bin/time -v (VmHWM from /proc when it is missing).
+# raw read (bench/gen read: every key of the instance in exact windows of
+# ~10,000 keys), load-backup (heron backup of the instance, then heron
+# load-backup of that file: its pre-flight estimate, peak RSS and peak
+# anonymous RSS, sampled from /proc), show (heron, `show segment --limit 0`
+# as a table, then `show segment --format json`: both stream, a row at a
+# time), dry run (heron, `reset checkpoint --target-wal T --format json`),
+# --run (the same with --run --backup-dir, at the default --max-inflight K),
+# restore --run of its backup (the instance is as generated again), --run
+# --max-inflight 1, restore again, a dry run with --plan-out and apply
+# --file of that plan with --run (BENCH_RESTORE=0 skips all but the first
+# --run), then two raw write loops (bench/gen raw: as many segment-shaped
+# keys as heron wrote, values built before the clock starts, transactions
+# of 128 puts), both rewriting keys an untimed pass created, as heron
+# rewrites existing keys: one transaction at a time, then K in flight. All on the same
+# server in the same run: each heron phase is printed as a ratio to them
+# (reads to the raw read, the write pass and the whole --run to the raw
+# loops, restore and apply --file to the --run), with issue 25's targets
+# (ok/MISS). heron's wall time and peak RSS come from /usr/bin/time -v
+# (VmHWM from /proc when it is missing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPO=$(pwd)
@@ -92,6 +102,7 @@ cleanup() {
 }
 trap cleanup EXIT
 STORAGE="$(df -P "$BASE" | awk 'NR==2{print $1}') ($BASE)"
+FSTYPE=$(stat -f -c %T "$BASE")
 
 free_port() {
 	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
@@ -174,6 +185,32 @@ measure_load() {
 	LOAD_ANON_KB=$anon
 }
 
+# must_pass WHAT NAME: stops the bench when the last measure failed.
+must_pass() {
+	[ "$M_RC" -eq 0 ] && return 0
+	echo "bench: $1 failed (exit $M_RC):" >&2
+	tail -20 "$WORK/$2.err" >&2
+	exit 1
+}
+
+# timed_run NAME FLAGS: reset checkpoint --run FLAGS, its backup in $WORK/NAME.bk.
+timed_run() {
+	mkdir -p "$WORK/$1.bk"
+	measure "$1" "$CONNECT
+reset checkpoint --target-wal $TARGET --run --format json --backup-dir $WORK/$1.bk $2"
+	must_pass "--run $2" "$1"
+}
+
+# timed_restore NAME RUN: restore --run of the backup RUN's --run wrote.
+timed_restore() {
+	local file
+	file=$(ls "$WORK/$2.bk"/*.jsonl | head -1)
+	mkdir -p "$WORK/$1.bk"
+	measure "$1" "$CONNECT
+restore --file $file --run --format json --backup-dir $WORK/$1.bk"
+	must_pass "restore --run" "$1"
+}
+
 declare -a SUMMARY=()
 FAILED_TARGETS=0
 
@@ -228,39 +265,62 @@ backup --file $WORK/full-$SEG.jsonl"
 	measure "dry-$SEG" "$CONNECT
 reset checkpoint --target-wal $TARGET --format json"
 	DRY_RC=$M_RC DRY_SEC=$M_SEC DRY_KB=$M_KB
-	if [ "$DRY_RC" -ne 0 ]; then
-		echo "bench: dry run failed (exit $DRY_RC):" >&2
-		tail -20 "$WORK/dry-$SEG.err" >&2
-		exit 1
-	fi
+	must_pass "dry run" "dry-$SEG"
 	echo "   dry run: ${DRY_SEC}s" >&2
 
-	mkdir -p "$WORK/backup-$SEG"
-	measure "run-$SEG" "$CONNECT
-reset checkpoint --target-wal $TARGET --run --format json --backup-dir $WORK/backup-$SEG"
-	RUN_RC=$M_RC RUN_SEC=$M_SEC RUN_KB=$M_KB
-	if [ "$RUN_RC" -ne 0 ]; then
-		echo "bench: --run failed (exit $RUN_RC):" >&2
-		tail -20 "$WORK/run-$SEG.err" >&2
-		exit 1
-	fi
+	# --run at the default --max-inflight, restored (timed: restore beside
+	# the run it undoes), at --max-inflight 1, restored again, then the same
+	# plan saved with --plan-out and applied with apply --file.
+	timed_run "run-$SEG" "${BENCH_INFLIGHT:+--max-inflight $BENCH_INFLIGHT}"
+	RUN_SEC=$M_SEC RUN_KB=$M_KB
 	echo "   --run: ${RUN_SEC}s" >&2
-	BACKUP_BYTES=$(du -sb "$WORK/backup-$SEG" | awk '{print $1}')
-	rm -rf "$WORK/backup-$SEG"
+	BACKUP_BYTES=$(du -sb "$WORK/run-$SEG.bk" | awk '{print $1}')
+	RESTORE_SEC=0 RESTORE_KB=0 RUN1_SEC=0 RUN1_KB=0 APPLY_SEC=0 APPLY_KB=0
+	if [ "${BENCH_RESTORE:-1}" != 0 ]; then
+		timed_restore "restore-$SEG" "run-$SEG"
+		RESTORE_SEC=$M_SEC RESTORE_KB=$M_KB
+		echo "   restore --run: ${RESTORE_SEC}s" >&2
+		timed_run "run1-$SEG" "--max-inflight 1"
+		RUN1_SEC=$M_SEC RUN1_KB=$M_KB
+		echo "   --run --max-inflight 1: ${RUN1_SEC}s" >&2
+		timed_restore "restore1-$SEG" "run1-$SEG"
+		measure "plan-$SEG" "$CONNECT
+reset checkpoint --target-wal $TARGET --format json --plan-out $WORK/plan-$SEG.jsonl"
+		must_pass "dry run --plan-out" "plan-$SEG"
+		mkdir -p "$WORK/apply-$SEG.bk"
+		measure "apply-$SEG" "$CONNECT
+apply --file $WORK/plan-$SEG.jsonl --run --format json --backup-dir $WORK/apply-$SEG.bk"
+		must_pass "apply --file --run" "apply-$SEG"
+		APPLY_SEC=$M_SEC APPLY_KB=$M_KB
+		echo "   apply --file --run: ${APPLY_SEC}s" >&2
+		rm -rf "$WORK/plan-$SEG.jsonl" "$WORK"/*.bk
+	fi
+	rm -rf "$WORK"/*.bk
 
-	# The number of keys heron wrote; the raw loop writes as many.
+	# The number of keys heron wrote; the raw loops write as many, with the
+	# values built before their clock starts: one transaction at a time,
+	# then as many in flight as heron's --run had.
 	KEYS=$(python3 "$REPO/bench/result.py" keys "$WORK/run-$SEG.out" "$WORK/dry-$SEG.out")
-	"$GEN" raw --etcd "$ETCD" --keys "$KEYS" --prefix bench-raw/ >"$R.raw.json"
+	K=$(python3 "$REPO/bench/result.py" inflight "$WORK/run-$SEG.out")
+	# An untimed pass creates the keys: heron rewrites keys that exist, and
+	# so do both timed loops.
+	"$GEN" raw --etcd "$ETCD" --keys "$KEYS" --prefix bench-raw/ --inflight "$K" >/dev/null
+	"$GEN" raw --etcd "$ETCD" --keys "$KEYS" --prefix bench-raw/ --inflight 1 >"$R.raw.json"
 	echo "   raw loop: $(cat "$R.raw.json")" >&2
+	"$GEN" raw --etcd "$ETCD" --keys "$KEYS" --prefix bench-raw/ --inflight "$K" >"$R.rawk.json"
+	echo "   raw loop, $K in flight: $(cat "$R.rawk.json")" >&2
 	stop_etcd
 	rm -rf "$BASE/etcd-$V-$SEG"
 
 	python3 "$REPO/bench/result.py" table "$SEG" "$R.gen.json" "$WORK/dry-$SEG.out" "$DRY_SEC" "$DRY_KB" \
-		"$WORK/run-$SEG.out" "$RUN_SEC" "$RUN_KB" "$R.raw.json" "$BACKUP_BYTES" "$STORAGE, etcd $V" "$R.read.json" >"$R.table" || FAILED_TARGETS=1
+		"$WORK/run-$SEG.out" "$RUN_SEC" "$RUN_KB" "$R.raw.json" "$BACKUP_BYTES" "$STORAGE, etcd $V" "$R.read.json" \
+		"$R.rawk.json" "$WORK/run1-$SEG.out" "$RUN1_SEC" "$RUN1_KB" "$RESTORE_SEC" "$RESTORE_KB" "$APPLY_SEC" "$APPLY_KB" \
+		"$FSTYPE" >"$R.table" || FAILED_TARGETS=1
 	cat "$R.table"
 	[ ! -f "$R.load" ] || cat "$R.load"
 	[ ! -f "$R.show" ] || cat "$R.show"
 	SUMMARY+=("$V $SEG $DRY_KB $RUN_KB $DRY_SEC $RUN_SEC $SHOW_TABLE_KB $SHOW_JSON_KB $LOAD_KB $LOAD_ANON_KB")
+	rm -f "$WORK"/*-"$SEG".out "$WORK"/*-"$SEG".err
 done
 done
 

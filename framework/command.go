@@ -80,10 +80,16 @@ func (w WriteIO) ApproveQuestion(ctx context.Context, plan Result, question stri
 // WriteFlags are the flags every write command has; embed them in the param
 // struct as Output is embedded.
 type WriteFlags struct {
-	MaxTxnOps int    `name:"max-txn-ops" default:"128" desc:"at most this many keys per etcd transaction (etcd's --max-txn-ops)"`
-	BackupDir string `name:"backup-dir" default:"." placeholder:"DIR" desc:"folder of the backup file written before the first write"`
-	PlanOut   string `name:"plan-out" placeholder:"FILE" desc:"also save the staged plan (checksummed, no credentials) to FILE, for apply --file FILE --run"`
+	MaxTxnOps   int    `name:"max-txn-ops" default:"128" desc:"at most this many keys per etcd transaction (etcd's --max-txn-ops)"`
+	MaxInflight int    `name:"max-inflight" default:"4" desc:"at most this many transactions of one phase in flight (1: one at a time)"`
+	BackupDir   string `name:"backup-dir" default:"." placeholder:"DIR" desc:"folder of the backup file written before the first write"`
+	PlanOut     string `name:"plan-out" placeholder:"FILE" desc:"also save the staged plan (checksummed, no credentials) to FILE, for apply --file FILE --run"`
 }
+
+// MaxInflightLimit bounds --max-inflight: past a few transactions etcd
+// already batches every proposal into one raft entry, and each one in
+// flight holds its request (up to 1.5 MiB) in memory.
+const MaxInflightLimit = 16
 
 // WriteOptions are the write flags of a param struct that embeds them.
 func (f *WriteFlags) WriteOptions() *WriteFlags { return f }
@@ -214,8 +220,12 @@ func (c *Command) parse(args []string) (params any, m Mode, err error) {
 		return nil, Mode{}, Usagef("%s: --yes goes with --run", name)
 	}
 	p := pv.Interface()
-	if wf, ok := p.(interface{ WriteOptions() *WriteFlags }); ok && wf.WriteOptions().MaxTxnOps < 1 {
-		return nil, Mode{}, Usagef("%s: --max-txn-ops must be at least 1, got %d", name, wf.WriteOptions().MaxTxnOps)
+	if wf, ok := p.(interface{ WriteOptions() *WriteFlags }); ok {
+		if f := wf.WriteOptions(); f.MaxTxnOps < 1 {
+			return nil, Mode{}, Usagef("%s: --max-txn-ops must be at least 1, got %d", name, f.MaxTxnOps)
+		} else if f.MaxInflight < 1 || f.MaxInflight > MaxInflightLimit {
+			return nil, Mode{}, Usagef("%s: --max-inflight must be from 1 to %d, got %d", name, MaxInflightLimit, f.MaxInflight)
+		}
 	}
 	if cp, ok := p.(interface{ Complete() error }); ok {
 		if err := cp.Complete(); err != nil {

@@ -117,17 +117,28 @@ func (c *CollectionInfo) StartPositionOf(vchannel string) (StartPosition, bool) 
 // is in scope (a pchannel in scope, or a vchannel of one) to id's bytes. It
 // returns the new value and how many pairs changed; every other byte stays.
 func RewriteStartPositions(b []byte, inScope func(pchannel string) bool, id msgid.ID) ([]byte, int, error) {
+	nv, changed, _, err := EditStartPositions(b, inScope, id)
+	return nv, changed, err
+}
+
+// EditStartPositions is RewriteStartPositions that also returns every
+// start_positions pair as read (Data aliases b): a reset decides a
+// collection by them alone, so one parse of the value's top level and of
+// its pairs serves both (DecodeCollectionInfo parses the schema and copies
+// the channel names too). With no pair changed, the new value is b.
+func EditStartPositions(b []byte, inScope func(pchannel string) bool, id msgid.ID) (nv []byte, changed int, read []StartPosition, err error) {
 	m, err := wire.Parse(b)
 	if err != nil {
-		return nil, 0, fmt.Errorf("not a CollectionInfo: %w", err)
+		return nil, 0, nil, fmt.Errorf("not a CollectionInfo: %w", err)
 	}
-	changed := 0
 	err = m.EditMessages(collStartPositions, func(kd *wire.Message) error {
 		key := kd.String(keyDataKey)
+		data := kd.BytesOf(keyDataData)
+		read = append(read, StartPosition{Key: key, Data: data})
 		if !inScope(key) && !inScope(PChannelOf(key)) {
 			return nil
 		}
-		if bytes.Equal(kd.BytesOf(keyDataData), id.Bytes()) {
+		if bytes.Equal(data, id.Bytes()) {
 			return nil
 		}
 		kd.SetBytes(keyDataData, id.Bytes())
@@ -135,9 +146,12 @@ func RewriteStartPositions(b []byte, inScope func(pchannel string) bool, id msgi
 		return nil
 	})
 	if err != nil {
-		return nil, 0, fmt.Errorf("CollectionInfo: %w", err)
+		return nil, 0, nil, fmt.Errorf("CollectionInfo: %w", err)
 	}
-	return m.Bytes(), changed, nil
+	if changed == 0 {
+		return b, 0, read, nil
+	}
+	return m.Bytes(), changed, read, nil
 }
 
 func stateName(names map[uint64]string, v uint64) string {

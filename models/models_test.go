@@ -153,6 +153,21 @@ func TestRewriteSegmentAndCollection(t *testing.T) {
 	sp, ok := c.StartPositionOf("r-dml_1_1v1")
 	assert.True(t, ok)
 	assert.Equal(t, "r-dml_1", sp.Key)
+
+	// EditStartPositions: the same rewrite, with the pairs as read; with
+	// nothing to change, the value itself.
+	egot, n, read, err := models.EditStartPositions(corig, func(p string) bool { return p == "r-dml_1" }, target)
+	require.NoError(t, err)
+	assert.Equal(t, 1, n)
+	assert.Equal(t, cgot, egot)
+	before, err := models.DecodeCollectionInfo(corig)
+	require.NoError(t, err)
+	assert.Equal(t, before.StartPositions, read, "the pairs as read, before the rewrite")
+	same, n, read, err := models.EditStartPositions(cgot, func(p string) bool { return p == "r-dml_1" }, target)
+	require.NoError(t, err)
+	assert.Zero(t, n)
+	assert.Equal(t, c.StartPositions, read)
+	assert.Same(t, &cgot[0], &same[0], "nothing changed: the value itself, not a copy")
 }
 
 func TestDecodeErrorsNeverPanic(t *testing.T) {

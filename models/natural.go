@@ -10,6 +10,17 @@ import (
 // vchannels, keys with ids); equal numbers with different leading zeros
 // order by length. Every listing, plan and completion orders names with it.
 func NaturalLess(a, b string) bool {
+	// Keys compared in a scan share long prefixes (by-dev/meta/datacoord-
+	// meta/s/...): the tokens of the common bytes up to a non-digit ASCII
+	// byte compare equal, so the comparison starts after them.
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	for i > 0 && (a[i-1] >= '0' && a[i-1] <= '9' || a[i-1] >= utf8.RuneSelf) {
+		i--
+	}
+	a, b = a[i:], b[i:]
 	for a != "" && b != "" {
 		da, db := digitRun(a), digitRun(b)
 		if da > 0 && db > 0 {

@@ -23,3 +23,30 @@ func TestNaturalOrder(t *testing.T) {
 		t.Errorf("census report not in natural order: %s first", r[0].PChannel)
 	}
 }
+
+// Keys with a common prefix compare as if compared token by token from
+// their start: the prefix NaturalLess skips ends before a digit run or a
+// multi-byte rune it would otherwise cut.
+func TestNaturalLessSkipsOnlyEqualTokens(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		less bool
+	}{
+		{"s/45/9", "s/45/10", true},         // the common "s/45/" skipped, 9 < 10
+		{"s/459", "s/4510", true},           // "s/45" is common, but 459 < 4510 as numbers
+		{"s/4510", "s/459", false},          //
+		{"x/29", "x/2005", true},            // cut after "x/2", 9 vs 005 would say false
+		{"s/0010", "s/009", false},          // 10 > 9 whatever the zeros
+		{"s/09", "s/9", false},              // equal numbers: the longer run goes last
+		{"s/9", "s/09", true},               //
+		{"a/é1", "a/é2", true},              // a multi-byte rune in the common prefix
+		{"a/\xc3\xa9", "a/\xc3\xa8", false}, // runes differing in their last byte: é after è
+		{"a/\xc3\xa8", "a/\xc3\xa9", true},
+		{"same/1", "same/1", false},
+		{"p", "p/1", true},
+	} {
+		if got := NaturalLess(c.a, c.b); got != c.less {
+			t.Errorf("NaturalLess(%q, %q) = %v, want %v", c.a, c.b, got, c.less)
+		}
+	}
+}

@@ -4,7 +4,7 @@
 //
 //	gen seed --etcd HOST:PORT [--rootPath by-dev] [--wal pulsar] [--segments 1000000]
 //	         [--collections 10000] [--shards 2] [--pchannels 64] [--writers 4] [--txn-ops 128]
-//	gen raw  --etcd HOST:PORT --keys N [--prefix bench-raw/] [--txn-ops 128]
+//	gen raw  --etcd HOST:PORT --keys N [--prefix bench-raw/] [--txn-ops 128] [--inflight 1]
 //	gen count --etcd HOST:PORT [--prefix P]
 //	gen read --etcd HOST:PORT [--rootPath by-dev] [--segments N] [--collections N]
 //
@@ -18,10 +18,11 @@
 // Flushed and the rest Dropped, each with a start and a dml position. It
 // prints one JSON line: keys written, bytes, seconds.
 //
-// raw writes --keys keys sequentially in transactions of --txn-ops plain puts,
-// with keys and values shaped like segment infos (same lengths as seed's), and
-// prints one JSON line with keys, seconds and keys/s: the ceiling heron's
-// writes are compared with.
+// raw writes --keys keys in transactions of --txn-ops plain puts, --inflight
+// of them at a time (1: sequentially), with keys and values shaped like the
+// segment infos heron writes, all built before the clock starts, and prints
+// one JSON line with keys, seconds and keys/s: the ceiling heron's writes are
+// compared with.
 //
 // read reads every key under the root of a seeded instance at one revision
 // the plainest way that costs etcd O(n): the keys outside the segments in
@@ -82,6 +83,7 @@ func run(args []string) error {
 	writers := fs.Int("writers", 4, "concurrent writers (seed)")
 	txnOps := fs.Int("txn-ops", 128, "puts per transaction")
 	keys := fs.Int("keys", 0, "keys to write (raw)")
+	inflight := fs.Int("inflight", 1, "transactions in flight (raw)")
 	prefix := fs.String("prefix", "bench-raw/", "key prefix (raw, count)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
@@ -107,7 +109,7 @@ func run(args []string) error {
 		cfg := config{root: *root, wal: wal, segments: *segments, collections: *collections, shards: *shards, pchannels: *pchannels}
 		return seed(ctx, cli, cfg, *writers, *txnOps)
 	case "raw":
-		return raw(ctx, cli, *prefix, *keys, *txnOps)
+		return raw(ctx, cli, *prefix, *keys, *txnOps, *inflight)
 	case "read":
 		return read(ctx, cli, *root, *segments, *collections)
 	case "count":
@@ -275,30 +277,68 @@ func seed(ctx context.Context, cli *clientv3.Client, cfg config, writers, txnOps
 	})
 }
 
-// raw writes n segment-shaped keys under prefix, one transaction of txnOps
-// puts at a time.
-func raw(ctx context.Context, cli *clientv3.Client, prefix string, n, txnOps int) error {
+// raw writes n segment-shaped keys under prefix in transactions of txnOps
+// plain puts, inflight of them in flight at a time (1: one after the
+// other). Every key and value is built before the clock starts, so the loop
+// measures etcd and the client's framing only, as heron's write pass does
+// (it writes values it built during its scan). The values are a segment's
+// after a switch to woodpecker: the size of what heron writes.
+func raw(ctx context.Context, cli *clientv3.Client, prefix string, n, txnOps, inflight int) error {
 	if n <= 0 {
 		return fmt.Errorf("raw: --keys must be positive")
 	}
+	if inflight < 1 {
+		return fmt.Errorf("raw: --inflight must be at least 1")
+	}
 	const collections = 10000
 	v := "bench-raw-rootcoord-dml_0_" + strconv.FormatInt(collectionBase, 10) + "v0"
-	start := time.Now()
-	ops := make([]clientv3.Op, 0, txnOps)
-	txns := 0
-	for i := 0; i < n; i++ {
-		ops = append(ops, clientv3.OpPut(prefix+segmentKey(i%collections, i), string(segmentValue(commonpb.WALName_Pulsar, i%collections, i, v))))
-		if len(ops) == txnOps || i == n-1 {
-			if _, err := cli.Txn(ctx).Then(ops...).Commit(); err != nil {
-				return fmt.Errorf("raw: %w", err)
-			}
-			txns++
-			ops = ops[:0]
+	keys := make([]string, n)
+	// Distinct values, cycled: the keys are all written, the values need
+	// only be the right size.
+	values := make([]string, min(n, 4096))
+	var valueBytes int64
+	for i := range keys {
+		keys[i] = prefix + segmentKey(i%collections, i)
+		if i < len(values) {
+			values[i] = string(segmentValue(commonpb.WALName_WoodPecker, i%collections, i, v))
 		}
+		valueBytes += int64(len(values[i%len(values)]))
+	}
+	txns := (n + txnOps - 1) / txnOps
+	next := make(chan int, txns)
+	for t := 0; t < txns; t++ {
+		next <- t
+	}
+	close(next)
+	var wg sync.WaitGroup
+	var once sync.Once
+	var firstErr error
+	start := time.Now()
+	for w := 0; w < inflight; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ops := make([]clientv3.Op, 0, txnOps)
+			for t := range next {
+				ops = ops[:0]
+				for i := t * txnOps; i < min(n, (t+1)*txnOps); i++ {
+					ops = append(ops, clientv3.OpPut(keys[i], values[i%len(values)]))
+				}
+				if _, err := cli.Txn(ctx).Then(ops...).Commit(); err != nil {
+					once.Do(func() { firstErr = err })
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return fmt.Errorf("raw: %w", firstErr)
 	}
 	sec := time.Since(start).Seconds()
 	return json.NewEncoder(os.Stdout).Encode(map[string]any{
-		"keys": n, "txns": txns, "seconds": round(sec), "keys_per_second": round(float64(n) / sec),
+		"keys": n, "txns": txns, "inflight": inflight, "value_bytes": valueBytes / int64(n),
+		"seconds": round(sec), "keys_per_second": round(float64(n) / sec),
 	})
 }
 

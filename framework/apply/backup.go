@@ -728,3 +728,34 @@ func cutPrefix(b []byte, p string) ([]byte, bool) {
 	}
 	return b[len(p):], true
 }
+
+// BackupEntries is the number of entries the end line of the backup at path
+// says it holds, read from the file's last bytes (the file is not checked:
+// Next and VerifyBackup do that): what a caller sizes its work by before
+// reading the file.
+func BackupEntries(path string) (int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	// The end line: {"end":true,"ops":N,"sha256":"<64 hex digits>"} and a newline.
+	const tail = 256
+	buf := make([]byte, min(st.Size(), tail))
+	if _, err := f.ReadAt(buf, st.Size()-int64(len(buf))); err != nil {
+		return 0, fmt.Errorf("backup %s: %w", path, err)
+	}
+	buf = bytes.TrimSuffix(buf, []byte("\n"))
+	if i := bytes.LastIndexByte(buf, '\n'); i >= 0 {
+		buf = buf[i+1:]
+	}
+	var end backupEnd
+	if err := json.Unmarshal(buf, &end); err != nil || !end.End || end.Ops < 0 {
+		return 0, fmt.Errorf("backup %s: no end line (truncated file)", path)
+	}
+	return end.Ops, nil
+}

@@ -25,7 +25,6 @@ import (
 //	HERON_APPLY_FAIL_AFTER_TXNS=5    stop cleanly (exit 1) after the 5th transaction
 //	HERON_APPLY_STALL_TIMEOUT=5s     give up when etcd answers nothing for that long
 //	HERON_APPLY_TXN_TIMEOUT=5s       timeout of one transaction
-//	HERON_APPLY_CONCURRENCY=1        transactions in flight within one phase
 //	HERON_APPLY_PROGRESS_INTERVAL=1s progress line interval when stderr is not a terminal
 //	HERON_APPLY_PAUSE=scan:/tmp/p    at the point (scan, read-back: Options.Pause), once a process,
 //	                                 create the file and wait until it is removed (a test acts on etcd meanwhile)
@@ -36,7 +35,6 @@ const (
 	EnvFailAfterTxns    = "HERON_APPLY_FAIL_AFTER_TXNS"
 	EnvStallTimeout     = "HERON_APPLY_STALL_TIMEOUT"
 	EnvTxnTimeout       = "HERON_APPLY_TXN_TIMEOUT"
-	EnvConcurrency      = "HERON_APPLY_CONCURRENCY"
 	EnvProgressInterval = "HERON_APPLY_PROGRESS_INTERVAL"
 	EnvPause            = "HERON_APPLY_PAUSE"
 )
@@ -94,11 +92,6 @@ func failpointsFromEnv(opt Options) (Options, error) {
 	killBackup, err := num(EnvKillAfterBackup)
 	if err != nil {
 		return opt, err
-	}
-	if c, err := num(EnvConcurrency); err != nil {
-		return opt, err
-	} else if c > 0 {
-		opt.Concurrency = c
 	}
 	if delay > 0 || kill > 0 || fail > 0 {
 		prev := opt.AfterTxn

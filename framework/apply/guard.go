@@ -18,9 +18,9 @@ import (
 // Guard is a prefix that must hold no key with a lease while the kit
 // writes (Milvus's sessions: a live component writes metadata at any
 // time). The kit reads it again after the question, before the first
-// write, before each transaction (one small read) and after the verify: a
-// live key stops the run between transactions, naming it, and fails the
-// verify. A transaction whose compare fails reads it too, to name who
+// write, before every K-th transaction with K in flight (--max-inflight;
+// one small read, before each at K=1) and after the verify: a live key
+// stops the run between transactions, naming it, and fails the verify. A transaction whose compare fails reads it too, to name who
 // changed the key.
 type Guard struct {
 	Name   string

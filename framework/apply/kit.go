@@ -57,7 +57,7 @@ func (k *kit[S, P]) options(command string) (Options, framework.WriteFlags, erro
 	if wf, ok := any(k.p).(interface{ WriteOptions() *framework.WriteFlags }); ok {
 		flags = *wf.WriteOptions()
 	}
-	opt, err := fromEnv(Options{MaxTxnOps: flags.MaxTxnOps, BackupDir: flags.BackupDir, Progress: k.w.Stderr, Label: command})
+	opt, err := fromEnv(Options{MaxTxnOps: flags.MaxTxnOps, Concurrency: flags.MaxInflight, BackupDir: flags.BackupDir, Progress: k.w.Stderr, Label: command})
 	if err != nil {
 		return opt, flags, framework.Usagef("%s: %v", command, err)
 	}

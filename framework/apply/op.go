@@ -133,8 +133,15 @@ const (
 	DefaultMaxTxnOps = 128
 	// DefaultMaxTxnBytes keeps a transaction under etcd's default request
 	// limit of 1.5 MiB with room for the compares and the framing.
-	DefaultMaxTxnBytes      = 1400 * 1024
-	DefaultConcurrency      = 2
+	DefaultMaxTxnBytes = 1400 * 1024
+	// DefaultConcurrency is --max-inflight's default (framework.WriteFlags
+	// says it again, as a tag): etcd batches the proposals in flight into
+	// one raft entry and one WAL fsync, so on a disk-backed member several
+	// transactions in flight write more keys a second than one at a time
+	// (bench/run.sh, etcd 3.5, 100k segments: README's Benchmark), while on
+	// tmpfs, where etcd is bound by CPU, more in flight gain little; each
+	// one in flight holds its request (up to DefaultMaxTxnBytes).
+	DefaultConcurrency      = 4
 	DefaultTxnTimeout       = 30 * time.Second
 	DefaultStallTimeout     = 30 * time.Second
 	DefaultProgressInterval = 2 * time.Second
@@ -147,7 +154,11 @@ type Options struct {
 	// MaxTxnBytes bounds the estimated request size of one transaction; an op
 	// larger than that still goes, alone in its transaction.
 	MaxTxnBytes int
-	// Concurrency is how many transactions of one phase may be in flight.
+	// Concurrency is how many transactions of one phase may be in flight
+	// (--max-inflight; 1: one at a time, in order). Phases are barriers:
+	// every transaction of a phase has committed before the next phase's
+	// first is sent, and a failure stops the sending (those in flight
+	// finish, their outcome known).
 	Concurrency int
 	// TxnTimeout bounds one transaction (and the read that diagnoses a failed one).
 	TxnTimeout time.Duration

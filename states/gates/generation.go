@@ -14,16 +14,23 @@ import (
 const GenerationName = "a streaming (2.6 or later) instance"
 
 // DetectGeneration counts, at rev, the keys under each marker prefix of
-// models.StreamingMarkers and models.DatacoordMarkers and applies the
-// models rule.
+// models.StreamingMarkers and, when none has a key, of
+// models.DatacoordMarkers, and applies the models rule (streaming keys
+// decide: the datacoord counts, O(segments) work for etcd, matter only
+// without them).
 func DetectGeneration(ctx context.Context, inst *instance.Instance, rev int64) (models.Generation, map[string]int64, error) {
 	counts := map[string]int64{}
-	for _, p := range append(append([]string{}, models.StreamingMarkers...), models.DatacoordMarkers...) {
-		n, err := inst.Count(ctx, inst.Layout.Meta(p), rev)
-		if err != nil {
-			return "", nil, err
+	for _, markers := range [][]string{models.StreamingMarkers, models.DatacoordMarkers} {
+		for _, p := range markers {
+			n, err := inst.Count(ctx, inst.Layout.Meta(p), rev)
+			if err != nil {
+				return "", nil, err
+			}
+			counts[p] = n
 		}
-		counts[p] = n
+		if gen := models.GenerationOf(counts); gen == models.GenerationStreaming {
+			return gen, counts, nil
+		}
 	}
 	return models.GenerationOf(counts), counts, nil
 }

@@ -291,7 +291,11 @@ type Entry struct {
 // Walk scans each prefix (relative to the meta root) in turn at revision rev
 // (0: the current one), a page at a time, and calls fn for every key with its
 // classification. It returns the revision read at, so a caller can pin later
-// reads to the same snapshot.
+// reads to the same snapshot. Several prefixes (a scan's per-pchannel
+// records) are read together first, in read-only transactions of at most
+// manyReads ranges that hold at most a page in all: a range request costs
+// etcd a round of its own whatever it returns, and most such prefixes hold
+// a few keys; one that holds more is then scanned alone, in its turn.
 func (in *Instance) Walk(ctx context.Context, rev int64, prefixes []string, fn func(e Entry) error) (int64, error) {
 	if rev == 0 {
 		r, err := in.Revision(ctx)
@@ -300,16 +304,46 @@ func (in *Instance) Walk(ctx context.Context, rev int64, prefixes []string, fn f
 		}
 		rev = r
 	}
-	for _, prefix := range prefixes {
-		_, err := in.ScanMeta(ctx, prefix, rev, func(page []KV) error {
-			for _, kv := range page {
-				rel, _ := in.Layout.Rel(kv.Key)
-				if err := fn(Entry{KV: kv, Key: models.Classify(rel)}); err != nil {
-					return err
-				}
+	each := func(page []KV) error {
+		for _, kv := range page {
+			rel, _ := in.Layout.Rel(kv.Key)
+			if err := fn(Entry{KV: kv, Key: models.Classify(rel)}); err != nil {
+				return err
 			}
-			return nil
+		}
+		return nil
+	}
+	switch len(prefixes) {
+	case 0:
+		return rev, nil
+	case 1:
+		_, err := in.ScanMeta(ctx, prefixes[0], rev, each)
+		return rev, err
+	}
+	limit := max(1, in.pager().limit/min(len(prefixes), manyReads))
+	for chunk := range slices.Chunk(prefixes, manyReads) {
+		abs := make([]string, len(chunk))
+		for i, p := range chunk {
+			abs[i] = in.Layout.Meta(p)
+		}
+		i := 0
+		var werr error
+		err := in.rangeMany(ctx, "read", abs, rev, []clientv3.OpOption{clientv3.WithLimit(int64(limit))}, func(rr *etcdserverpb.RangeResponse) bool {
+			if rr.GetMore() {
+				_, werr = in.ScanMeta(ctx, chunk[i], rev, each)
+			} else {
+				page := make([]KV, len(rr.GetKvs()))
+				for j, kv := range rr.GetKvs() {
+					page[j] = kvOf(kv)
+				}
+				werr = each(page)
+			}
+			i++
+			return werr == nil
 		})
+		if err == nil {
+			err = werr
+		}
 		if err != nil {
 			return rev, err
 		}

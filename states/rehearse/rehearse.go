@@ -28,6 +28,7 @@ func Main(ctx context.Context, args []string, interactive bool, stdin io.Reader,
 	fs.SetOutput(io.Discard)
 	fs.SortFlags = false
 	rootPath := fs.String("rootPath", "", "load the keys under this root path instead of the backup's (the shell opens it)")
+	force := fs.Bool("force", false, "load although the memory estimate says it does not fit")
 	if code, done := framework.ParseMain(fs, args, "load-backup: ", usage, stdout, stderr); done {
 		return code
 	}
@@ -52,6 +53,9 @@ func Main(ctx context.Context, args []string, interactive bool, stdin io.Reader,
 	if err != nil {
 		fmt.Fprintf(stderr, "error: load-backup: %v\n", err)
 		return framework.ExitFailed
+	}
+	if code, ok := checkMemory(file, *force, readBudget("/"), stderr); !ok {
+		return code
 	}
 	root := header.RootPath
 	if fs.Changed("rootPath") {
@@ -79,6 +83,34 @@ func Main(ctx context.Context, args []string, interactive bool, stdin io.Reader,
 	return demo.RunShell(ctx, "load-backup", sh, cleanup, interactive, stdin, stderr)
 }
 
+// checkMemory estimates the load's peak memory from the file's key count
+// and compares it with b before anything is loaded: a load that cannot fit
+// is refused (exit 3) unless force, one that takes most of b is warned
+// about. A pod killed for memory halfway through a load of minutes tells
+// the operator less, later.
+func checkMemory(file string, force bool, b budget, stderr io.Writer) (int, bool) {
+	keys, err := apply.BackupEntries(file)
+	if err != nil {
+		fmt.Fprintf(stderr, "error: load-backup: %v: nothing was loaded\n", err)
+		return framework.ExitFailed, false
+	}
+	est := estimate(keys)
+	note := memoryNote(keys, est, b)
+	switch decide(est, b) {
+	case tooBig:
+		if !force {
+			fmt.Fprintf(stderr, "error: load-backup: %s: it does not fit, nothing was loaded; give the process more memory, or pass --force to try anyway\n", note)
+			return framework.ExitRefused, false
+		}
+		fmt.Fprintf(stderr, "warning: load-backup: %s: it does not fit; loading anyway (--force)\n", note)
+	case tight:
+		fmt.Fprintf(stderr, "warning: load-backup: %s: the process may be killed for memory\n", note)
+	default:
+		fmt.Fprintf(stderr, "load-backup: %s\n", note)
+	}
+	return 0, true
+}
+
 // loadGCPercent is the Go GC target of a load-backup process (Go's default
 // is 100, unless $GOGC says otherwise). Most of its heap is the embedded
 // etcd's in-memory index of every key, live for the whole session: a heap
@@ -89,7 +121,7 @@ const loadGCPercent = 50
 
 func usage(w io.Writer, fs *pflag.FlagSet) {
 	fmt.Fprintf(w, `Usage:
-  heron load-backup FILE [--rootPath STRING]
+  heron load-backup FILE [--rootPath STRING] [--force]
 
 Starts an embedded etcd in a temporary folder, loads every key of FILE (a
 backup written by the shell's backup command) into it and opens the shell
@@ -97,8 +129,11 @@ connected to it (the REPL on a terminal, else one command a line from stdin),
 to rehearse a write such as reset checkpoint --run on an exact copy. A file
 that is truncated or fails its integrity check is refused. The folder is
 removed on exit and on SIGINT, SIGTERM and SIGHUP. The copy's etcd keeps an
-index of every key in memory: about 120 MiB for 100k segments, 520 MiB for
-1M; its folder, about 2.5 times the backup file's size.
+index of every key in memory: before loading, the peak is estimated from the
+file's key count (about 300 bytes a key) and compared with the cgroup's memory
+limit and the available memory: a load that cannot fit is refused (exit 3;
+--force loads anyway), one above 70%% of it is warned about. Its folder takes
+about 2.5 times the backup file's size.
 
 Flags:
 %s`, framework.FlagUsages(fs))

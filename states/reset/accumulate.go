@@ -158,12 +158,12 @@ func (a *accumulator) count(kind, key string, k0 models.Key, value []byte, d Dec
 // first keys of its kind (dml_2 before dml_10: keys come in etcd's text
 // order), keeping them in that order; only a key that goes in is described.
 func (a *accumulator) example(examples []Example, key string, k0 models.Key, value []byte, d Decision) []Example {
-	if len(examples) >= maxExamples && models.NaturalCompare(key, examples[len(examples)-1].Key) >= 0 {
+	if len(examples) >= maxExamples && !models.NaturalLess(key, examples[len(examples)-1].Key) {
 		return examples
 	}
 	before, after := a.p.Describe(k0, value, d)
 	i := len(examples)
-	for i > 0 && models.NaturalCompare(key, examples[i-1].Key) < 0 {
+	for i > 0 && models.NaturalLess(key, examples[i-1].Key) {
 		i--
 	}
 	examples = slices.Insert(examples, i, Example{Key: key, Before: before, After: after})

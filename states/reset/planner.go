@@ -423,23 +423,21 @@ func (p *Planner) collection(k models.Key, value []byte, kind string) (Decision,
 		d.Reason = KeepTombstone
 		return d, nil
 	}
-	c, err := models.DecodeCollectionInfo(value)
+	// The decision needs the start positions only: one parse reads and
+	// rewrites them.
+	nv, n, starts, err := models.EditStartPositions(value, p.inScopeKey, p.Target)
 	if err != nil {
 		return d, &DecodeError{Key: k.Rel, Err: err}
 	}
 	if kind != KindSnapshot {
-		for _, sp := range c.StartPositions {
+		for _, sp := range starts {
 			d.Tags = append(d.Tags, Tag{PChannel: models.StartPositionPChannel(sp.Key), Data: sp.Data})
 		}
-	}
-	nv, n, err := models.RewriteStartPositions(value, p.inScopeKey, p.Target)
-	if err != nil {
-		return d, &DecodeError{Key: k.Rel, Err: err}
 	}
 	if n == 0 {
 		d.Reason = KeepAtTarget
 		inScope := false
-		for _, sp := range c.StartPositions {
+		for _, sp := range starts {
 			inScope = inScope || p.inScopeKey(sp.Key)
 		}
 		if !inScope {

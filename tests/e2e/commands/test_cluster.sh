@@ -1,7 +1,8 @@
 # A 3-member etcd cluster (Debian's etcd) with a member killed mid-write
 # (issue 17): heron connects to the three members; during a throttled
 # reset --run (bin/heron-failpoints, HERON_APPLY_TXN_DELAY) the leader, and
-# in a second case a follower, is killed with SIGKILL. The run either
+# in a second case a follower, is killed with SIGKILL, with one transaction
+# in flight and with 16 (--max-inflight). The run either
 # finishes (verify: ok) or stops cleanly (exit 1, the STOPPED block or the
 # "re-run heron" guidance; never a crash nor a usage error); a re-run on the
 # two live members completes and leaves the root byte for byte as an
@@ -72,17 +73,18 @@ reset_run "$ALL" "$WORK/bk-ref"
 expect_rc 0 "reference: an uninterrupted reset on the 3-member cluster"
 dump_to "$WORK/reference.dump"
 
-# kill_case NAME ROLE: kills the leader or a follower mid-write.
+# kill_case NAME ROLE K: kills the leader or a follower mid-write of a run
+# with K transactions in flight.
 kill_case() {
-	local name=$1 role=$2 victim l live i
+	local name=$1 role=$2 k=$3 victim l live i
 	reseed
 	l=$(leader)
 	[ -n "$l" ] || { echo "test_cluster: no leader" >&2; exit 1; }
 	victim=$l
 	[ "$role" = leader ] || victim=$(((l + 1) % 3))
 	mkdir -p "$WORK/bk-$name"
-	printf '%s\n' "connect --etcd $ALL --rootPath $ROOT" "reset checkpoint --target-wal woodpecker --run --max-txn-ops 64 --backup-dir $WORK/bk-$name" |
-		HERON_APPLY_TXN_DELAY=40ms HERON_APPLY_CONCURRENCY=1 "$HERON" >"$WORK/out" 2>"$WORK/err" &
+	printf '%s\n' "connect --etcd $ALL --rootPath $ROOT" "reset checkpoint --target-wal woodpecker --run --max-txn-ops 64 --max-inflight $k --backup-dir $WORK/bk-$name" |
+		HERON_APPLY_TXN_DELAY=40ms "$HERON" >"$WORK/out" 2>"$WORK/err" &
 	local hpid=$!
 	for _ in $(seq 1 200); do
 		[ -n "$(find "$WORK/bk-$name" -name 'heron-backup-*.jsonl')" ] && break
@@ -129,6 +131,9 @@ kill_case() {
 	ETCD=127.0.0.1:${CLIENT[0]}
 }
 
-kill_case leader-killed leader
-kill_case follower-killed follower
+# One transaction at a time, and as many in flight as --max-inflight allows.
+for K in 1 16; do
+	kill_case "leader-killed-k$K" leader "$K"
+	kill_case "follower-killed-k$K" follower "$K"
+done
 finish

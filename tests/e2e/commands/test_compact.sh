@@ -42,14 +42,15 @@ never_raw() { # never_raw NAME: no FAILED verify, etcd's error only inside heron
 	else pass "$1: no bare 'mvcc: required revision has been compacted'"; fi
 }
 # paused_run NAME POINT [VAR=VALUE...]: starts reset --run held at POINT
-# (HERON_APPLY_PAUSE); returns once it is held, or fails the script. With
-# WRITE_DURING=1 another writer puts a key once the backup is published.
+# (HERON_APPLY_PAUSE), with the flags $RUN_FLAGS; returns once it is held,
+# or fails the script. With WRITE_DURING=1 another writer puts a key once
+# the backup is published.
 paused_run() {
 	local name=$1 point=$2 written=""
 	shift 2
 	mkdir -p "$WORK/bk-$name"
 	rm -f "$WORK/pause"
-	printf '%s\n' "$(connect_line "$ROOT")" "reset checkpoint --target-wal woodpecker --run --backup-dir $WORK/bk-$name" |
+	printf '%s\n' "$(connect_line "$ROOT")" "reset checkpoint --target-wal woodpecker --run --backup-dir $WORK/bk-$name${RUN_FLAGS:+ $RUN_FLAGS}" |
 		env HERON_APPLY_PAUSE="$point:$WORK/pause" "$@" "$HERON" >"$WORK/out" 2>"$WORK/err" &
 	HPID=$!
 	for _ in $(seq 1 300); do
@@ -110,7 +111,7 @@ same_as_reference "plan"
 # backup is published, so the verify reads the keys back (it cannot prove
 # them by the run's revisions alone); it is held once it fixed its revision.
 reseed
-WRITE_DURING=1 paused_run verify read-back HERON_APPLY_TXN_DELAY=100ms HERON_APPLY_CONCURRENCY=1
+WRITE_DURING=1 RUN_FLAGS="--max-inflight 1" paused_run verify read-back HERON_APPLY_TXN_DELAY=100ms
 compact_now verify
 resume
 expect_rc 0 "compacted during the verify: the run completes"

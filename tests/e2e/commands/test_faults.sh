@@ -1,8 +1,8 @@
 # reset checkpoint --run under faults, against a real etcd server process,
 # with bin/heron-failpoints (make build-failpoints):
 # heron killed with SIGKILL early, in the middle and late (through the
-# applier's HERON_APPLY_KILL_AFTER_* hooks, and once from outside during a
-# throttled run); etcd stopped and killed in the middle of a run; a backup
+# applier's HERON_APPLY_KILL_AFTER_* hooks, and from outside during a
+# throttled run), each at --max-inflight 1 and 16; etcd stopped and killed in the middle of a run; a backup
 # that cannot be written. Every interrupted run is reported as a split state,
 # completed by a second run to a meta root byte-identical to that of an
 # uninterrupted run, and rolled back by restore to a byte-identical original.
@@ -66,14 +66,15 @@ same() { # same FILE1 FILE2 NAME
 show_err() { [ -z "${E2E_VERBOSE:-}" ] || printf '  | %s\n' "$ERR"; }
 
 # reset_run NAME [VAR=VALUE ...]: reset checkpoint --run with a backup in
-# $WORK/bk-NAME, environment hooks given as arguments; sets RC, OUT, ERR.
+# $WORK/bk-NAME, environment hooks given as arguments, --max-inflight
+# $INFLIGHT when set; sets RC, OUT, ERR.
 reset_run() {
 	local name=$1
 	shift
 	rm -rf "$WORK/bk-$name"
 	mkdir -p "$WORK/bk-$name"
 	# In a subshell: bash's own "Killed" notice goes nowhere.
-	(printf '%s\n' "$(connect_line "$ROOT")" "reset checkpoint --target-wal $TARGET --run --format json --backup-dir $WORK/bk-$name" |
+	(printf '%s\n' "$(connect_line "$ROOT")" "reset checkpoint --target-wal $TARGET --run --format json --backup-dir $WORK/bk-$name${INFLIGHT:+ --max-inflight $INFLIGHT}" |
 		env "$@" "$HERON" >"$WORK/out" 2>"$WORK/err") 2>/dev/null
 	RC=$?
 	OUT=$(cat "$WORK/out")
@@ -178,33 +179,45 @@ kill_case() {
 	fi
 }
 kill_case "kill-before-first-write" no HERON_APPLY_KILL_AFTER_BACKUP=1
-kill_case "kill-early" yes HERON_APPLY_KILL_AFTER_TXNS=1
-kill_case "kill-middle" yes HERON_APPLY_KILL_AFTER_TXNS=$((TXNS / 2))
-kill_case "kill-late" yes HERON_APPLY_KILL_AFTER_TXNS=$((TXNS - 1))
+# Killed mid-write one transaction at a time and with as many in flight as
+# --max-inflight allows (16: transactions of a phase commit in any order,
+# and those in flight at the kill may or may not be applied): the same
+# re-run and restore converge byte for byte.
+for INFLIGHT in 1 16; do
+	kill_case "kill-early-k$INFLIGHT" yes HERON_APPLY_KILL_AFTER_TXNS=1
+	kill_case "kill-middle-k$INFLIGHT" yes HERON_APPLY_KILL_AFTER_TXNS=$((TXNS / 2))
+	kill_case "kill-late-k$INFLIGHT" yes HERON_APPLY_KILL_AFTER_TXNS=$((TXNS - 1))
 
-# From outside: a throttled run, killed once etcd's revision has moved.
-reseed
-rev0=$(revision)
-rm -rf "$WORK/bk-external" && mkdir -p "$WORK/bk-external"
-printf '%s\n' "$(connect_line "$ROOT")" "reset checkpoint --target-wal $TARGET --run --backup-dir $WORK/bk-external" |
-	HERON_APPLY_TXN_DELAY=100ms "$HERON" >"$WORK/out" 2>"$WORK/err" &
-hpid=$!
-for _ in $(seq 1 200); do
-	[ "$(revision)" -gt $((rev0 + 3)) ] && break
-	kill -0 "$hpid" 2>/dev/null || break
-	sleep 0.05
+	# From outside: a throttled run, killed once etcd's revision has moved.
+	reseed
+	rev0=$(revision)
+	rm -rf "$WORK/bk-external" && mkdir -p "$WORK/bk-external"
+	printf '%s\n' "$(connect_line "$ROOT")" "reset checkpoint --target-wal $TARGET --run --backup-dir $WORK/bk-external --max-inflight $INFLIGHT" |
+		HERON_APPLY_TXN_DELAY=100ms "$HERON" >"$WORK/out" 2>"$WORK/err" &
+	hpid=$!
+	for _ in $(seq 1 200); do
+		[ "$(revision)" -gt $((rev0 + 3)) ] && break
+		kill -0 "$hpid" 2>/dev/null || break
+		sleep 0.05
+	done
+	kill -KILL "$hpid" 2>/dev/null
+	wait "$hpid" 2>/dev/null
+	RC=$?
+	OUT="" ERR=$(cat "$WORK/err")
+	if [ "$RC" -eq 137 ]; then pass "external kill -9 during a throttled run (--max-inflight $INFLIGHT)"; else fail "external kill (--max-inflight $INFLIGHT): heron was not killed mid-run (exit $RC)"; fi
+	n=$(split_state)
+	if [ "$n" -gt 0 ] 2>/dev/null; then pass "external kill (--max-inflight $INFLIGHT): split state reported ($n pchannels)"; else fail "external kill (--max-inflight $INFLIGHT): no split state (split_pchannels=$n)"; fi
+	backup=$(backup_of external)
+	reset_run "external-again-k$INFLIGHT"
+	expect_rc 0 "external kill (--max-inflight $INFLIGHT): a second run completes"
+	dump_to "$WORK/final-external"
+	same "$WORK/reference" "$WORK/final-external" "external kill (--max-inflight $INFLIGHT): final meta root byte-identical to the uninterrupted run's"
+	restore_from "$backup"
+	expect_rc 0 "external kill (--max-inflight $INFLIGHT): restore --file (killed run's backup) --run"
+	dump_to "$WORK/restored-external"
+	same "$WORK/original" "$WORK/restored-external" "external kill (--max-inflight $INFLIGHT): restore returns the meta root byte for byte to the original"
 done
-kill -KILL "$hpid" 2>/dev/null
-wait "$hpid" 2>/dev/null
-RC=$?
-OUT="" ERR=$(cat "$WORK/err")
-if [ "$RC" -eq 137 ]; then pass "external kill -9 during a throttled run"; else fail "external kill: heron was not killed mid-run (exit $RC)"; fi
-n=$(split_state)
-if [ "$n" -gt 0 ] 2>/dev/null; then pass "external kill: split state reported ($n pchannels)"; else fail "external kill: no split state (split_pchannels=$n)"; fi
-reset_run external-again
-expect_rc 0 "external kill: a second run completes"
-dump_to "$WORK/final-external"
-same "$WORK/reference" "$WORK/final-external" "external kill: final meta root byte-identical to the uninterrupted run's"
+INFLIGHT=""
 
 # --- etcd stops in the middle of a run --------------------------------------
 # etcd_fault NAME SIGNAL: a throttled run; once it has written, etcd gets
