@@ -92,6 +92,7 @@ func (c *Connected) Unknown(words []string) error {
 // DisconnectParams are the flags of disconnect.
 type DisconnectParams struct {
 	framework.ParamBase `use:"disconnect" desc:"close the connection and go back offline" example:"disconnect"`
+	framework.Output
 }
 
 type disconnected struct {
