@@ -264,7 +264,7 @@ func (sh *Shell) step(ctx context.Context, line string) (code int, stop bool) {
 	case errors.Is(err, ErrExit):
 		return ExitOK, true
 	default:
-		fmt.Fprintf(sh.stderr, "error: %s\n", TerminalText(err.Error()))
+		fmt.Fprintln(sh.stderr, ErrorLine(sh.stderr, err))
 		return ExitCode(err), true
 	}
 }

@@ -59,13 +59,12 @@ func (ww *wrapWriter) flush() error {
 }
 
 // wrapLine breaks line at spaces into lines of at most width runes (see
-// wrapWriter).
+// wrapWriter). A command in it (quoted in backticks, or a heron command
+// with its flags: restore --file PATH --run) goes on a line of its own,
+// whole, so that a copy from the terminal pastes one command; a word wider
+// than a line (a key) stays whole on a line of its own.
 func wrapLine(line string, width int) string {
-	// A line that carries a command to copy (the STOPPED block's complete
-	// and roll-back commands, a restore reminder with the real path; not a
-	// template with a <placeholder>) stays whole: the terminal's own wrap
-	// copies as one line, a broken one would paste as two commands.
-	if width <= 0 || utf8.RuneCountInString(line) <= width || strings.Contains(line, " --run") && !strings.Contains(line, "<") {
+	if width <= 0 || utf8.RuneCountInString(line) <= width {
 		return line
 	}
 	lead := len(line) - len(strings.TrimLeft(line, " "))
@@ -78,38 +77,145 @@ func wrapLine(line string, width int) string {
 			indent = c
 		}
 	}
+	// The first line keeps the text's own spacing up to the text column
+	// (a gate row's columns); the rest is laid out in units.
+	first, rest := line, ""
+	if indent > lead+2 {
+		cut := len(string([]rune(line)[:indent]))
+		first, rest = line[:cut], line[cut:]
+	} else {
+		first, rest = line[:lead], line[lead:]
+	}
 	pad := strings.Repeat(" ", indent)
 	var out []string
-	rest, room := line, width
-	for utf8.RuneCountInString(rest) > room {
-		r := []rune(rest)
-		cut := -1
-		for j := room; j > 0; j-- {
-			if r[j] == ' ' && r[j-1] != ' ' {
-				cut = j
-				break
-			}
-		}
-		if cut < 0 || strings.TrimSpace(string(r[:cut])) == "" {
-			// A word wider than the room: whole, up to the next space.
-			k := room
-			for k < len(r) && r[k] != ' ' {
-				k++
-			}
-			if k >= len(r) {
-				break
-			}
-			cut = k
-		}
-		out = append(out, strings.TrimRight(string(r[:cut]), " "))
-		rest = strings.TrimLeft(string(r[cut:]), " ")
-		if rest == "" {
-			break
-		}
-		rest, room = pad+rest, width
+	cur, n, empty := first, utf8.RuneCountInString(first), true
+	emit := func() {
+		out = append(out, strings.TrimRight(cur, " "))
+		cur, n, empty = pad, indent, true
 	}
-	if rest != "" {
-		out = append(out, rest)
+	for _, u := range wrapUnits(strings.Fields(rest)) {
+		un := utf8.RuneCountInString(u.text)
+		if u.command {
+			if !empty {
+				emit()
+			}
+			cur += u.text
+			empty = false
+			emit()
+			continue
+		}
+		if !empty && n+1+un > width {
+			emit()
+		}
+		if !empty {
+			cur += " "
+			n++
+		}
+		cur += u.text
+		n += un
+		empty = false
+	}
+	if !empty {
+		out = append(out, cur)
 	}
 	return strings.Join(out, "\n")
+}
+
+// wrapUnit is a word of a wrapped line, or a command (several words kept
+// on one line).
+type wrapUnit struct {
+	text    string
+	command bool
+}
+
+// wrapUnits groups words into units: a span in backticks and a heron
+// command with its flags (commandWords) are one command unit each.
+func wrapUnits(words []string) []wrapUnit {
+	var units []wrapUnit
+	for i := 0; i < len(words); {
+		k := 0
+		if strings.HasPrefix(words[i], "`") {
+			for j := i; j < len(words); j++ {
+				if strings.Count(strings.Join(words[i:j+1], " "), "`") >= 2 {
+					k = j + 1 - i
+					break
+				}
+			}
+		} else {
+			k = commandWords(words[i:])
+		}
+		if k == 0 {
+			units = append(units, wrapUnit{text: words[i]})
+			i++
+			continue
+		}
+		units = append(units, wrapUnit{text: strings.Join(words[i:i+k], " "), command: true})
+		i += k
+	}
+	return units
+}
+
+// commandVerbs start the commands wrapLine keeps whole.
+var commandVerbs = map[string]bool{
+	"restore": true, "reset": true, "apply": true, "show": true, "connect": true, "backup": true,
+	"backups": true, "heron": true, "kafka-topics.sh": true,
+}
+
+// boolFlags are the flags that take no value, so the word after one is
+// prose again (restore --file F --run puts every key back).
+var boolFlags = map[string]bool{
+	"--run": true, "--yes": true, "--detail": true, "--wide": true, "--force": true, "--pchannels": true,
+	"--allow-non-empty-target": true, "--allow-growing": true, "--delete": true,
+}
+
+// commandWords is how many of words, from the first, are a command: a verb
+// (after an opening parenthesis), at most two sub-command words, then one
+// or more flags with their values. 0 when words do not start a command (a
+// verb without a flag is prose: "the reset does not").
+func commandWords(words []string) int {
+	if len(words) == 0 || !commandVerbs[strings.TrimLeft(words[0], "(")] {
+		return 0
+	}
+	j := 1
+	for j < len(words) && j <= 2 && !strings.HasPrefix(words[j], "--") && isSubcommand(words[j]) {
+		j++
+	}
+	if j == len(words) || !strings.HasPrefix(words[j], "--") {
+		return 0
+	}
+	for j < len(words) && strings.HasPrefix(words[j], "--") {
+		flag := strings.TrimRight(words[j], ",;:.)")
+		ended := flag != words[j]
+		j++
+		if ended {
+			break
+		}
+		if strings.Contains(flag, "=") || boolFlags[flag] || j == len(words) || strings.HasPrefix(words[j], "--") {
+			continue
+		}
+		// The flag's value; a <placeholder of words> is one value.
+		if strings.HasPrefix(words[j], "<") {
+			for j < len(words) && !strings.Contains(words[j], ">") {
+				j++
+			}
+		}
+		if j < len(words) {
+			v := words[j]
+			j++
+			if strings.TrimRight(v, ",;:)") != v {
+				break
+			}
+		}
+	}
+	return j
+}
+
+// isSubcommand: a word of a command's path (checkpoint, wal, vchannel-health).
+func isSubcommand(w string) bool {
+	for _, r := range w {
+		if (r < 'a' || r > 'z') && r != '-' {
+			return false
+		}
+	}
+	return w != ""
 }

@@ -135,7 +135,7 @@ func TargetGate(ctx context.Context, inst *instance.Instance, rev int64, wal str
 	}
 	t.Gate.OK = false
 	t.Gate.Fix = []framework.Step{{Order: framework.StepTarget, Text: fmt.Sprintf("delete or empty the %s topics the gate names", kind)}}
-	t.Gate.Detail = fmt.Sprintf("%s topics of pchannels in scope hold records Milvus would replay from the earliest position, so the target WAL is not fresh: %s; delete or empty them (or pass --allow-non-empty-target to go on)", kind, strings.Join(full, ", "))
+	t.Gate.Detail = fmt.Sprintf("%s topics of pchannels in scope hold records Milvus would replay from the earliest position, so the target WAL is not fresh: %s; delete or empty them", kind, strings.Join(full, ", "))
 	return t, nil
 }
 
