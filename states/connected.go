@@ -9,6 +9,7 @@ import (
 	"github.com/heron-shell/heron/framework"
 	"github.com/heron-shell/heron/states/applyplan"
 	"github.com/heron-shell/heron/states/backup"
+	"github.com/heron-shell/heron/states/backups"
 	"github.com/heron-shell/heron/states/instance"
 	"github.com/heron-shell/heron/states/reset"
 	"github.com/heron-shell/heron/states/resetwal"
@@ -72,6 +73,7 @@ func (c *Connected) Commands() []*framework.Command {
 	return append([]*framework.Command{
 		framework.Read(c, runDisconnect),
 		versionCommand(),
+		backups.Command(),
 	}, c.cmds...)
 }
 

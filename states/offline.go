@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/heron-shell/heron/framework"
+	"github.com/heron-shell/heron/states/backups"
 	"github.com/heron-shell/heron/states/instance"
 )
 
@@ -30,6 +31,7 @@ func (o *Offline) Commands() []*framework.Command {
 	return []*framework.Command{
 		framework.Read(o, runConnect),
 		versionCommand(),
+		backups.Command(),
 	}
 }
 
