@@ -50,6 +50,12 @@ func TestRun(t *testing.T) {
 		{name: "olc", args: []string{"--olc", "version --format line, help"}, stdout: "heron=dev"},
 		{name: "olc unknown command", args: []string{"--olc", "version, nope"}, code: 2, stderr: `error: unknown command "nope"`},
 		{name: "script", stdin: "# comment\n\nversion --format line\n", stdout: "heron=dev"},
+		{name: "version as a word (issue 27)", args: []string{"version"}, stdout: "go-api/v3"},
+		{name: "version --format line", args: []string{"version", "--format", "line"}, stdout: "heron=dev"},
+		{name: "backups of an empty folder", args: []string{"backups", "--dir", "/nonexistent dir"}, stdout: "no heron backup in ., /nonexistent dir"},
+		{name: "empty stdin says what it did", stdin: "", stderr: "held no command: nothing was done"},
+		{name: "a birdwatcher write verb", stdin: "remove segment --segment 1\n", code: 2, stderr: "heron does not do remove (a birdwatcher write)"},
+		{name: "clear piped", stdin: "clear\nversion --format line\n", stdout: "heron=dev"},
 		{name: "script stops at failure", stdin: "connect --etcd 127.0.0.1:1\nversion\n", code: 1, stderr: "cannot reach etcd at 127.0.0.1:1"},
 	}
 	for _, tt := range tests {

@@ -15,6 +15,7 @@ import (
 var builtins = [][2]string{
 	{"help [command]", "list the commands, or the flags of one command"},
 	{"exit", "leave the shell (also: quit)"},
+	{"clear", "clear the screen"},
 }
 
 // builtinHelp is what help --help, exit --help and quit --help print.
@@ -22,6 +23,7 @@ var builtinHelp = map[string]string{
 	"help": "help [COMMAND]: list the commands, or the flags of one command (also COMMAND --help)\n\nExample:\n  help show segment",
 	"exit": "exit: leave the shell (also: quit, Ctrl-D); takes no arguments",
 	"quit": "quit: leave the shell (also: exit, Ctrl-D); takes no arguments",
+	"clear": "clear: clear the screen (on a terminal); takes no arguments",
 }
 
 // HelpNoter is an optional interface of a State: its HelpNote is printed

@@ -117,6 +117,17 @@ func (sh *Shell) Run(ctx context.Context, line string) (err error) {
 		return ErrExit
 	case "help":
 		return sh.help(words[1:])
+	case "clear":
+		if len(words) > 1 {
+			return Usagef("clear takes no arguments")
+		}
+		// On a terminal: the cursor home, then erase the screen; piped,
+		// there is no screen to clear.
+		if _, ok := TerminalWidth(sh.stdout); ok {
+			_, err := io.WriteString(sh.stdout, "\x1b[H\x1b[2J")
+			return err
+		}
+		return nil
 	}
 	cmd, rest, err := sh.index().resolve(words)
 	if err != nil {

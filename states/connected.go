@@ -83,6 +83,9 @@ func (c *Connected) Unknown(words []string) error {
 		if err := programCommand(words); err != nil {
 			return err
 		}
+		if err := birdwatcherWrite(words); err != nil {
+			return err
+		}
 	}
 	if len(words) > 0 && words[0] == "connect" {
 		return framework.Usagef("already connected to %s (root path %s): disconnect first",

@@ -44,6 +44,9 @@ func (o *Offline) Unknown(words []string) error {
 	if err := programCommand(words); err != nil {
 		return err
 	}
+	if err := birdwatcherWrite(words); err != nil {
+		return err
+	}
 	for _, c := range o.connected(nil).Commands() {
 		if first, _, _ := strings.Cut(c.Path(), " "); first == words[0] {
 			return framework.Usagef("not connected: run connect --etcd HOST:PORT first")
@@ -62,6 +65,24 @@ func (o *Offline) HelpNote() string {
 	}
 	slices.Sort(paths)
 	return "After connect: " + strings.Join(paths, ", ") + "."
+}
+
+// birdwatcherWrites are birdwatcher's write verbs that heron does not have,
+// each with what heron offers instead: an operator used to birdwatcher gets
+// the safe path, not a bare unknown command.
+var birdwatcherWrites = map[string]string{
+	"remove": "it deletes metadata keys without a plan or a backup; look first (show segment, show checkpoint), keep a copy (backup --file FILE), and use a write that plans and backs up (reset checkpoint, reset wal, restore)",
+	"kill":   "a session key belongs to a running component; stop the component (kubectl scale or delete its pod) and its lease expires; show session lists who is alive",
+	"flush":  "heron talks to etcd, not to a running Milvus; flush through Milvus (pymilvus: collection.flush()) before stopping it; show segment --state Growing lists what is not flushed",
+	"repair": "its repairs rewrite metadata without a plan; heron's writes print their plan, back up and verify: reset checkpoint, reset wal, restore, apply --file (help lists them)",
+}
+
+// birdwatcherWrite answers a birdwatcher write verb (see birdwatcherWrites).
+func birdwatcherWrite(words []string) error {
+	if alt, ok := birdwatcherWrites[words[0]]; ok {
+		return framework.Usagef("heron does not do %s (a birdwatcher write): %s", words[0], alt)
+	}
+	return nil
 }
 
 // programCommand answers heron's own subcommands (heron demo, heron
