@@ -20,9 +20,9 @@ var builtins = [][2]string{
 
 // builtinHelp is what help --help, exit --help and quit --help print.
 var builtinHelp = map[string]string{
-	"help": "help [COMMAND]: list the commands, or the flags of one command (also COMMAND --help)\n\nExample:\n  help show segment",
-	"exit": "exit: leave the shell (also: quit, Ctrl-D); takes no arguments",
-	"quit": "quit: leave the shell (also: exit, Ctrl-D); takes no arguments",
+	"help":  "help [COMMAND]: list the commands, or the flags of one command (also COMMAND --help)\n\nExample:\n  help show segment",
+	"exit":  "exit: leave the shell (also: quit, Ctrl-D); takes no arguments",
+	"quit":  "quit: leave the shell (also: exit, Ctrl-D); takes no arguments",
 	"clear": "clear: clear the screen (on a terminal); takes no arguments",
 }
 
