@@ -149,7 +149,7 @@ func (sh *Shell) Run(ctx context.Context, line string) (err error) {
 	if err != nil {
 		return err
 	}
-	res, err := cmd.exec(ctx, p, run, WriteIO{Stdout: sh.stdout, Stderr: sh.stderr, Format: formatOf(p), Confirm: sh.confirm})
+	res, err := cmd.exec(ctx, p, run, WriteIO{Stdout: sh.stdout, Stderr: DiagnosticWriter(sh.stderr), Format: formatOf(p), Confirm: sh.confirm})
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -129,7 +130,8 @@ type wrapUnit struct {
 }
 
 // wrapUnits groups words into units: a span in backticks and a heron
-// command with its flags (commandWords) are one command unit each.
+// command with its flags (commandWords) are one unit each, kept whole; a
+// unit of three words or more is a command, on a line of its own.
 func wrapUnits(words []string) []wrapUnit {
 	var units []wrapUnit
 	for i := 0; i < len(words); {
@@ -149,7 +151,11 @@ func wrapUnits(words []string) []wrapUnit {
 			i++
 			continue
 		}
-		units = append(units, wrapUnit{text: strings.Join(words[i:i+k], " "), command: true})
+		// A name in backticks (`reset checkpoint`, `restore --file`) is
+		// kept whole in the prose; a command (three words or more) goes on
+		// a line of its own.
+		text := strings.Join(words[i:i+k], " ")
+		units = append(units, wrapUnit{text: text, command: k >= 3})
 		i += k
 	}
 	return units
@@ -218,4 +224,59 @@ func isSubcommand(w string) bool {
 		}
 	}
 	return w != ""
+}
+
+// diagWriter is a command's stderr on a terminal: each diagnostic line
+// (warning, note, reminder, backup) written whole is wrapped as wrapLine
+// does; anything else passes as it is, at once: a progress line redrawn
+// with \r, a question without its newline, and the rest of a line begun
+// that way.
+type diagWriter struct {
+	mu      sync.Mutex
+	w       io.Writer
+	columns int
+	mid     bool // the last write ended within a line
+}
+
+// terminalColumns makes TerminalWidth see the terminal through the writer.
+func (dw *diagWriter) terminalColumns() int { return dw.columns }
+
+func (dw *diagWriter) Write(p []byte) (int, error) {
+	dw.mu.Lock()
+	defer dw.mu.Unlock()
+	var out strings.Builder
+	rest := string(p)
+	for rest != "" {
+		i := strings.IndexByte(rest, '\n')
+		if i < 0 {
+			out.WriteString(rest)
+			dw.mid = true
+			break
+		}
+		line := rest[:i]
+		if dw.mid || strings.ContainsRune(line, '\r') {
+			out.WriteString(line)
+		} else {
+			out.WriteString(wrapLine(line, dw.columns))
+		}
+		out.WriteByte('\n')
+		dw.mid = false
+		rest = rest[i+1:]
+	}
+	if _, err := io.WriteString(dw.w, out.String()); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// DiagnosticWriter is w for a command's diagnostics: on a terminal, a
+// diagWriter; otherwise w itself (piped diagnostics keep one line each).
+func DiagnosticWriter(w io.Writer) io.Writer {
+	if _, ok := w.(*diagWriter); ok {
+		return w
+	}
+	if cols, ok := TerminalWidth(w); ok {
+		return &diagWriter{w: w, columns: cols}
+	}
+	return w
 }

@@ -98,7 +98,7 @@ func programCommand(words []string) error {
 				arg = " " + words[1]
 			}
 		}
-		return framework.Usagef("%s is not a command of the shell: leave it (exit) and run heron %s%s from your shell; it opens a new shell", words[0], words[0], arg)
+		return framework.Usagef("%s is not a command of the shell: leave it (exit) and run `heron %s%s` from your shell; it opens a new shell", words[0], words[0], arg)
 	}
 	return nil
 }

@@ -90,6 +90,6 @@ func splitHint(ctx context.Context, inst *instance.Instance) string {
 	if target == "" {
 		target = "another WAL"
 	}
-	return fmt.Sprintf("instance is SPLIT: an interrupted reset to %s? (%s in a sample of its keys); show checkpoint --backup-dir DIR names the commands that complete it or roll it back",
+	return fmt.Sprintf("instance is SPLIT: an interrupted reset to %s? (%s, in a sample of its keys) show checkpoint names the commands that complete it or roll it back",
 		target, framework.Plural(len(split), "pchannel", ""))
 }
