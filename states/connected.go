@@ -11,6 +11,7 @@ import (
 	"github.com/heron-shell/heron/states/backup"
 	"github.com/heron-shell/heron/states/backups"
 	"github.com/heron-shell/heron/states/instance"
+	"github.com/heron-shell/heron/states/parse"
 	"github.com/heron-shell/heron/states/reset"
 	"github.com/heron-shell/heron/states/resetwal"
 	"github.com/heron-shell/heron/states/restore"
@@ -74,7 +75,7 @@ func (c *Connected) Commands() []*framework.Command {
 		framework.Read(c, runDisconnect),
 		versionCommand(),
 		backups.Command(),
-	}, c.cmds...)
+	}, append(parse.Commands(), c.cmds...)...)
 }
 
 // Unknown answers connect typed while connected.

@@ -11,6 +11,7 @@ import (
 	"github.com/heron-shell/heron/framework"
 	"github.com/heron-shell/heron/states/backups"
 	"github.com/heron-shell/heron/states/instance"
+	"github.com/heron-shell/heron/states/parse"
 )
 
 // Offline is the state before connect.
@@ -28,11 +29,11 @@ func (*Offline) Prompt() string { return "Offline > " }
 func (*Offline) Close() error { return nil }
 
 func (o *Offline) Commands() []*framework.Command {
-	return []*framework.Command{
+	return append([]*framework.Command{
 		framework.Read(o, runConnect),
 		versionCommand(),
 		backups.Command(),
-	}
+	}, parse.Commands()...)
 }
 
 // Unknown answers a command of the connected state typed offline: it needs
