@@ -24,8 +24,8 @@ func Commands(inst *instance.Instance) []*framework.Command {
 		framework.Read(inst, runPartition),
 		framework.Read(inst, runChannelWatch),
 		framework.Read(inst, runReplica),
-		framework.Read(inst, runReplicate),
 		framework.Read(inst, runIndex),
 		framework.Read(inst, runConfigEtcd),
+		framework.Read(inst, runReplicate),
 	}
 }
