@@ -139,6 +139,7 @@ func TestOperatorTranscriptAt80Columns(t *testing.T) {
 	show := since(tm.Output(), "show checkpoint --pchannels")
 	assert.Regexp(t, `(?m)^To complete it \(the moved positions name kafka\), run the reset again:\n  reset checkpoint --target-wal kafka --run$`, show)
 	assert.Regexp(t, `(?m)^To roll it back \(backup found in \.\):\n  restore --file `+regexp.QuoteMeta(listed[0].Path)+` --run$`, show)
+	assert.Regexp(t, `(?m)^dml_0 +pulsar +150:55:0:-1 +2026-11-3\.\.\. +kafka 5, `, show, "the pchannel table keeps what tells a split apart")
 	assertFits80(t, "show checkpoint in a split state", show)
 
 	tm.Send("backups\r")

@@ -94,7 +94,8 @@ func wrapLine(line string, width int) string {
 		out = append(out, strings.TrimRight(cur, " "))
 		cur, n, empty = pad, indent, true
 	}
-	for _, u := range wrapUnits(strings.Fields(rest)) {
+	words, seps := splitWords(rest)
+	for _, u := range wrapUnits(words, seps) {
 		un := utf8.RuneCountInString(u.text)
 		if u.command {
 			if !empty {
@@ -105,12 +106,13 @@ func wrapLine(line string, width int) string {
 			emit()
 			continue
 		}
-		if !empty && n+1+un > width {
+		if !empty && n+len(u.sep)+un > width {
 			emit()
 		}
 		if !empty {
-			cur += " "
-			n++
+			// The line's own spacing between words (a table row's columns).
+			cur += u.sep
+			n += len(u.sep)
 		}
 		cur += u.text
 		n += un
@@ -123,16 +125,40 @@ func wrapLine(line string, width int) string {
 }
 
 // wrapUnit is a word of a wrapped line, or a command (several words kept
-// on one line).
+// on one line); sep is the space before it in the line.
 type wrapUnit struct {
-	text    string
-	command bool
+	text, sep string
+	command   bool
+}
+
+// splitWords splits s at runs of spaces: its words, and the run before
+// each ("" before the first word).
+func splitWords(s string) (words, seps []string) {
+	sep := ""
+	for s != "" {
+		i := strings.IndexByte(s, ' ')
+		switch {
+		case i == 0:
+			j := len(s) - len(strings.TrimLeft(s, " "))
+			sep, s = s[:j], s[j:]
+		case i < 0:
+			words, seps = append(words, s), append(seps, sep)
+			s = ""
+		default:
+			words, seps = append(words, s[:i]), append(seps, sep)
+			sep, s = "", s[i:]
+		}
+	}
+	if len(seps) > 0 {
+		seps[0] = ""
+	}
+	return words, seps
 }
 
 // wrapUnits groups words into units: a span in backticks and a heron
 // command with its flags (commandWords) are one unit each, kept whole; a
 // unit of three words or more is a command, on a line of its own.
-func wrapUnits(words []string) []wrapUnit {
+func wrapUnits(words, seps []string) []wrapUnit {
 	var units []wrapUnit
 	for i := 0; i < len(words); {
 		k := 0
@@ -147,15 +173,18 @@ func wrapUnits(words []string) []wrapUnit {
 			k = commandWords(words[i:])
 		}
 		if k == 0 {
-			units = append(units, wrapUnit{text: words[i]})
+			units = append(units, wrapUnit{text: words[i], sep: seps[i]})
 			i++
 			continue
 		}
 		// A name in backticks (`reset checkpoint`, `restore --file`) is
 		// kept whole in the prose; a command (three words or more) goes on
 		// a line of its own.
-		text := strings.Join(words[i:i+k], " ")
-		units = append(units, wrapUnit{text: text, command: k >= 3})
+		text := words[i]
+		for j := i + 1; j < i+k; j++ {
+			text += seps[j] + words[j]
+		}
+		units = append(units, wrapUnit{text: text, sep: seps[i], command: k >= 3})
 		i += k
 	}
 	return units

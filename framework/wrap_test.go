@@ -78,3 +78,13 @@ func TestWrapLinePutsCommandsOnTheirOwnLine(t *testing.T) {
 		}
 	}
 }
+
+// A wrapped line keeps its own spacing between words up to each break: a
+// table row wider than the terminal stays aligned (issue 27 item 5).
+func TestWrapLineKeepsItsSpacing(t *testing.T) {
+	row := "  by-dev/woodpecker/  by-dev-rootcoord-dml_0  1   2         1:41       3     -        -"
+	got := wrapLine(row, 80)
+	if !strings.HasPrefix(got, "  by-dev/woodpecker/  by-dev-rootcoord-dml_0  1   2         1:41       3     -\n") {
+		t.Fatalf("wrapped:\n%s", got)
+	}
+}

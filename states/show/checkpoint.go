@@ -172,6 +172,8 @@ type CheckpointResult struct {
 	generationNote string
 	// pchannelsOnly (--pchannels): no vchannel table.
 	pchannelsOnly bool
+	// pchannelNames: the table names pchannels by their distinct part.
+	pchannelNames []string
 }
 
 func runCheckpoint(ctx context.Context, inst *instance.Instance, p *CheckpointParam, out framework.IO) (framework.Result, error) {
@@ -637,7 +639,11 @@ func (r *CheckpointResult) JSON() any { return r }
 // and notes are elided with "...". --wide shows every column in full.
 func (r *CheckpointResult) Table(w io.Writer) error {
 	r.generationBlock(w)
-	fmt.Fprintln(w, "PCHANNELS (consume checkpoints)")
+	if shared := r.shortNames(w); shared != "" {
+		fmt.Fprintf(w, "PCHANNELS (consume checkpoints; names without %s)\n", framework.EscapeText(shared))
+	} else {
+		fmt.Fprintln(w, "PCHANNELS (consume checkpoints)")
+	}
 	if err := r.pchannelTable(w); err != nil {
 		return err
 	}
@@ -678,6 +684,36 @@ func (r *CheckpointResult) Table(w io.Writer) error {
 		r.nextStepsBlock(w)
 	}
 	return nil
+}
+
+// shortNames decides, for a terminal narrower than piped output (80
+// columns), to name the pchannels in the table by the part that tells them
+// apart (dml_0), so that the columns that tell a split apart (POSITIONS)
+// keep their room; it returns the prefix the names share ("": names in
+// full).
+func (r *CheckpointResult) shortNames(w io.Writer) string {
+	r.pchannelNames = nil
+	if r.wide || framework.Width(w) >= framework.PipeWidth || len(r.PChannels) < 2 {
+		return ""
+	}
+	names := make([]string, len(r.PChannels))
+	for i, p := range r.PChannels {
+		names[i] = p.Name
+	}
+	n := framework.SharedPrefixLen(names)
+	if n == 0 {
+		return ""
+	}
+	r.pchannelNames = names
+	return names[0][:n]
+}
+
+// pchannelName is a pchannel's name in the table (see shortNames).
+func (r *CheckpointResult) pchannelName(name string) string {
+	if r.pchannelNames == nil {
+		return name
+	}
+	return framework.DistinctPart(name, r.pchannelNames)
 }
 
 // nextSteps fills the commands that complete or roll back the interrupted
@@ -762,8 +798,9 @@ func (r *CheckpointResult) pchannelTable(w io.Writer) error {
 	if r.wide {
 		header = []string{"PCHANNEL", "WAL", "MESSAGE ID", "TIME TICK", "REPLICATE CP", "ALTER WAL", "WAL-TAGGED POSITIONS", "UNTAGGED", "NOTE"}
 	}
-	// The counts are short and tell a split apart: only the id and the note elide.
-	t := newTable(w, header...).fit(r.wide, 2, len(header)-1).cutEnd(2)
+	// The counts are short and tell a split apart: the id, the time and the
+	// note elide first (the time keeps its start: the date).
+	t := newTable(w, header...).fit(r.wide, 2, 3, len(header)-1).cutEnd(2, 3)
 	for _, p := range r.PChannels {
 		var notes []string
 		if p.Split {
@@ -792,7 +829,7 @@ func (r *CheckpointResult) pchannelTable(w io.Writer) error {
 		if p.AlterWAL != nil {
 			notes = append(notes, "online WAL switch (see ALTER WAL)")
 		}
-		t.row(p.Name, p.WAL, p.MessageIDHuman, p.Time, positionsText(p.Positions), strings.Join(notes, "; "))
+		t.row(r.pchannelName(p.Name), p.WAL, p.MessageIDHuman, p.Time, positionsText(p.Positions), strings.Join(notes, "; "))
 	}
 	return t.flush()
 }
