@@ -80,13 +80,11 @@ func wrapLine(line string, width int) string {
 	}
 	// The first line keeps the text's own spacing up to the text column
 	// (a gate row's columns); the rest is laid out in units.
-	first, rest := line, ""
+	cut := lead
 	if indent > lead+2 {
-		cut := len(string([]rune(line)[:indent]))
-		first, rest = line[:cut], line[cut:]
-	} else {
-		first, rest = line[:lead], line[lead:]
+		cut = len(string([]rune(line)[:indent]))
 	}
+	first, rest := line[:cut], line[cut:]
 	pad := strings.Repeat(" ", indent)
 	var out []string
 	cur, n, empty := first, utf8.RuneCountInString(first), true
