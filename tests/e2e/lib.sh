@@ -31,7 +31,9 @@ start_etcd() {
 		port=$(free_port)
 		peer=$(free_port)
 		ETCD=127.0.0.1:$port
-		rm -rf "$WORK/etcd"
+		# Data written before stays (a script restarts etcd on its data);
+		# only an etcd that never started is started afresh.
+		[ "$attempt" = 1 ] || rm -rf "$WORK/etcd"
 		etcd --name e2e --data-dir "$WORK/etcd" \
 			--listen-client-urls "http://$ETCD" --advertise-client-urls "http://$ETCD" \
 			--listen-peer-urls "http://127.0.0.1:$peer" --initial-advertise-peer-urls "http://127.0.0.1:$peer" \
