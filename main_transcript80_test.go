@@ -152,3 +152,22 @@ func TestOperatorTranscriptAt80Columns(t *testing.T) {
 	tm.Send("exit\r")
 	assert.Equal(t, 0, tm.Wait(wait))
 }
+
+// Issue 27 item 8: on a terminal with HERON_ETCD set (kubectl run -it
+// --env HERON_ETCD=...), heron starts connected and says so.
+func TestHeronEtcdConnectsAtStart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("pty test")
+	}
+	cli, ep := etcdtest.Start(t)
+	shelltest.Seed(t, cli, ep, configs.DefaultRootPath, commonpb.WALName_Pulsar)
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), mainChildEnv+"=1", "HERON_HOME="+t.TempDir(), "TERM=xterm", "HERON_ETCD="+ep, "HERON_ROOT_PATH=by-dev")
+	tm := ptytest.StartSize(t, cmd, 40, 80)
+	const wait = 30 * time.Second
+	tm.Expect("HERON_ETCD is set: connect (to "+ep+")", wait)
+	tm.Expect("connected to etcd "+ep, wait)
+	tm.Expect("Milvus(by-dev) > ", wait)
+	tm.Send("exit\r")
+	assert.Equal(t, 0, tm.Wait(wait))
+}
