@@ -202,11 +202,11 @@ var boolFlags = map[string]bool{
 }
 
 // commandWords is how many of words, from the first, are a command: a verb
-// (after an opening parenthesis), at most two sub-command words, then one
+// (after an opening parenthesis or quote), at most two sub-command words, then one
 // or more flags with their values. 0 when words do not start a command (a
 // verb without a flag is prose: "the reset does not").
 func commandWords(words []string) int {
-	if len(words) == 0 || !commandVerbs[strings.TrimLeft(words[0], "(")] {
+	if len(words) == 0 || !commandVerbs[strings.TrimLeft(words[0], "(\"")] {
 		return 0
 	}
 	j := 1
@@ -217,7 +217,7 @@ func commandWords(words []string) int {
 		return 0
 	}
 	for j < len(words) && strings.HasPrefix(words[j], "--") {
-		flag := strings.TrimRight(words[j], ",;:.)")
+		flag := strings.TrimRight(words[j], ",;:.)\"")
 		ended := flag != words[j]
 		j++
 		if ended {
@@ -235,7 +235,7 @@ func commandWords(words []string) int {
 		if j < len(words) {
 			v := words[j]
 			j++
-			if strings.TrimRight(v, ",;:)") != v {
+			if strings.TrimRight(v, ",;:)\"") != v {
 				break
 			}
 		}
