@@ -35,6 +35,11 @@ else
 fi
 logs=$(mktemp -d "${TMPDIR:-/tmp}/heron-e2e-logs.XXXXXX")
 trap 'rm -rf "$logs"' EXIT
+# Each script runs in its own process group (job control): a signal a
+# script sends to its group (a demo's children) reaches no other script;
+# an interrupt of the runner stops them all.
+set -m
+trap 'for p in $(jobs -p); do kill -TERM -- "-$p" 2>/dev/null; done; echo "e2e: interrupted" >&2; exit 130' INT TERM
 
 # run_one SCRIPT: runs it, its output in $logs/NAME.log, its exit code and
 # duration in $logs/NAME.rc.
@@ -83,6 +88,14 @@ done
 while [ "${#running[@]}" -gt 0 ]; do
 	wait -n 2>/dev/null
 	report
+	# A script ended without its exit status (killed with its runner
+	# subshell): counted as failed, not waited for forever.
+	if [ -z "$(jobs -rp)" ]; then
+		for name in "${!running[@]}"; do
+			[ -f "$logs/$name.rc" ] || echo "137 0" >"$logs/$name.rc"
+		done
+		report
+	fi
 done
 wait
 echo "e2e: the scripts took $(($(date +%s) - start))s"
