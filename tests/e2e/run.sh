@@ -47,7 +47,7 @@ run_one() {
 	local t=$1 name s rc
 	name=$(basename "$t" .sh)
 	s=$(date +%s)
-	bash "$t" >"$logs/$name.log" 2>&1
+	bash "$t" </dev/null >"$logs/$name.log" 2>&1
 	rc=$?
 	echo "$rc $(($(date +%s) - s))" >"$logs/$name.rc"
 }
