@@ -58,9 +58,13 @@ func (o *Offline) Unknown(words []string) error {
 
 // HelpNote names what connect unlocks, under the offline list of commands.
 func (o *Offline) HelpNote() string {
+	here := map[string]bool{"disconnect": true}
+	for _, c := range o.Commands() {
+		here[c.Path()] = true
+	}
 	var paths []string
 	for _, c := range o.connected(nil).Commands() {
-		if p := c.Path(); p != "version" && p != "disconnect" {
+		if p := c.Path(); !here[p] {
 			paths = append(paths, p)
 		}
 	}
