@@ -29,6 +29,7 @@ var demoRows = map[string]struct{ flags, rows string }{
 	"index":          {"", "indexes"},
 	"partition":      {"", "partitions"},
 	"replica":        {"", "replicas"},
+	"replicate":      {"", "consume_checkpoints"},
 	"segment":        {"", "segments"},
 	"session":        {"", "sessions"},
 }
