@@ -13,7 +13,7 @@ RACE_PKGS := ./framework/... ./states/instance/... ./states/reset/... ./states/r
 .PHONY: build build-failpoints test unit race lint demo bench dist readme-transcript clean
 
 build:
-	@[ -x bin/heron ] || echo "build: go build of bin/heron; the first build compiles every dependency (etcd client, gRPC, protobuf): about 4 min on a 2-core machine, seconds after"
+	@[ -x bin/heron ] || echo "build: go build of bin/heron; the first build compiles every dependency (etcd client, gRPC, protobuf): 2 to 4 min on a 2-core machine (135 s measured on a loaded one), seconds after"
 	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o bin/heron .
 
 # build-failpoints: bin/heron-failpoints, with the HERON_APPLY_* fault hooks
