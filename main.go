@@ -10,6 +10,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/mattn/go-isatty"
@@ -30,6 +32,13 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	}
 	if len(args) > 0 && args[0] == "load-backup" {
 		return loadBackupMain(args[1:], stdin, stdout, stderr)
+	}
+	// heron version, heron backups [--dir DIR]: the shell's commands that
+	// need no connection, run once (heron version is heron --version).
+	if len(args) > 0 && (args[0] == "version" || args[0] == "backups") {
+		sh := framework.NewShell(states.NewOffline(), stdout, stderr)
+		defer sh.Close()
+		return sh.RunOLC(context.Background(), shellLine(args))
 	}
 
 	fs := pflag.NewFlagSet("heron", pflag.ContinueOnError)
@@ -61,11 +70,53 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 		return sh.RunOLC(ctx, *olc)
 	}
 	if isatty.IsTerminal(stdin.Fd()) {
+		// kubectl run -it --env HERON_ETCD=...: the shell starts connected.
+		if ep := os.Getenv("HERON_ETCD"); ep != "" {
+			fmt.Fprintf(stderr, "HERON_ETCD is set: connect (to %s)\n", framework.TerminalText(ep))
+			if err := sh.Run(context.Background(), "connect"); err != nil {
+				fmt.Fprintln(stderr, framework.ErrorLine(stderr, err))
+			}
+		}
 		return sh.RunREPL(context.Background())
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return sh.RunScript(ctx, stdin)
+	in := &sawInput{r: stdin}
+	code := sh.RunScript(ctx, in)
+	if code == framework.ExitOK && !in.saw {
+		fmt.Fprintln(stderr, "heron: standard input is not a terminal and held no command: nothing was done. "+
+			"For the shell, run heron on a terminal (kubectl run -it, kubectl exec -it, docker run -it); "+
+			"without one, pipe the commands in or pass them: heron --olc \"connect, show checkpoint\"")
+	}
+	return code
+}
+
+// sawInput is stdin that notes whether it held anything but white space:
+// heron with an empty stdin and no terminal says it did nothing.
+type sawInput struct {
+	r   io.Reader
+	saw bool
+}
+
+func (s *sawInput) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	if !s.saw && len(strings.TrimSpace(string(p[:n]))) > 0 {
+		s.saw = true
+	}
+	return n, err
+}
+
+// shellLine joins program arguments into one shell line, quoting those
+// that hold a space, a quote or a comma (RunOLC splits on commas).
+func shellLine(args []string) string {
+	words := make([]string, len(args))
+	for i, a := range args {
+		words[i] = a
+		if a == "" || strings.ContainsAny(a, " \t\"',") {
+			words[i] = strconv.Quote(a)
+		}
+	}
+	return strings.Join(words, " ")
 }
 
 func usage(w io.Writer, fs *pflag.FlagSet) {

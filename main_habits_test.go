@@ -78,11 +78,12 @@ func TestDemoREPLAt80Columns(t *testing.T) {
 	tm.Send("restore --file " + dir + "/\t")
 	tm.Expect(dir+"/heron-backup-b", wait) // the menu offers the backup
 	tm.Send("\r")
-	tm.Expect(backup+" is empty", wait)
+	tm.Expect(backup, wait) // the error line is wrapped at 80 columns, the path whole on its line
+	tm.Expect("is empty", wait)
 	tm.Expect("Milvus(by-dev) > ", wait)
 
 	tm.Send("load-backup " + backup + "\r")
-	tm.Expect("run heron load-backup "+backup+" from your shell", wait)
+	tm.Expect("run\r\n  `heron load-backup "+backup+"`\r\n  from your shell", wait) // the command whole on its own line
 	tm.Expect("Milvus(by-dev) > ", wait)
 	tm.Send("exit\r")
 	assert.Equal(t, 0, tm.Wait(wait))

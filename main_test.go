@@ -50,6 +50,16 @@ func TestRun(t *testing.T) {
 		{name: "olc", args: []string{"--olc", "version --format line, help"}, stdout: "heron=dev"},
 		{name: "olc unknown command", args: []string{"--olc", "version, nope"}, code: 2, stderr: `error: unknown command "nope"`},
 		{name: "script", stdin: "# comment\n\nversion --format line\n", stdout: "heron=dev"},
+		{name: "version as a word (issue 27)", args: []string{"version"}, stdout: "go-api/v3"},
+		{name: "version --format line", args: []string{"version", "--format", "line"}, stdout: "heron=dev"},
+		{name: "backups of an empty folder", args: []string{"backups", "--dir", "/nonexistent dir"}, stdout: "no heron backup in ., /nonexistent dir"},
+		{name: "empty stdin says what it did", stdin: "", stderr: "held no command: nothing was done"},
+		{name: "a birdwatcher write verb", stdin: "remove segment --segment 1\n", code: 2, stderr: "heron does not do remove (a birdwatcher write)"},
+		{name: "clear piped", stdin: "clear\nversion --format line\n", stdout: "heron=dev"},
+		{name: "parse-ts", args: []string{"--olc", "parse-ts --ts 470817350615040000"}, stdout: "470817350615040000: 2026-11-30T08:01:00Z (unix ms 1796025660000), logical 0"},
+		{name: "parse-ts of the dropped marker", args: []string{"--olc", "parse-ts --ts 18446744073709551615"}, code: 2, stderr: "no time Milvus wrote"},
+		{name: "parse-wal-message-id", args: []string{"--olc", "parse-wal-message-id --id 08011029 --wal woodpecker --format line"}, stdout: "wal=woodpecker read_as=\"bytes as hex\" human=1:41 text=\"CAEQKQ==\""},
+		{name: "parse-wal-message-id of no id", args: []string{"--olc", "parse-wal-message-id --id zz:zz"}, code: 2, stderr: "is no message id of any WAL"},
 		{name: "script stops at failure", stdin: "connect --etcd 127.0.0.1:1\nversion\n", code: 1, stderr: "cannot reach etcd at 127.0.0.1:1"},
 	}
 	for _, tt := range tests {

@@ -167,6 +167,7 @@ func (ix *index) pathSuggestions(prefix []string, withBuiltins bool) []prompt.Su
 		out = append(out,
 			prompt.Suggest{Text: "help", Description: builtins[0][1]},
 			prompt.Suggest{Text: "exit", Description: builtins[1][1]},
+			prompt.Suggest{Text: "clear", Description: builtins[2][1]},
 		)
 	}
 	return out

@@ -76,7 +76,7 @@ func (c *Command) unknownFlagHint(msg string) string {
 
 // topWords are the first words of the commands of ix and the builtins.
 func (ix *index) topWords() []string {
-	words := append(ix.children(nil), "help", "exit", "quit")
+	words := append(ix.children(nil), "help", "exit", "quit", "clear")
 	for p := range ix.aliases {
 		first, _, _ := strings.Cut(p, " ")
 		if !slices.Contains(words, first) {

@@ -26,3 +26,16 @@ func TestDistinctPartAndColumnElider(t *testing.T) {
 		t.Errorf("width 0 cuts nothing: %q", got)
 	}
 }
+
+// Issue 27 item 5: ids that share their end (pulsar's ":0:-1") keep their
+// varying start when cut, not the constant end.
+func TestColumnEliderKeepsTheVaryingStartOfIDs(t *testing.T) {
+	values := []string{"101:6:0:-1", "102:7:0:-1", "1030:80:0:-1"}
+	e := NewColumnElider(values, 10)
+	if got := e.Elide("1030:80:0:-1"); got != "1030:80..." {
+		t.Fatalf("Elide = %q, want 1030:80...", got)
+	}
+	if got := NewColumnElider([]string{"a/b/key1", "a/b/key2"}, 6).Elide("a/b/key1"); got != "...ey1" {
+		t.Fatalf("a key keeps its end: %q", got)
+	}
+}

@@ -7,6 +7,7 @@ package framework
 import (
 	"errors"
 	"fmt"
+	"io"
 )
 
 // Exit codes of heron.
@@ -33,7 +34,14 @@ func (e UsageError) Error() string {
 func (e UsageError) Unwrap() error { return e.Err }
 
 // RefusedError is a write refused by a safety gate: it maps to exit code 3.
-type RefusedError struct{ Err error }
+type RefusedError struct {
+	Err error
+	// Brief is the error line on a terminal, where the plan with its gates
+	// and numbered recipe was just printed above it: the refused gates'
+	// names and "see what to do above" (empty: Err). Piped, stderr may be
+	// read alone (a Job's log), so the line carries the whole of Err.
+	Brief string
+}
 
 func (e RefusedError) Error() string {
 	if e.Err == nil {
@@ -86,4 +94,22 @@ func asUsage(err error) error {
 		return err
 	}
 	return &UsageError{Err: err}
+}
+
+// ErrorLine is the "error: ..." line the shell prints for err on w: on a
+// terminal, a refusal's Brief, wrapped at spaces to the terminal's width
+// with every command whole on a line of its own (wrapLine); piped, the
+// whole error on one line.
+func ErrorLine(w io.Writer, err error) string {
+	cols, terminal := TerminalWidth(w)
+	msg := err.Error()
+	var r *RefusedError
+	if terminal && errors.As(err, &r) && r.Brief != "" {
+		msg = r.Brief
+	}
+	line := "error: " + TerminalText(msg)
+	if terminal {
+		line = wrapLine(line, cols)
+	}
+	return line
 }

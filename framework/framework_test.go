@@ -508,7 +508,7 @@ func TestSuggest(t *testing.T) {
 		before string
 		want   []string
 	}{
-		{"", []string{"boom", "echo", "fail", "go", "reset", "show", "valid", "help", "exit"}},
+		{"", []string{"boom", "echo", "fail", "go", "reset", "show", "valid", "help", "exit", "clear"}},
 		{"sh", []string{"show"}},
 		{"show ", []string{"one", "two"}},
 		{"show t", []string{"two"}},

@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -109,23 +110,31 @@ func (g Gate) Verdict() string {
 // Refusal is nil when every gate passed, else the refusal (exit 3) of
 // command naming each failed gate.
 func Refusal(command string, gates []Gate) error {
-	var failed []string
+	var failed, names []string
 	for _, g := range gates {
 		if !g.OK {
 			failed = append(failed, g.Name+": "+g.Detail)
+			names = append(names, g.Name)
 		}
 	}
 	if len(failed) == 0 {
 		return nil
 	}
 	msg := fmt.Sprintf("%s refused, nothing was written: %s", command, strings.Join(failed, "; "))
-	if recipe := Recipe(gates); len(recipe) > 0 {
+	recipe := Recipe(gates)
+	if len(recipe) > 0 {
 		msg += "; what to do, in order:"
 		for i, s := range recipe {
 			msg += fmt.Sprintf(" %d. %s", i+1, s)
 		}
 	}
-	return Refusedf("%s", msg)
+	brief := fmt.Sprintf("%s refused, nothing was written: %s", command, strings.Join(names, ", "))
+	if len(recipe) > 0 {
+		brief += "; see what to do above"
+	} else {
+		brief += "; see the gates above"
+	}
+	return &RefusedError{Err: errors.New(msg), Brief: brief}
 }
 
 // WriteGates writes the "gates:" block of a plan's table: one row per gate

@@ -86,3 +86,25 @@ func TestPlural(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
+
+// Issue 27 item 1: on a terminal the refusal's error line names the refused
+// gates and points above (where the plan printed the detail and the
+// numbered recipe), wrapped to the terminal; piped, it keeps the detail.
+func TestRefusalErrorLineOnATerminal(t *testing.T) {
+	err := Refusal("reset checkpoint", recipeGates())
+	var buf bytes.Buffer
+	term := newWrapWriter(&buf, 40)
+	got := ErrorLine(term, err)
+	want := "error: reset checkpoint refused, nothing\n  was written: " + recipeGates()[1].Name
+	if !strings.HasPrefix(got, want) || !strings.HasSuffix(got, "see what to do above") || strings.Contains(got, "1.") {
+		t.Fatalf("terminal error line:\n%s", got)
+	}
+	for _, l := range strings.Split(got, "\n") {
+		if len(l) > 40 {
+			t.Errorf("wider than 40: %q", l)
+		}
+	}
+	if piped := ErrorLine(&buf, err); piped != "error: "+err.Error() {
+		t.Fatalf("piped error line: %s", piped)
+	}
+}

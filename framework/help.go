@@ -15,13 +15,15 @@ import (
 var builtins = [][2]string{
 	{"help [command]", "list the commands, or the flags of one command"},
 	{"exit", "leave the shell (also: quit)"},
+	{"clear", "clear the screen"},
 }
 
 // builtinHelp is what help --help, exit --help and quit --help print.
 var builtinHelp = map[string]string{
-	"help": "help [COMMAND]: list the commands, or the flags of one command (also COMMAND --help)\n\nExample:\n  help show segment",
-	"exit": "exit: leave the shell (also: quit, Ctrl-D); takes no arguments",
-	"quit": "quit: leave the shell (also: exit, Ctrl-D); takes no arguments",
+	"help":  "help [COMMAND]: list the commands, or the flags of one command (also COMMAND --help)\n\nExample:\n  help show segment",
+	"exit":  "exit: leave the shell (also: quit, Ctrl-D); takes no arguments",
+	"quit":  "quit: leave the shell (also: exit, Ctrl-D); takes no arguments",
+	"clear": "clear: clear the screen (on a terminal); takes no arguments",
 }
 
 // HelpNoter is an optional interface of a State: its HelpNote is printed
@@ -30,17 +32,48 @@ type HelpNoter interface {
 	HelpNote() string
 }
 
+// helpFormat takes --format F (or --format=F) out of help's words: help
+// answers --format like every command.
+func helpFormat(words []string) ([]string, string, error) {
+	format := FormatTable
+	var rest []string
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		switch {
+		case w == "--format":
+			if i+1 == len(words) {
+				return nil, "", Usagef("help: --format needs a value: table, json or line")
+			}
+			format = words[i+1]
+			i++
+		case strings.HasPrefix(w, "--format="):
+			format = strings.TrimPrefix(w, "--format=")
+		default:
+			rest = append(rest, w)
+			continue
+		}
+		if format != FormatTable && format != FormatJSON && format != FormatLine {
+			return nil, "", Usagef("help: --format must be table, json or line, not %q", format)
+		}
+	}
+	return rest, format, nil
+}
+
 func (sh *Shell) help(words []string) error {
+	words, format, err := helpFormat(words)
+	if err != nil {
+		return err
+	}
 	ix := sh.index()
 	if len(words) == 0 {
 		h := &helpResult{cmds: ix.cmds, builtins: true}
 		if n, ok := sh.state.(HelpNoter); ok {
 			h.note = n.HelpNote()
 		}
-		return Render(sh.stdout, h, FormatTable)
+		return Render(sh.stdout, h, format)
 	}
 	if len(words) == 1 && (words[0] == "--help" || words[0] == "-h") {
-		return Render(sh.stdout, &helpResult{builtin: "help"}, FormatTable)
+		return Render(sh.stdout, &helpResult{builtin: "help"}, format)
 	}
 	for _, w := range words {
 		if strings.HasPrefix(w, "-") {
@@ -49,10 +82,10 @@ func (sh *Shell) help(words []string) error {
 	}
 	path := strings.Join(words, " ")
 	if c, ok := ix.lookup(path); ok {
-		return Render(sh.stdout, &helpResult{detail: c}, FormatTable)
+		return Render(sh.stdout, &helpResult{detail: c}, format)
 	}
 	if _, ok := builtinHelp[path]; ok {
-		return Render(sh.stdout, &helpResult{builtin: path}, FormatTable)
+		return Render(sh.stdout, &helpResult{builtin: path}, format)
 	}
 	var under []*Command
 	for _, c := range ix.cmds {
@@ -66,7 +99,7 @@ func (sh *Shell) help(words []string) error {
 		}
 		return Usagef("unknown command %q (type help for the list)", path)
 	}
-	return Render(sh.stdout, &helpResult{cmds: under}, FormatTable)
+	return Render(sh.stdout, &helpResult{cmds: under}, format)
 }
 
 // helpResult lists commands, or details one.
@@ -113,7 +146,19 @@ func (h *helpResult) JSON() any {
 		}
 		out = append(out, hc)
 	}
-	return map[string]any{"commands": out}
+	if h.builtin != "" {
+		out = append(out, helpCommandJSON{Command: h.builtin, Description: builtinHelp[h.builtin]})
+	}
+	if h.builtins {
+		for _, b := range builtins {
+			out = append(out, helpCommandJSON{Command: b[0], Description: b[1]})
+		}
+	}
+	doc := map[string]any{"commands": out}
+	if h.note != "" {
+		doc["note"] = h.note
+	}
+	return doc
 }
 
 func (h *helpResult) list() []*Command {
@@ -240,6 +285,17 @@ func wrapText(s string, width int, indent string) string {
 func (h *helpResult) Lines(w io.Writer) error {
 	for _, c := range h.list() {
 		if err := WriteLine(w, "command", c.Path(), "description", c.spec.Desc); err != nil {
+			return err
+		}
+	}
+	rows := builtins
+	if h.builtin != "" {
+		rows = [][2]string{{h.builtin, builtinHelp[h.builtin]}}
+	} else if !h.builtins {
+		rows = nil
+	}
+	for _, b := range rows {
+		if err := WriteLine(w, "command", b[0], "description", b[1]); err != nil {
 			return err
 		}
 	}

@@ -200,7 +200,7 @@ func (sh *Shell) replLine(ctx context.Context, line string) (exit bool) {
 	case errors.Is(err, ErrExit):
 		return true
 	case err != nil:
-		fmt.Fprintf(sh.stderr, "error: %s\n", TerminalText(err.Error()))
+		fmt.Fprintln(sh.stderr, ErrorLine(sh.stderr, err))
 	}
 	return false
 }

@@ -117,6 +117,17 @@ func (sh *Shell) Run(ctx context.Context, line string) (err error) {
 		return ErrExit
 	case "help":
 		return sh.help(words[1:])
+	case "clear":
+		if len(words) > 1 {
+			return Usagef("clear takes no arguments")
+		}
+		// On a terminal: the cursor home, then erase the screen; piped,
+		// there is no screen to clear.
+		if _, ok := TerminalWidth(sh.stdout); ok {
+			_, err := io.WriteString(sh.stdout, "\x1b[H\x1b[2J")
+			return err
+		}
+		return nil
 	}
 	cmd, rest, err := sh.index().resolve(words)
 	if err != nil {
@@ -138,7 +149,7 @@ func (sh *Shell) Run(ctx context.Context, line string) (err error) {
 	if err != nil {
 		return err
 	}
-	res, err := cmd.exec(ctx, p, run, WriteIO{Stdout: sh.stdout, Stderr: sh.stderr, Format: formatOf(p), Confirm: sh.confirm})
+	res, err := cmd.exec(ctx, p, run, WriteIO{Stdout: sh.stdout, Stderr: DiagnosticWriter(sh.stderr), Format: formatOf(p), Confirm: sh.confirm})
 	if err != nil {
 		return err
 	}
@@ -264,7 +275,7 @@ func (sh *Shell) step(ctx context.Context, line string) (code int, stop bool) {
 	case errors.Is(err, ErrExit):
 		return ExitOK, true
 	default:
-		fmt.Fprintf(sh.stderr, "error: %s\n", TerminalText(err.Error()))
+		fmt.Fprintln(sh.stderr, ErrorLine(sh.stderr, err))
 		return ExitCode(err), true
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -59,13 +60,12 @@ func (ww *wrapWriter) flush() error {
 }
 
 // wrapLine breaks line at spaces into lines of at most width runes (see
-// wrapWriter).
+// wrapWriter). A command in it (quoted in backticks, or a heron command
+// with its flags: restore --file PATH --run) goes on a line of its own,
+// whole, so that a copy from the terminal pastes one command; a word wider
+// than a line (a key) stays whole on a line of its own.
 func wrapLine(line string, width int) string {
-	// A line that carries a command to copy (the STOPPED block's complete
-	// and roll-back commands, a restore reminder with the real path; not a
-	// template with a <placeholder>) stays whole: the terminal's own wrap
-	// copies as one line, a broken one would paste as two commands.
-	if width <= 0 || utf8.RuneCountInString(line) <= width || strings.Contains(line, " --run") && !strings.Contains(line, "<") {
+	if width <= 0 || utf8.RuneCountInString(line) <= width {
 		return line
 	}
 	lead := len(line) - len(strings.TrimLeft(line, " "))
@@ -78,38 +78,232 @@ func wrapLine(line string, width int) string {
 			indent = c
 		}
 	}
+	// The first line keeps the text's own spacing up to the text column
+	// (a gate row's columns); the rest is laid out in units.
+	cut := lead
+	if indent > lead+2 {
+		cut = len(string([]rune(line)[:indent]))
+	}
+	first, rest := line[:cut], line[cut:]
 	pad := strings.Repeat(" ", indent)
 	var out []string
-	rest, room := line, width
-	for utf8.RuneCountInString(rest) > room {
-		r := []rune(rest)
-		cut := -1
-		for j := room; j > 0; j-- {
-			if r[j] == ' ' && r[j-1] != ' ' {
-				cut = j
-				break
-			}
-		}
-		if cut < 0 || strings.TrimSpace(string(r[:cut])) == "" {
-			// A word wider than the room: whole, up to the next space.
-			k := room
-			for k < len(r) && r[k] != ' ' {
-				k++
-			}
-			if k >= len(r) {
-				break
-			}
-			cut = k
-		}
-		out = append(out, strings.TrimRight(string(r[:cut]), " "))
-		rest = strings.TrimLeft(string(r[cut:]), " ")
-		if rest == "" {
-			break
-		}
-		rest, room = pad+rest, width
+	cur, n, empty := first, utf8.RuneCountInString(first), true
+	emit := func() {
+		out = append(out, strings.TrimRight(cur, " "))
+		cur, n, empty = pad, indent, true
 	}
-	if rest != "" {
-		out = append(out, rest)
+	words, seps := splitWords(rest)
+	for _, u := range wrapUnits(words, seps) {
+		un := utf8.RuneCountInString(u.text)
+		if u.command {
+			if !empty {
+				emit()
+			}
+			cur += u.text
+			empty = false
+			emit()
+			continue
+		}
+		if !empty && n+len(u.sep)+un > width {
+			emit()
+		}
+		if !empty {
+			// The line's own spacing between words (a table row's columns).
+			cur += u.sep
+			n += len(u.sep)
+		}
+		cur += u.text
+		n += un
+		empty = false
+	}
+	if !empty {
+		out = append(out, cur)
 	}
 	return strings.Join(out, "\n")
+}
+
+// wrapUnit is a word of a wrapped line, or a command (several words kept
+// on one line); sep is the space before it in the line.
+type wrapUnit struct {
+	text, sep string
+	command   bool
+}
+
+// splitWords splits s at runs of spaces: its words, and the run before
+// each ("" before the first word).
+func splitWords(s string) (words, seps []string) {
+	sep := ""
+	for s != "" {
+		i := strings.IndexByte(s, ' ')
+		switch {
+		case i == 0:
+			j := len(s) - len(strings.TrimLeft(s, " "))
+			sep, s = s[:j], s[j:]
+		case i < 0:
+			words, seps = append(words, s), append(seps, sep)
+			s = ""
+		default:
+			words, seps = append(words, s[:i]), append(seps, sep)
+			sep, s = "", s[i:]
+		}
+	}
+	if len(seps) > 0 {
+		seps[0] = ""
+	}
+	return words, seps
+}
+
+// wrapUnits groups words into units: a span in backticks and a heron
+// command with its flags (commandWords) are one unit each, kept whole; a
+// unit of three words or more is a command, on a line of its own.
+func wrapUnits(words, seps []string) []wrapUnit {
+	var units []wrapUnit
+	for i := 0; i < len(words); {
+		k := 0
+		if strings.HasPrefix(words[i], "`") {
+			for j := i; j < len(words); j++ {
+				if strings.Count(strings.Join(words[i:j+1], " "), "`") >= 2 {
+					k = j + 1 - i
+					break
+				}
+			}
+		} else {
+			k = commandWords(words[i:])
+		}
+		if k == 0 {
+			units = append(units, wrapUnit{text: words[i], sep: seps[i]})
+			i++
+			continue
+		}
+		// A name in backticks (`reset checkpoint`, `restore --file`) is
+		// kept whole in the prose; a command (three words or more) goes on
+		// a line of its own.
+		text := words[i]
+		for j := i + 1; j < i+k; j++ {
+			text += seps[j] + words[j]
+		}
+		units = append(units, wrapUnit{text: text, sep: seps[i], command: k >= 3})
+		i += k
+	}
+	return units
+}
+
+// commandVerbs start the commands wrapLine keeps whole.
+var commandVerbs = map[string]bool{
+	"restore": true, "reset": true, "apply": true, "show": true, "connect": true, "backup": true,
+	"backups": true, "heron": true, "kafka-topics.sh": true,
+}
+
+// boolFlags are the flags that take no value, so the word after one is
+// prose again (restore --file F --run puts every key back).
+var boolFlags = map[string]bool{
+	"--run": true, "--yes": true, "--detail": true, "--wide": true, "--force": true, "--pchannels": true,
+	"--allow-non-empty-target": true, "--allow-growing": true, "--delete": true,
+}
+
+// commandWords is how many of words, from the first, are a command: a verb
+// (after an opening parenthesis or quote), at most two sub-command words, then one
+// or more flags with their values. 0 when words do not start a command (a
+// verb without a flag is prose: "the reset does not").
+func commandWords(words []string) int {
+	if len(words) == 0 || !commandVerbs[strings.TrimLeft(words[0], "(\"")] {
+		return 0
+	}
+	j := 1
+	for j < len(words) && j <= 2 && !strings.HasPrefix(words[j], "--") && isSubcommand(words[j]) {
+		j++
+	}
+	if j == len(words) || !strings.HasPrefix(words[j], "--") {
+		return 0
+	}
+	for j < len(words) && strings.HasPrefix(words[j], "--") {
+		flag := strings.TrimRight(words[j], ",;:.)\"")
+		ended := flag != words[j]
+		j++
+		if ended {
+			break
+		}
+		if strings.Contains(flag, "=") || boolFlags[flag] || j == len(words) || strings.HasPrefix(words[j], "--") {
+			continue
+		}
+		// The flag's value; a <placeholder of words> is one value.
+		if strings.HasPrefix(words[j], "<") {
+			for j < len(words) && !strings.Contains(words[j], ">") {
+				j++
+			}
+		}
+		if j < len(words) {
+			v := words[j]
+			j++
+			if strings.TrimRight(v, ",;:)\"") != v {
+				break
+			}
+		}
+	}
+	return j
+}
+
+// isSubcommand: a word of a command's path (checkpoint, wal, vchannel-health).
+func isSubcommand(w string) bool {
+	for _, r := range w {
+		if (r < 'a' || r > 'z') && r != '-' {
+			return false
+		}
+	}
+	return w != ""
+}
+
+// diagWriter is a command's stderr on a terminal: each diagnostic line
+// (warning, note, reminder, backup) written whole is wrapped as wrapLine
+// does; anything else passes as it is, at once: a progress line redrawn
+// with \r, a question without its newline, and the rest of a line begun
+// that way.
+type diagWriter struct {
+	mu      sync.Mutex
+	w       io.Writer
+	columns int
+	mid     bool // the last write ended within a line
+}
+
+// terminalColumns makes TerminalWidth see the terminal through the writer.
+func (dw *diagWriter) terminalColumns() int { return dw.columns }
+
+func (dw *diagWriter) Write(p []byte) (int, error) {
+	dw.mu.Lock()
+	defer dw.mu.Unlock()
+	var out strings.Builder
+	rest := string(p)
+	for rest != "" {
+		i := strings.IndexByte(rest, '\n')
+		if i < 0 {
+			out.WriteString(rest)
+			dw.mid = true
+			break
+		}
+		line := rest[:i]
+		if dw.mid || strings.ContainsRune(line, '\r') {
+			out.WriteString(line)
+		} else {
+			out.WriteString(wrapLine(line, dw.columns))
+		}
+		out.WriteByte('\n')
+		dw.mid = false
+		rest = rest[i+1:]
+	}
+	if _, err := io.WriteString(dw.w, out.String()); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// DiagnosticWriter is w for a command's diagnostics: on a terminal, a
+// diagWriter; otherwise w itself (piped diagnostics keep one line each).
+func DiagnosticWriter(w io.Writer) io.Writer {
+	if _, ok := w.(*diagWriter); ok {
+		return w
+	}
+	if cols, ok := TerminalWidth(w); ok {
+		return &diagWriter{w: w, columns: cols}
+	}
+	return w
 }

@@ -9,7 +9,8 @@ import (
 
 // Issue 16 §5: on a terminal, a plan's line wider than it breaks at a
 // space, its continuation under its text column; a long word (a key) stays
-// whole, and so does a line with a command to copy (§1); a line that fits
+// whole, and so does a command to copy, on a line of its own (§1, issue 27
+// item 1); a line that fits
 // is kept byte for byte.
 func TestWrapWriterBreaksLongLinesAtSpaces(t *testing.T) {
 	var buf bytes.Buffer
@@ -35,19 +36,55 @@ func TestWrapWriterBreaksLongLinesAtSpaces(t *testing.T) {
 		"  " + key + "\n" +
 		"  (replicate_config) and more\n" +
 		table + "\n" +
-		command + "\n" +
-		"  keep it: restore --file <that file>\n" +
-		"    --run puts it back\n" +
+		"  to roll it back:\n" +
+		"    restore --file /backups/heron-backup-by-dev-reset-kafka.jsonl --run\n" +
+		"  keep it:\n" +
+		"    restore --file <that file> --run\n" +
+		"    puts it back\n" +
 		"no newline"
 	if got != want {
 		t.Errorf("wrapped:\n%s\nwant:\n%s", got, want)
 	}
 	for _, l := range strings.Split(got, "\n") {
-		if utf8.RuneCountInString(l) > 40 && !strings.Contains(l, key) && l != command {
+		if utf8.RuneCountInString(l) > 40 && !strings.Contains(l, key) && !strings.HasPrefix(strings.TrimSpace(l), "restore --file") {
 			t.Errorf("line wider than 40: %q", l)
 		}
 	}
 	if cols, ok := TerminalWidth(ww); !ok || cols != 40 {
 		t.Errorf("TerminalWidth through the wrapper: %d %v", cols, ok)
+	}
+}
+
+// Issue 27 item 1: prose wraps at spaces and each command to copy (in
+// backticks, or a heron command with its flags) is on a line of its own,
+// whole; a verb without flags is prose.
+func TestWrapLinePutsCommandsOnTheirOwnLine(t *testing.T) {
+	line := "  REFUSED  woodpecker target is empty  3 logs exist, so the target WAL is not fresh; empty them with `reset wal --target woodpecker --run` (or pass a flag); the reset does not rewrite them; then restore --file /b/heron-backup-by-dev-reset-kafka-rev12.jsonl --run, then restore --file /b/a.jsonl --run"
+	got := wrapLine(line, 80)
+	want := "  REFUSED  woodpecker target is empty  3 logs exist, so the target WAL is not\n" +
+		"                                       fresh; empty them with\n" +
+		"                                       `reset wal --target woodpecker --run`\n" +
+		"                                       (or pass a flag); the reset does not\n" +
+		"                                       rewrite them; then\n" +
+		"                                       restore --file /b/heron-backup-by-dev-reset-kafka-rev12.jsonl --run,\n" +
+		"                                       then\n" +
+		"                                       restore --file /b/a.jsonl --run"
+	if got != want {
+		t.Errorf("wrapped:\n%s\nwant:\n%s", got, want)
+	}
+	for _, l := range strings.Split(got, "\n") {
+		if utf8.RuneCountInString(l) > 80 && !strings.HasPrefix(strings.TrimSpace(l), "restore --file") {
+			t.Errorf("line wider than 80: %q", l)
+		}
+	}
+}
+
+// A wrapped line keeps its own spacing between words up to each break: a
+// table row wider than the terminal stays aligned (issue 27 item 5).
+func TestWrapLineKeepsItsSpacing(t *testing.T) {
+	row := "  by-dev/woodpecker/  by-dev-rootcoord-dml_0  1   2         1:41       3     -        -"
+	got := wrapLine(row, 80)
+	if !strings.HasPrefix(got, "  by-dev/woodpecker/  by-dev-rootcoord-dml_0  1   2         1:41       3     -\n") {
+		t.Fatalf("wrapped:\n%s", got)
 	}
 }

@@ -167,3 +167,33 @@ func (c *WALCensus) AddCollection(info *CollectionInfo) {
 		c.Add(StartPositionPChannel(sp.Key), commonpb.WALName_Unknown, sp.Data)
 	}
 }
+
+// InterruptedTarget names the WAL an interrupted reset was moving the split
+// pchannels to: a reset writes the consume checkpoints last, so positions
+// in a WAL other than their pchannel's consume checkpoint are the ones it
+// moved; of those, the WAL most name ("undecodable as W" buckets name none).
+// "" when no position moved.
+func InterruptedTarget(split []PChannelWALs) string {
+	sum := map[string]int64{}
+	for _, p := range split {
+		for b, n := range p.Positions {
+			if b != p.CheckpointWAL && msgid.Supported(walOf(b)) {
+				sum[b] += n
+			}
+		}
+	}
+	best := ""
+	for b, n := range sum {
+		if best == "" || n > sum[best] || n == sum[best] && b < best {
+			best = b
+		}
+	}
+	return best
+}
+
+// walOf is the WAL a census bucket names (Unknown for the "undecodable as"
+// buckets).
+func walOf(bucket string) commonpb.WALName {
+	w, _ := msgid.Parse(bucket)
+	return w
+}

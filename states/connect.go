@@ -152,5 +152,10 @@ func runConnect(ctx context.Context, o *Offline, p *ConnectParams, out framework
 		Forced: !ok, next: o.connected(inst),
 	}
 	fmt.Fprintln(out.Stderr, r.message())
+	if ok {
+		if hint := splitHint(cctx, inst); hint != "" {
+			fmt.Fprintf(out.Stderr, "warning: %s\n", hint)
+		}
+	}
 	return r, nil
 }

@@ -10,8 +10,10 @@ import (
 	"github.com/heron-shell/heron/framework/apply"
 	"github.com/heron-shell/heron/states/applyplan"
 	"github.com/heron-shell/heron/states/backup"
+	"github.com/heron-shell/heron/states/backups"
 	"github.com/heron-shell/heron/states/check"
 	"github.com/heron-shell/heron/states/instance"
+	"github.com/heron-shell/heron/states/parse"
 	"github.com/heron-shell/heron/states/reset"
 	"github.com/heron-shell/heron/states/resetwal"
 	"github.com/heron-shell/heron/states/restore"
@@ -76,13 +78,17 @@ func (c *Connected) Commands() []*framework.Command {
 	return append([]*framework.Command{
 		framework.Read(c, runDisconnect),
 		versionCommand(),
-	}, c.cmds...)
+		backups.Command(),
+	}, append(parse.Commands(), c.cmds...)...)
 }
 
 // Unknown answers connect typed while connected.
 func (c *Connected) Unknown(words []string) error {
 	if len(words) > 0 {
 		if err := programCommand(words); err != nil {
+			return err
+		}
+		if err := birdwatcherWrite(words); err != nil {
 			return err
 		}
 	}
@@ -96,6 +102,7 @@ func (c *Connected) Unknown(words []string) error {
 // DisconnectParams are the flags of disconnect.
 type DisconnectParams struct {
 	framework.ParamBase `use:"disconnect" desc:"close the connection and go back offline" example:"disconnect"`
+	framework.Output
 }
 
 type disconnected struct {

@@ -9,7 +9,9 @@ import (
 	"strings"
 
 	"github.com/heron-shell/heron/framework"
+	"github.com/heron-shell/heron/states/backups"
 	"github.com/heron-shell/heron/states/instance"
+	"github.com/heron-shell/heron/states/parse"
 )
 
 // Offline is the state before connect.
@@ -27,10 +29,11 @@ func (*Offline) Prompt() string { return "Offline > " }
 func (*Offline) Close() error { return nil }
 
 func (o *Offline) Commands() []*framework.Command {
-	return []*framework.Command{
+	return append([]*framework.Command{
 		framework.Read(o, runConnect),
 		versionCommand(),
-	}
+		backups.Command(),
+	}, parse.Commands()...)
 }
 
 // Unknown answers a command of the connected state typed offline: it needs
@@ -40,6 +43,9 @@ func (o *Offline) Unknown(words []string) error {
 		return nil
 	}
 	if err := programCommand(words); err != nil {
+		return err
+	}
+	if err := birdwatcherWrite(words); err != nil {
 		return err
 	}
 	for _, c := range o.connected(nil).Commands() {
@@ -52,14 +58,36 @@ func (o *Offline) Unknown(words []string) error {
 
 // HelpNote names what connect unlocks, under the offline list of commands.
 func (o *Offline) HelpNote() string {
+	here := map[string]bool{"disconnect": true}
+	for _, c := range o.Commands() {
+		here[c.Path()] = true
+	}
 	var paths []string
 	for _, c := range o.connected(nil).Commands() {
-		if p := c.Path(); p != "version" && p != "disconnect" {
+		if p := c.Path(); !here[p] {
 			paths = append(paths, p)
 		}
 	}
 	slices.Sort(paths)
 	return "After connect: " + strings.Join(paths, ", ") + "."
+}
+
+// birdwatcherWrites are birdwatcher's write verbs that heron does not have,
+// each with what heron offers instead: an operator used to birdwatcher gets
+// the safe path, not a bare unknown command.
+var birdwatcherWrites = map[string]string{
+	"remove": "it deletes metadata keys without a plan or a backup; look first (show segment, show checkpoint), keep a copy (backup --file FILE), and use a write that plans and backs up (reset checkpoint, reset wal, restore)",
+	"kill":   "a session key belongs to a running component; stop the component (kubectl scale or delete its pod) and its lease expires; show session lists who is alive",
+	"flush":  "heron talks to etcd, not to a running Milvus; flush through Milvus (pymilvus: collection.flush()) before stopping it; show segment --state Growing lists what is not flushed",
+	"repair": "its repairs rewrite metadata without a plan; heron's writes print their plan, back up and verify: reset checkpoint, reset wal, restore, apply --file (help lists them)",
+}
+
+// birdwatcherWrite answers a birdwatcher write verb (see birdwatcherWrites).
+func birdwatcherWrite(words []string) error {
+	if alt, ok := birdwatcherWrites[words[0]]; ok {
+		return framework.Usagef("heron does not do %s (a birdwatcher write): %s", words[0], alt)
+	}
+	return nil
 }
 
 // programCommand answers heron's own subcommands (heron demo, heron
@@ -75,7 +103,7 @@ func programCommand(words []string) error {
 				arg = " " + words[1]
 			}
 		}
-		return framework.Usagef("%s is not a command of the shell: leave it (exit) and run heron %s%s from your shell; it opens a new shell", words[0], words[0], arg)
+		return framework.Usagef("%s is not a command of the shell: leave it (exit) and run `heron %s%s` from your shell; it opens a new shell", words[0], words[0], arg)
 	}
 	return nil
 }

@@ -562,3 +562,47 @@ func TestConnectTLSToPlainTextEtcd(t *testing.T) {
 	assert.Equal(t, framework.ExitFailed, framework.ExitCode(err))
 	assert.Equal(t, ep+": the server does not use TLS: drop --enableTLS", err.Error())
 }
+
+// Issue 27 item 7: every command answers --format json: help (of the
+// offline and the connected state) prints a JSON document, disconnect
+// prints one, and help --format json lists --format among the flags of
+// every command of both states.
+func TestEveryCommandAnswersFormatJSON(t *testing.T) {
+	_, ep := seeded(t)
+	s := newShell(t)
+	helpJSON := func() []map[string]any {
+		t.Helper()
+		s.out.Reset()
+		require.NoError(t, s.run(t, "help --format json"))
+		var doc struct {
+			Commands []map[string]any `json:"commands"`
+		}
+		require.NoError(t, json.Unmarshal(s.out.Bytes(), &doc), "help --format json: %s", s.out.String())
+		return doc.Commands
+	}
+	check := func(cmds []map[string]any) {
+		t.Helper()
+		for _, c := range cmds {
+			name, _ := c["command"].(string)
+			if name == "help [command]" || name == "exit" || name == "clear" {
+				continue
+			}
+			s.out.Reset()
+			require.NoError(t, s.run(t, "help "+name+" --format json"))
+			assert.Regexp(t, `"name": *"--format"`, s.out.String(), "%s has no --format", name)
+		}
+	}
+	offline := helpJSON()
+	assert.NotEmpty(t, offline)
+	check(offline)
+	require.NoError(t, s.run(t, "connect --etcd "+ep))
+	connected := helpJSON()
+	assert.Greater(t, len(connected), len(offline))
+	check(connected)
+
+	s.out.Reset()
+	require.NoError(t, s.run(t, "disconnect --format json"))
+	var msg map[string]string
+	require.NoError(t, json.Unmarshal(s.out.Bytes(), &msg), "disconnect --format json: %s", s.out.String())
+	assert.Contains(t, msg["message"], "disconnected from etcd "+ep)
+}

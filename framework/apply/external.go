@@ -107,19 +107,30 @@ func (p *Plan) checkEffects() error {
 	return nil
 }
 
-// question is what the kit asks before the first write: the effects
-// outside etcd first, in the order they run.
-func (p *Plan) question() string {
+// question is what the kit asks before the first write: a line naming
+// what is written where (the command and its target WAL, the root path and
+// its etcd) and the folder the backup goes to first, then the effects
+// outside etcd in the order they run, then the question.
+func (p *Plan) question(h Header, backupDir string) string {
+	endpoints, what := h.Endpoints, p.Command
+	if h.Target != "" {
+		what += " to " + h.Target
+	}
+	where := p.Root
+	if len(endpoints) > 0 {
+		where += " on etcd " + strings.Join(endpoints, ",")
+	}
+	head := fmt.Sprintf("%s: write %s, after the backup into %s\n", what, where, backupDir)
 	q := fmt.Sprintf("apply these %d key changes to %s? [y/N] ", p.Keys, p.Root)
 	eff := p.effects()
 	if len(eff) == 0 {
-		return q
+		return head + q
 	}
 	first := make([]string, len(eff))
 	for i, e := range eff {
 		first[i] = e.String()
 	}
-	return fmt.Sprintf("first %s (outside etcd: the backup cannot bring them back), then %s", strings.Join(first, ", then "), q)
+	return fmt.Sprintf("%sfirst %s (outside etcd: the backup cannot bring them back), then %s", head, strings.Join(first, ", then "), q)
 }
 
 // savedNote is what the kit says of a saved plan whose effects outside

@@ -134,7 +134,9 @@ func TestKitEffectWithoutKeysAndTheQuestion(t *testing.T) {
 	if err := sh.Run(context.Background(), "flip --value other --run --backup-dir "+dir); err != nil {
 		t.Fatal(err)
 	}
-	want := "first erase 3 items (30 bytes) in the test's shelf (outside etcd: the backup cannot bring them back), then apply these 2 key changes to r? [y/N] "
+	// Issue 27: the question names what is written where and the backup's folder.
+	want := "flip: write r, after the backup into " + dir + "\n" +
+		"first erase 3 items (30 bytes) in the test's shelf (outside etcd: the backup cannot bring them back), then apply these 2 key changes to r? [y/N] "
 	if asked != want || r.runs != 0 {
 		t.Fatalf("asked %q, want %q (ran %d)", asked, want, r.runs)
 	}

@@ -209,7 +209,7 @@ func (k *kit[S, P]) commit(ctx context.Context, pl *Plan, st *Stage, flags frame
 		return nil, nil, Cause(ctx, err)
 	}
 	release := hold(ctx)
-	ok, err := w.ApproveQuestion(ctx, pl.View, pl.question())
+	ok, err := w.ApproveQuestion(ctx, pl.View, pl.question(staged.opt.Header, absPath(filepath.Dir(staged.opt.BackupPath))))
 	release()
 	if err == nil && !ok {
 		err = framework.ErrNotConfirmed

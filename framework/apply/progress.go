@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/heron-shell/heron/framework"
 )
 
 // progress reports keys done of total, rate and time left: redrawn in place
@@ -30,6 +32,9 @@ type progress struct {
 
 // IsTerminal reports whether w is a character device (a terminal).
 func IsTerminal(w io.Writer) bool {
+	if _, ok := framework.TerminalWidth(w); ok {
+		return true // a terminal, or a writer wrapping one (framework.DiagnosticWriter)
+	}
 	f, ok := w.(*os.File)
 	if !ok {
 		return false

@@ -33,6 +33,7 @@ var demoRows = map[string]struct{ flags, rows string }{
 	"session":          {"", "sessions"},
 	"vchannel-health":  {"", "vchannels"},
 	"wal-distribution": {"", "pchannels"},
+	"replicate":        {"", "consume_checkpoints"},
 }
 
 var showCommandRE = regexp.MustCompile(`(?m)^  show ([a-z-]+) `)

@@ -190,7 +190,17 @@ func TargetGate(ctx context.Context, inst *instance.Instance, rev int64, wal str
 	}
 	t.Gate.OK = false
 	t.Gate.Fix = []framework.Step{{Order: framework.StepTarget, Text: fmt.Sprintf("delete or empty the %s topics the gate names", kind)}}
-	t.Gate.Detail = fmt.Sprintf("%s topics of pchannels in scope hold records Milvus would replay from the earliest position, so the target WAL is not fresh: %s; delete or empty them (or pass --allow-non-empty-target to go on)", kind, strings.Join(full, ", "))
+	if wal != "pulsar" {
+		// Kafka's own tool, one command a topic: what reset wal is to woodpecker.
+		broker, _, _ := strings.Cut(f.KafkaBrokers, ",")
+		for _, tp := range topics {
+			if !tp.Fresh() {
+				t.Gate.Fix = append(t.Gate.Fix, framework.Step{Order: framework.StepTarget,
+					Text: fmt.Sprintf("delete %s: `kafka-topics.sh --bootstrap-server %s --delete --topic %s`", tp.Topic, broker, tp.Topic)})
+			}
+		}
+	}
+	t.Gate.Detail = fmt.Sprintf("%s topics of pchannels in scope hold records Milvus would replay from the earliest position, so the target WAL is not fresh: %s; delete or empty them", kind, strings.Join(full, ", "))
 	if why != "" {
 		t.Gate.Detail += "; " + why
 	}

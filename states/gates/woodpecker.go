@@ -81,7 +81,7 @@ func WoodpeckerTarget(inv *woodpecker.Inventory, inScope func(pchannel string) b
 		g.Fix = append(g.Fix, framework.Step{Order: framework.StepOther, Text: "give heron a user that may read the woodpecker prefixes it names"})
 	}
 	g.Keys = append(named, unread...)[:min(len(named)+len(unread), MaxKeys)]
-	g.Detail = strings.Join(why, "; ") + " (or pass --allow-non-empty-target to go on)"
+	g.Detail = strings.Join(why, "; ")
 	if allow {
 		g.OK, g.Overridden, g.Fix = true, true, nil
 		g.Detail = "--allow-non-empty-target: " + strings.Join(why, "; ") + "; Milvus will read what the logs hold as its WAL from the earliest position"

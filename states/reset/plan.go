@@ -394,7 +394,7 @@ func (pl *Plan) setGates(a *accumulator) {
 		unflushed := a.unflushed + a.assigns
 		g := gate("no unflushed segment in scope", unflushed, a.unflushedKeys,
 			"no Growing, Sealed or Flushing segment and no segment-assign record in scope",
-			fmt.Sprintf("%s and %s in scope: their rows exist only in the old MQ; flush them first (or pass --allow-growing to lose them)",
+			fmt.Sprintf("%s and %s in scope: their rows exist only in the old MQ; flush them first",
 				framework.Plural(a.unflushed, "Growing, Sealed or Flushing segment", ""), framework.Plural(a.assigns, "segment-assign record", "")))
 		if !g.OK {
 			g.Fix = append([]framework.Step{{Order: framework.StepOnOldWAL, Text: pl.flushStep(a)}}, gates.StopSteps()...)

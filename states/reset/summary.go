@@ -189,7 +189,7 @@ func (s *Summary) Table(w io.Writer) error {
 		ew.printf("etcd space: %s\n", s.EtcdSpace)
 	}
 	if len(s.SplitPChannels) > 0 {
-		rollback := "restore --file BACKUP --run (the backup of the interrupted run)"
+		rollback := "restore --file BACKUP --run (the backup of the interrupted run: none in --backup-dir; backups --dir DIR lists a folder's backups)"
 		if s.splitBackup != "" {
 			rollback = "restore --file " + s.splitBackup + " --run"
 		}

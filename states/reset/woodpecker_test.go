@@ -53,7 +53,10 @@ func TestWoodpeckerTargetMustBeEmpty(t *testing.T) {
 			"by-dev/woodpecker/logs/"+e.pc(0)+" (id 1, 2 segments 0-1, 3 keys)",
 			"by-dev/woodpecker/logs/"+e.pc(1)+" (id 2, no segments, truncated at 3:40, 1 keys)",
 			"effective prefix by-dev/woodpecker/ (default woodpecker.meta.prefix \"woodpecker\")",
-			"`reset wal --target woodpecker --run`", "--allow-non-empty-target")
+			"`reset wal --target woodpecker --run`")
+		if strings.Contains(msg, "--allow-non-empty-target") { // issue 27: the safe path only
+			t.Fatalf("%s: the refusal offers the bypass flag", args)
+		}
 		if strings.Contains(msg, "other-log (") {
 			t.Fatal("a log of no pchannel of the instance is named")
 		}

@@ -3,6 +3,7 @@ package resetwal
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -86,6 +87,46 @@ func (r LogRow) objects() (string, string) {
 
 func (s *Summary) JSON() any { return s }
 
+// logsTable writes the logs. On a terminal too narrow for it (80 columns)
+// the prefix every log shares moves to the title and each log is named by
+// the part that tells the pchannels apart (dml_0): what tells rows apart
+// stays, and no cell is cut.
+func (s *Summary) logsTable(w io.Writer) error {
+	prefixes, names := make([]string, len(s.Logs)), make([]string, len(s.Logs))
+	for i, r := range s.Logs {
+		prefixes[i], names[i] = framework.EscapeText(r.Prefix)+"/", framework.EscapeText(r.Name)
+	}
+	title := fmt.Sprintf("logs (%d etcd keys, %d objects, %d bytes):", s.Keys, s.ObjectsTotal, s.ObjectBytes)
+	render := func(narrow bool) string {
+		var b strings.Builder
+		tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+		if narrow {
+			fmt.Fprintln(tw, "  LOG\tID\tSEGMENTS\tTRUNCATED\tKEYS\tOBJECTS\tBYTES")
+		} else {
+			fmt.Fprintln(tw, "  PREFIX\tLOG\tID\tSEGMENTS\tTRUNCATED\tKEYS\tOBJECTS\tBYTES")
+		}
+		for i, r := range s.Logs {
+			objs, bytes := r.objects()
+			cells := fmt.Sprintf("%d\t%d\t%s\t%d\t%s\t%s", r.ID, r.Segments, r.truncation(), r.Keys, objs, bytes)
+			if narrow {
+				fmt.Fprintf(tw, "  %s\t%s\n", framework.DistinctPart(names[i], names), cells)
+			} else {
+				fmt.Fprintf(tw, "  %s\t%s\t%s\n", prefixes[i], names[i], cells)
+			}
+		}
+		_ = tw.Flush()
+		return b.String()
+	}
+	table := render(false)
+	shared := !slices.ContainsFunc(prefixes, func(p string) bool { return p != prefixes[0] })
+	if cols, ok := framework.TerminalWidth(w); ok && shared && framework.MaxLineWidth(table) > cols {
+		title = fmt.Sprintf("logs under %s (%d etcd keys, %d objects, %d bytes):", prefixes[0], s.Keys, s.ObjectsTotal, s.ObjectBytes)
+		table = render(true)
+	}
+	_, err := fmt.Fprintf(w, "%s\n%s", title, table)
+	return err
+}
+
 func (s *Summary) Table(w io.Writer) error {
 	scope := "every pchannel of the instance"
 	if !s.Scope.WholeInstance {
@@ -97,14 +138,7 @@ func (s *Summary) Table(w io.Writer) error {
 	if len(s.Logs) == 0 {
 		fmt.Fprintln(w, "logs: none in scope")
 	} else {
-		fmt.Fprintf(w, "logs (%d etcd keys, %d objects, %d bytes):\n", s.Keys, s.ObjectsTotal, s.ObjectBytes)
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "  PREFIX\tLOG\tID\tSEGMENTS\tTRUNCATED\tKEYS\tOBJECTS\tBYTES")
-		for _, r := range s.Logs {
-			objs, bytes := r.objects()
-			fmt.Fprintf(tw, "  %s/\t%s\t%d\t%d\t%s\t%d\t%s\t%s\n", framework.EscapeText(r.Prefix), framework.EscapeText(r.Name), r.ID, r.Segments, r.truncation(), r.Keys, objs, bytes)
-		}
-		if err := tw.Flush(); err != nil {
+		if err := s.logsTable(w); err != nil {
 			return err
 		}
 	}

@@ -192,8 +192,14 @@ func (pl *Plan) afterRestore() *apply.Check {
 			return fmt.Sprintf("SPLIT STATE, the keys of the backup read back at revision %d hold their backed-up state, but %s still have positions in more than one WAL; this backup continues %s: restore next: restore --file %s --run",
 				rev, strings.Join(split, ", "), pl.Chain[1], pl.Chain[1]), nil
 		}
+		advice := splitAdvice(pl.Backup)
+		if !pl.Backup.SplitState {
+			if a := pl.movedOnAdvice(ctx, rev, split); a != "" {
+				advice = a
+			}
+		}
 		return "", fmt.Errorf("the keys of the backup hold their backed-up state, but the instance is in a split state on %s (positions in more than one WAL): %s",
-			strings.Join(split, ", "), splitAdvice(pl.Backup))
+			strings.Join(split, ", "), advice)
 	}}
 }
 
@@ -403,11 +409,15 @@ func (pl *Plan) gateMovedOn() {
 			}
 		}
 		g.OK = false
-		g.Detail = fmt.Sprintf("%d keys moved on since %q wrote them (%d changed, %d deleted, %d created): Milvus ran on the instance since. "+
+		first := ""
+		if len(m.Created) > 0 {
+			first = fmt.Sprintf("restoring leaves a split state: the %d keys created since stay, naming the WAL they were written for. ", len(m.Created))
+		}
+		g.Detail = fmt.Sprintf("%s%d keys moved on since %q wrote them (%d changed, %d deleted, %d created): Milvus ran on the instance since. "+
 			"Restoring rolls back what it did since: keys deleted since (segments garbage-collected, whose data files are gone) are created again, keys changed since (checkpoints that advanced) go back to their backed-up values, "+
 			"and keys created since are left as they are, still naming the WAL they were written for (a split state after the restore); "+
 			"not restoring keeps the instance as it is now, on what %q wrote. --force-moved-on restores anyway",
-			m.Total, pl.Backup.Command, len(m.Changed), len(m.Deleted), len(m.Created), pl.Backup.Command)
+			first, m.Total, pl.Backup.Command, len(m.Changed), len(m.Deleted), len(m.Created), pl.Backup.Command)
 		if pl.params.ForceMovedOn {
 			g.OK, g.Overridden = true, true
 			g.Detail = "--force-moved-on: " + g.Detail

@@ -14,8 +14,10 @@ import (
 	"github.com/milvus-io/milvus-proto/go-api/v3/msgpb"
 
 	"github.com/heron-shell/heron/framework"
+	"github.com/heron-shell/heron/framework/apply"
 	"github.com/heron-shell/heron/models"
 	"github.com/heron-shell/heron/models/msgid"
+	"github.com/heron-shell/heron/states/backups"
 	"github.com/heron-shell/heron/states/instance"
 	"github.com/heron-shell/heron/states/targetcheck"
 	"github.com/heron-shell/heron/states/woodpecker"
@@ -28,6 +30,7 @@ type CheckpointParam struct {
 	PChannel            string `name:"pchannel" default:"" placeholder:"PCHANNEL" desc:"only this pchannel and its vchannels (all when omitted)"`
 	WPMetaPrefix        string `name:"wp-meta-prefix" default:"" placeholder:"PREFIX" desc:"woodpecker.meta.prefix as milvus.yaml sets it (default: an etcd config override, else woodpecker)"`
 	PChannelsOnly       bool   `name:"pchannels" desc:"only the pchannels (consume checkpoints), without the vchannel table"`
+	BackupDir           string `name:"backup-dir" default:"" placeholder:"DIR" complete:"-" desc:"in a split state, also look for the interrupted run's backups in DIR (the working folder is always searched)"`
 	Wide
 	targetcheck.Flags
 	framework.Output
@@ -155,11 +158,22 @@ type CheckpointResult struct {
 	SplitPChannels []string           `json:"split_pchannels"`
 	WoodpeckerLogs []WoodpeckerLogRow `json:"woodpecker_logs"`
 	Woodpecker     WoodpeckerMeta     `json:"woodpecker"`
+
+	// In a split state: the WAL the interrupted reset moved positions to,
+	// the command that completes it, the restores that roll it back (newest
+	// first) and the folders searched for its backups.
+	SplitTarget      string   `json:"split_target,omitempty"`
+	CompleteCommand  string   `json:"complete_command,omitempty"`
+	RollbackCommands []string `json:"rollback_commands,omitempty"`
+	BackupFolders    []string `json:"backup_folders,omitempty"`
+
 	// wide: the table shows every column in full (--wide).
 	wide           bool
 	generationNote string
 	// pchannelsOnly (--pchannels): no vchannel table.
 	pchannelsOnly bool
+	// pchannelNames: the table names pchannels by their distinct part.
+	pchannelNames []string
 }
 
 func runCheckpoint(ctx context.Context, inst *instance.Instance, p *CheckpointParam, out framework.IO) (framework.Result, error) {
@@ -174,6 +188,9 @@ func runCheckpoint(ctx context.Context, inst *instance.Instance, p *CheckpointPa
 		return nil, err
 	}
 	res.wide = p.Wide.Wide
+	if len(res.SplitPChannels) > 0 {
+		res.nextSteps(inst.Layout.RootPath, backups.Folders([]string{p.BackupDir}))
+	}
 	if p.PChannelsOnly {
 		res.pchannelsOnly, res.VChannels = true, []VChannelRow{}
 	}
@@ -622,7 +639,11 @@ func (r *CheckpointResult) JSON() any { return r }
 // and notes are elided with "...". --wide shows every column in full.
 func (r *CheckpointResult) Table(w io.Writer) error {
 	r.generationBlock(w)
-	fmt.Fprintln(w, "PCHANNELS (consume checkpoints)")
+	if shared := r.shortNames(w); shared != "" {
+		fmt.Fprintf(w, "PCHANNELS (consume checkpoints; names without %s)\n", framework.EscapeText(shared))
+	} else {
+		fmt.Fprintln(w, "PCHANNELS (consume checkpoints)")
+	}
 	if err := r.pchannelTable(w); err != nil {
 		return err
 	}
@@ -660,9 +681,116 @@ func (r *CheckpointResult) Table(w io.Writer) error {
 			}
 		}
 		fmt.Fprintln(w, "An interrupted `reset checkpoint` leaves this state (it writes consume checkpoints last).")
-		fmt.Fprintln(w, "Run the reset again to complete it, or `restore --file` to roll it back.")
+		r.nextStepsBlock(w)
 	}
 	return nil
+}
+
+// shortNames decides, for a terminal narrower than piped output (80
+// columns), to name the pchannels in the table by the part that tells them
+// apart (dml_0), so that the columns that tell a split apart (POSITIONS)
+// keep their room; it returns the prefix the names share ("": names in
+// full).
+func (r *CheckpointResult) shortNames(w io.Writer) string {
+	r.pchannelNames = nil
+	if r.wide || framework.Width(w) >= framework.PipeWidth || len(r.PChannels) < 2 {
+		return ""
+	}
+	names := make([]string, len(r.PChannels))
+	for i, p := range r.PChannels {
+		names[i] = p.Name
+	}
+	n := framework.SharedPrefixLen(names)
+	if n == 0 {
+		return ""
+	}
+	r.pchannelNames = names
+	return names[0][:n]
+}
+
+// pchannelName is a pchannel's name in the table (see shortNames).
+func (r *CheckpointResult) pchannelName(name string) string {
+	if r.pchannelNames == nil {
+		return name
+	}
+	return framework.DistinctPart(name, r.pchannelNames)
+}
+
+// nextSteps fills the commands that complete or roll back the interrupted
+// reset of a split state: the reset to the WAL the moved positions name
+// (the interrupted run's own command line when its backup is found), and
+// the restore of the backups of the chain, newest first, found in folders.
+func (r *CheckpointResult) nextSteps(root string, folders []string) {
+	var split []models.PChannelWALs
+	for _, p := range r.PChannels {
+		if p.Split {
+			split = append(split, models.PChannelWALs{PChannel: p.Name, CheckpointWAL: p.WAL, Positions: p.Positions, Split: true})
+		}
+	}
+	r.SplitTarget = models.InterruptedTarget(split)
+	r.BackupFolders = folders
+	var newest *apply.BackupListing
+	for _, b := range apply.ListBackups(folders, root) {
+		if strings.HasPrefix(b.Header.Command, "reset checkpoint") && b.Complete && (r.SplitTarget == "" || b.Header.Target == r.SplitTarget) {
+			newest = &b
+			break
+		}
+	}
+	target := r.SplitTarget
+	if newest != nil && target == "" {
+		target = newest.Header.Target
+	}
+	if target != "" {
+		r.CompleteCommand = "reset checkpoint --target-wal " + target + " --run"
+		if newest != nil {
+			r.CompleteCommand = rerunCommand(newest.Header.Command)
+		}
+	}
+	if newest != nil {
+		chain, _ := apply.BackupChain(newest.Path)
+		for _, b := range chain {
+			r.RollbackCommands = append(r.RollbackCommands, "restore --file "+b+" --run")
+		}
+	}
+}
+
+// rerunCommand is a backup header's command line with --run at its end
+// (and without --yes: the re-run asks on a terminal).
+func rerunCommand(command string) string {
+	var words []string
+	for _, w := range strings.Fields(command) {
+		if w != "--run" && w != "--yes" {
+			words = append(words, w)
+		}
+	}
+	return strings.Join(words, " ") + " --run"
+}
+
+// nextStepsBlock prints the two ways out of a split state, each command on
+// a line of its own.
+func (r *CheckpointResult) nextStepsBlock(w io.Writer) {
+	folders := make([]string, len(r.BackupFolders))
+	for i, f := range r.BackupFolders {
+		folders[i] = framework.EscapeText(f)
+	}
+	if r.CompleteCommand != "" {
+		fmt.Fprintf(w, "To complete it (the moved positions name %s), run the reset again:\n  %s\n", orDash(r.SplitTarget), framework.EscapeText(r.CompleteCommand))
+	} else {
+		fmt.Fprintln(w, "To complete it, run the reset again: reset checkpoint --target-wal WAL --run (no position names the WAL it moved to)")
+	}
+	switch len(r.RollbackCommands) {
+	case 0:
+		fmt.Fprintf(w, "To roll it back, restore the interrupted run's backup; none found in %s:\n", strings.Join(folders, ", "))
+		fmt.Fprintln(w, "  show checkpoint --backup-dir DIR looks where the run wrote it (its --backup-dir);")
+		fmt.Fprintln(w, "  backups --dir DIR lists the backups of a folder")
+	case 1:
+		fmt.Fprintf(w, "To roll it back (backup found in %s):\n  %s\n", strings.Join(folders, ", "), framework.EscapeText(r.RollbackCommands[0]))
+	default:
+		fmt.Fprintf(w, "To roll it back, restore the chain of backups, newest first (found in %s):\n", strings.Join(folders, ", "))
+		for _, c := range r.RollbackCommands {
+			fmt.Fprintf(w, "  %s\n", framework.EscapeText(c))
+		}
+	}
 }
 
 func (r *CheckpointResult) pchannelTable(w io.Writer) error {
@@ -670,8 +798,9 @@ func (r *CheckpointResult) pchannelTable(w io.Writer) error {
 	if r.wide {
 		header = []string{"PCHANNEL", "WAL", "MESSAGE ID", "TIME TICK", "REPLICATE CP", "ALTER WAL", "WAL-TAGGED POSITIONS", "UNTAGGED", "NOTE"}
 	}
-	// The counts are short and tell a split apart: only the id and the note elide.
-	t := newTable(w, header...).fit(r.wide, 2, len(header)-1).cutEnd(2)
+	// The counts are short and tell a split apart: the id, the time and the
+	// note elide first (the time keeps its start: the date).
+	t := newTable(w, header...).fit(r.wide, 2, 3, len(header)-1).cutEnd(2, 3)
 	for _, p := range r.PChannels {
 		var notes []string
 		if p.Split {
@@ -700,7 +829,7 @@ func (r *CheckpointResult) pchannelTable(w io.Writer) error {
 		if p.AlterWAL != nil {
 			notes = append(notes, "online WAL switch (see ALTER WAL)")
 		}
-		t.row(p.Name, p.WAL, p.MessageIDHuman, p.Time, positionsText(p.Positions), strings.Join(notes, "; "))
+		t.row(r.pchannelName(p.Name), p.WAL, p.MessageIDHuman, p.Time, positionsText(p.Positions), strings.Join(notes, "; "))
 	}
 	return t.flush()
 }

@@ -29,5 +29,6 @@ func Commands(inst *instance.Instance) []*framework.Command {
 		framework.Read(inst, runConfigEtcd),
 		framework.Read(inst, runWALDistribution),
 		framework.Read(inst, runVChannelHealth),
+		framework.Read(inst, runReplicate),
 	}
 }

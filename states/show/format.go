@@ -19,10 +19,6 @@ import (
 	"github.com/heron-shell/heron/models/msgid"
 )
 
-// maxTSOMillis bounds the physical part of a TSO that renders as a time
-// (year 9999); anything above is not a timestamp Milvus wrote.
-var maxTSOMillis = uint64(time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC).UnixMilli())
-
 // tsoTime renders a Milvus hybrid timestamp (physical unix milliseconds << 18)
 // as an RFC 3339 UTC time. 0 renders as "", MaxUint64 (the dropped-channel
 // marker) as "max".
@@ -33,11 +29,11 @@ func tsoTime(ts uint64) string {
 	case ts == math.MaxUint64:
 		return "max"
 	}
-	ms := ts >> 18
-	if ms > maxTSOMillis {
+	t, _, ok := models.SplitTSO(ts)
+	if !ok {
 		return fmt.Sprintf("invalid(%d)", ts)
 	}
-	return time.UnixMilli(int64(ms)).UTC().Format(time.RFC3339Nano)
+	return t.Format(time.RFC3339Nano)
 }
 
 // walName is the operator name of a WAL ("unknown" for Unknown).

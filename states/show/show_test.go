@@ -309,7 +309,7 @@ func TestCommandsRegistered(t *testing.T) {
 	}
 	if got := strings.Join(paths, ","); got != "show checkpoint,show session,show collections,show segment,show broadcast-task,"+
 		"show etcd-kv,show database,show partition,show channel-watch,show replica,show index,show config-etcd,"+
-		"show wal-distribution,show vchannel-health" {
+		"show wal-distribution,show vchannel-health,show replicate" {
 		t.Errorf("commands: %s", got)
 	}
 	for _, l := range []string{"show checkpoint", "show session", "show collections", "show segment", "show broadcast-task"} {

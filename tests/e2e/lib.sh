@@ -21,22 +21,34 @@ free_port() {
 	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
 }
 
-# start_etcd [extra etcd flags...]: starts etcd, sets ETCD (HOST:PORT).
+# start_etcd [extra etcd flags...]: starts etcd, sets ETCD (HOST:PORT). A
+# free port can be taken by a script running beside this one (run.sh runs
+# them in parallel) before etcd binds it: an etcd that exits at once is
+# started again on other ports.
 start_etcd() {
-	local port peer
-	port=$(free_port)
-	peer=$(free_port)
-	ETCD=127.0.0.1:$port
-	etcd --name e2e --data-dir "$WORK/etcd" \
-		--listen-client-urls "http://$ETCD" --advertise-client-urls "http://$ETCD" \
-		--listen-peer-urls "http://127.0.0.1:$peer" --initial-advertise-peer-urls "http://127.0.0.1:$peer" \
-		--initial-cluster "e2e=http://127.0.0.1:$peer" "$@" >"$WORK/etcd.log" 2>&1 &
-	ETCD_PID=$!
-	for _ in $(seq 1 100); do
-		if ETCDCTL_API=3 etcdctl --endpoints "$ETCD" endpoint health >/dev/null 2>&1; then
-			return 0
-		fi
-		sleep 0.1
+	local port peer attempt
+	for attempt in 1 2 3; do
+		port=$(free_port)
+		peer=$(free_port)
+		ETCD=127.0.0.1:$port
+		# Data written before stays (a script restarts etcd on its data);
+		# only an etcd that never started is started afresh.
+		[ "$attempt" = 1 ] || rm -rf "$WORK/etcd"
+		etcd --name e2e --data-dir "$WORK/etcd" \
+			--listen-client-urls "http://$ETCD" --advertise-client-urls "http://$ETCD" \
+			--listen-peer-urls "http://127.0.0.1:$peer" --initial-advertise-peer-urls "http://127.0.0.1:$peer" \
+			--initial-cluster "e2e=http://127.0.0.1:$peer" "$@" >"$WORK/etcd.log" 2>&1 &
+		ETCD_PID=$!
+		for _ in $(seq 1 100); do
+			if ETCDCTL_API=3 etcdctl --endpoints "$ETCD" endpoint health >/dev/null 2>&1; then
+				return 0
+			fi
+			kill -0 "$ETCD_PID" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -0 "$ETCD_PID" 2>/dev/null && break
+		wait "$ETCD_PID" 2>/dev/null
+		ETCD_PID=""
 	done
 	echo "etcd did not start; log:" >&2
 	cat "$WORK/etcd.log" >&2

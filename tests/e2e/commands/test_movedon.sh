@@ -113,6 +113,7 @@ run_heron "$(connect_line "$ROOT")
 restore --file $B"
 expect_rc 3 "restore dry run: refused"
 expect_out "REFUSED +instance did not move on" "the moved-on gate refuses"
+expect_out "REFUSED +instance did not move on +restoring leaves a split state: the 5 keys created since stay" "the refusal says the split state first"
 expect_out "17 keys moved on since \"reset checkpoint[^\"]*\" wrote them \(2 changed, 10 deleted, 5 created\)" "the gate counts what moved on"
 lists_every_key "dry run"
 run_heron "$(connect_line "$ROOT")
@@ -133,6 +134,13 @@ expect_out "overridden +instance did not move on" "the gate is shown overridden"
 expect_out "--force-moved-on: the restore rolls back what Milvus did since \"reset checkpoint[^\"]*\" on 17 keys: keys deleted since are created again, changed ones go back, created ones stay" "it says what is lost"
 expect_err "split state" "it says the created segments leave a split state"
 if printf '%s' "$OUT" | grep -q "verify: ok"; then fail "verify: ok over a split state"; else pass "no verify: ok"; fi
+# Issue 27 item 4: the verify failure names the keys created since, the WAL
+# they name, and the ways out; the refusal put the split state first.
+for k in "${created[@]}"; do
+	printf '%s' "$ERR" | grep -qF "$k" || { RC=1; fail "the split state after the restore does not name $k"; }
+done
+expect_err "keys created since the backup still name woodpecker" "it says which WAL the created keys name"
+expect_err "\(2\) delete the 5 keys created since .*the rows of those segments are lost" "it gives deleting them with its cost"
 dump_to "$WORK/forced.dump"
 {
 	cat "$WORK/original.dump"
@@ -144,4 +152,15 @@ else
 	RC=1 ERR=$(LC_ALL=C sort "$WORK/forced.dump" | diff "$WORK/want.dump" - | head -4 | cut -c1-200)
 	fail "forced: the restored instance differs"
 fi
+
+# The scoped reset the failure gives, copied as printed, ends the split state.
+FORCED_ERR=$ERR
+RESET=$(printf '%s' "$FORCED_ERR" | sed -n 's/.*(1) [^`]*`\(reset checkpoint [^`]*\)`.*/\1/p' | head -1)
+case "$RESET" in "reset checkpoint --target-wal pulsar --pchannel "*" --run") pass "the way out is a scoped reset to pulsar: $RESET" ;; *) fail "no scoped reset in: $(printf '%s' "$FORCED_ERR" | tail -1 | cut -c1-300)" ;; esac
+run_heron "$(connect_line "$ROOT")
+$RESET --yes --backup-dir $WORK/bk"
+expect_rc 0 "the copied scoped reset runs"
+run_heron "$(connect_line "$ROOT")
+show checkpoint --pchannels"
+expect_out "none split" "after it no pchannel is split"
 finish
