@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/heron-shell/heron/framework"
@@ -19,15 +20,25 @@ import (
 // revision, gates it, scans through st, and returns the complete plan.
 type Build[S, P any] func(ctx context.Context, s S, p *P, st *Stage) (*Plan, error)
 
-// Command binds a write command to its state value s (an etcd Store) and
-// its plan function: params + plan + view, the kit does the rest.
-func Command[S Store, P any](s S, build Build[S, P]) *framework.Command {
+// Guarded is the state value of a write command: an etcd Store that names
+// the prefixes that must hold no leased key while the kit writes (a
+// Milvus instance: its sessions). The kit reads them on every run, after
+// the question, before every transaction and after the verify: a command
+// cannot leave them out.
+type Guarded interface {
+	Store
+	Guards() []Guard
+}
+
+// Command binds a write command to its state value s (a Guarded etcd
+// Store) and its plan function: params + plan + view, the kit does the rest.
+func Command[S Guarded, P any](s S, build Build[S, P]) *framework.Command {
 	return Tuned(s, build, nil)
 }
 
 // Tuned is Command with tune adjusting every run's options last (tests
 // build their own options here: hooks, limits).
-func Tuned[S Store, P any](s S, build Build[S, P], tune func(*Options)) *framework.Command {
+func Tuned[S Guarded, P any](s S, build Build[S, P], tune func(*Options)) *framework.Command {
 	return framework.WriteCommand(func(ctx context.Context, p *P, m framework.Mode, w framework.WriteIO) (framework.Result, error) {
 		k := &kit[S, P]{store: s, build: build, tune: tune, p: p, m: m, w: w}
 		// A plan read at a revision etcd compacted away before anything was
@@ -36,7 +47,7 @@ func Tuned[S Store, P any](s S, build Build[S, P], tune func(*Options)) *framewo
 	})
 }
 
-type kit[S Store, P any] struct {
+type kit[S Guarded, P any] struct {
 	store S
 	build Build[S, P]
 	tune  func(*Options)
@@ -183,10 +194,11 @@ func (k *kit[S, P]) commit(ctx context.Context, pl *Plan, st *Stage, flags frame
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := checkGuards(ctx, k.store, pl.Guards); err != nil {
+	guards := k.guards(pl)
+	if err := checkGuards(ctx, k.store, guards); err != nil {
 		return nil, nil, framework.Refusedf("%s refused after the question, nothing was written: %v", pl.Command, err)
 	}
-	staged.opt.guards = pl.Guards
+	staged.opt.guards = guards
 	if pl.SplitState {
 		h := staged.bw.header
 		chainHeader(staged.opt.BackupDir, &h, pl.Command)
@@ -242,6 +254,18 @@ func (k *kit[S, P]) commit(ctx context.Context, pl *Plan, st *Stage, flags frame
 		noteBackupGone(res, w.Stderr)
 	}
 	return res, external, err
+}
+
+// guards are the store's guards, then any a plan adds (Plan.Guards), each
+// prefix once.
+func (k *kit[S, P]) guards(pl *Plan) []Guard {
+	out := slices.Clone(k.store.Guards())
+	for _, g := range pl.Guards {
+		if !slices.ContainsFunc(out, func(h Guard) bool { return h.Prefix == g.Prefix }) {
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
 // runningIn names the Milvus component a stopped run's error found live

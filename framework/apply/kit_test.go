@@ -50,6 +50,8 @@ func (v *flipView) Lines(w io.Writer) error {
 
 type flipStore struct{ *clientv3.Client }
 
+func (flipStore) Guards() []apply.Guard { return nil }
+
 func flipBuild(ctx context.Context, s flipStore, p *flipParams, st *apply.Stage) (*apply.Plan, error) {
 	resp, err := s.Get(ctx, "r/meta/", clientv3.WithPrefix())
 	if err != nil {

@@ -19,7 +19,7 @@ const MaxKeys = 5
 
 // Names of the shared gates.
 const (
-	LiveComponentName = "no live Milvus component"
+	LiveComponentName = instance.SessionGuardName
 	InFlightName      = "no in-flight broadcast task"
 )
 
@@ -77,12 +77,9 @@ func StopSteps() []framework.Step {
 	}
 }
 
-// SessionGuard is the live-component gate as the write kit watches it:
-// read again after the question and between transactions, a session key
-// with a lease stops the run, named.
-func SessionGuard(l models.Layout) apply.Guard {
-	return apply.Guard{Name: LiveComponentName, Prefix: l.Meta(models.SessionPrefix), Except: []string{l.Meta(models.SessionIDKey)}, Role: models.SessionRole}
-}
+// SessionGuard is instance.SessionGuard: the kit reads it on every run
+// (apply.Guarded), whatever a plan's Guards say.
+func SessionGuard(l models.Layout) apply.Guard { return instance.SessionGuard(l) }
 
 // InFlightBroadcasts is the gate "no in-flight broadcast task": no broadcast
 // task is Pending, WaitAck or Replicated at rev (a half-applied DDL whose

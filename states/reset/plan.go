@@ -76,8 +76,7 @@ func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.St
 	replan := &apply.Replan{Unsettled: pl.unsettled, Same: pl.sameAt}
 	return &apply.Plan{Replan: replan, Command: "reset checkpoint", Title: "reset checkpoint to " + pl.TargetWAL, View: &pl.Summary,
 		Gates: pl.Gates, Keys: pl.TotalKeys, Root: inst.Layout.RootPath, SplitState: len(pl.SplitPChannels) > 0,
-		Put: "rewritten", Nothing: "nothing to write (every position in scope is already at the target)", Reminders: runReminders(pl.Reminders, pl.params.BackupDir),
-		Guards: []apply.Guard{gates.SessionGuard(inst.Layout)}}, nil
+		Put: "rewritten", Nothing: "nothing to write (every position in scope is already at the target)", Reminders: runReminders(pl.Reminders, pl.params.BackupDir)}, nil
 }
 
 // header is the backup's header: the rule that derives every new value

@@ -152,8 +152,7 @@ func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.St
 	}
 	pl.gateMovedOn()
 	out := &apply.Plan{Command: "restore", Title: "restore from " + pl.File, View: &pl.Summary, Gates: pl.Gates, Keys: pl.TotalKeys,
-		Root: inst.Layout.RootPath, Put: "put back", Nothing: "nothing to write, every key already holds its backed-up state",
-		Guards: []apply.Guard{gates.SessionGuard(inst.Layout)}}
+		Root: inst.Layout.RootPath, Put: "put back", Nothing: "nothing to write, every key already holds its backed-up state"}
 	if check := pl.afterRestore(); check != nil {
 		out.After = []apply.Check{*check}
 	}
