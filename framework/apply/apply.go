@@ -168,6 +168,9 @@ type Staged struct {
 const (
 	PauseScan     = "scan"
 	PauseReadBack = "read-back"
+	// PauseReplan: once the verify's re-plan read its first key (at the
+	// revision it reads at).
+	PauseReplan = "replan"
 )
 
 // newStaged starts pass 1 into a temporary backup at opt.BackupPath

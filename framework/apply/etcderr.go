@@ -138,11 +138,19 @@ func applied(ctx context.Context, store Store, bt *batch) bool {
 // currentRevision reads etcd's revision with a read-only transaction (which
 // etcd serves under a NOSPACE alarm); 0 when it cannot.
 func currentRevision(ctx context.Context, store Store, key string) int64 {
+	rev, _ := readRevision(ctx, store, key)
+	return rev
+}
+
+// readRevision reads etcd's revision with a count of key, one the run
+// writes: a user that may read and write only the prefixes a command
+// writes may read it (no key outside them is read).
+func readRevision(ctx context.Context, store Store, key string) (int64, error) {
 	resp, err := store.Txn(ctx).Then(clientv3.OpGet(key, clientv3.WithCountOnly())).Commit()
 	if err != nil {
-		return 0
+		return 0, fmt.Errorf("read etcd's revision (a count of %s): %w", key, err)
 	}
-	return resp.Header.Revision
+	return resp.Header.Revision, nil
 }
 
 // StaleRead reports whether the run stopped on a read at a revision etcd

@@ -107,6 +107,7 @@ func (k *kit[S, P]) run(ctx context.Context) (framework.Result, error) {
 		return nil, err
 	}
 	if st.staged != nil {
+		pl.commandLine = st.staged.bw.header.Command
 		st.staged.opt.Label = pl.Command
 		if got := st.staged.result().Keys; got != pl.Keys {
 			return nil, fmt.Errorf("%s: the plan counted %d keys but staged %d: nothing was written; build the plan again", pl.Command, pl.Keys, got)

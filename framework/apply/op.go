@@ -171,10 +171,11 @@ type Options struct {
 	// run as an interruption would: nothing more is sent (transactions already
 	// in flight finish). Tests, the benchmark and kill tests hook here.
 	AfterTxn func(n int) error
-	// Pause is called at two points of a run where etcd compacting its
+	// Pause is called at the points of a run where etcd compacting its
 	// history matters: PauseScan once the plan staged its first op (it has
 	// read at its revision and reads on), PauseReadBack once the verify
-	// fixed the revision it reads the keys back at. Failpoints hook here.
+	// fixed the revision it reads the keys back at, PauseReplan once the
+	// verify's re-plan read its first key. Failpoints hook here.
 	Pause func(point string)
 	// guards are the plan's (Plan.Guards): read before each transaction is
 	// sent (a live key stops the run between transactions) and when a

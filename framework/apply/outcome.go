@@ -124,6 +124,10 @@ func (o *Outcome) Table(w io.Writer) error {
 	switch v := o.Verify; {
 	case v == nil:
 		fmt.Fprintf(&b, "verify: not run (the run stopped early)\n")
+	case v.Unread != "":
+		fmt.Fprintf(&b, "verify: INCOMPLETE, the run's keys were written; %s\n", v.proven())
+		fmt.Fprintf(&b, "  could not read: %s\n", v.Unread)
+		fmt.Fprintf(&b, "  check again with: %s\n", framework.EscapeText(strings.Join(v.Again, ", then ")))
 	case v.OK && v.Note != "":
 		fmt.Fprintf(&b, "verify: %s\n", v.Note)
 	case v.OK && v.ReadBack == provenByRevisions:
@@ -169,7 +173,7 @@ func (o *Outcome) Lines(w io.Writer) error {
 	}
 	if v := o.Verify; v != nil {
 		if err := framework.WriteLine(w, "verify", v.OK, "revision", v.Revision, "keys", v.Keys, "read_back", v.ReadBack, "values_compared", v.ValuesCompared, "replanned", v.Replanned,
-			"failures", v.FailuresTotal, "note", v.Note); err != nil {
+			"failures", v.FailuresTotal, "note", v.Note, "unread", v.Unread, "check_again", strings.Join(v.Again, "; ")); err != nil {
 			return err
 		}
 		for _, f := range v.Failures {
@@ -184,6 +188,17 @@ func (o *Outcome) Lines(w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// proven is what an incomplete verify proved before it could read no more.
+func (v *Verify) proven() string {
+	switch {
+	case v.ReadBack == provenByRevisions:
+		return fmt.Sprintf("the %d keys written hold the planned bytes, proven by the run's own revisions (up to revision %d)", v.Keys, v.Revision)
+	case v.ReadBack != "":
+		return fmt.Sprintf("the %d keys written read back hold the planned bytes (%s)", v.Keys, v.ReadBack)
+	}
+	return "the keys written were not read back"
 }
 
 // writtenParts is "15 rewritten, 3 deleted", leaving out a part of 0.

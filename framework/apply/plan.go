@@ -50,6 +50,9 @@ type Plan struct {
 	// re-plan when the run's own revisions prove nothing else wrote (nil:
 	// the verify always plans again).
 	Replan *Replan
+	// commandLine is the staged header's command line (the kit sets it):
+	// what a verify that could not read names to check again.
+	commandLine string
 }
 
 // Replan is a command's proof of what its re-plan after a run finds,

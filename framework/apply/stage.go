@@ -56,7 +56,18 @@ func (s *Stage) Scan(ctx context.Context, h Header, name string, scan Scan) erro
 		// Nothing staged, nothing counted: the scan counts what it reads
 		// (ReadCounter), shown once it takes longer than a progress interval.
 		prog := startQuietProgress(s.opt.Progress, s.label, s.opt.ProgressInterval)
-		err := scan(withReadCounter(ctx, prog.add), nil)
+		count := prog.add
+		if pause := s.opt.Pause; pause != nil && s.label == replanLabel {
+			paused := false
+			count = func(n int) {
+				prog.add(n)
+				if !paused {
+					paused = true
+					pause(PauseReplan)
+				}
+			}
+		}
+		err := scan(withReadCounter(ctx, count), nil)
 		prog.finish(err == nil)
 		return err
 	}

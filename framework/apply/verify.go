@@ -27,7 +27,7 @@ func (k *kit[S, P]) verifyWritten(ctx context.Context, opt Options, pl *Plan, st
 	if pl.Replan != nil && pl.Keys > 0 && st.path == "" {
 		// The read-back first: proven by revisions, the command's own proof
 		// of the re-plan stands in for it (Replan).
-		if readErr = readBackPinned(ctx, k.store, st.openBackup, st.staged, v); readErr == nil && v.ReadBack == provenByRevisions {
+		if readErr = readBack(ctx, k.store, st.openBackup, st.staged, v); readErr == nil && v.ReadBack == provenByRevisions {
 			again, planned, planErr = replanProven(ctx, pl.Replan, v.Revision)
 		}
 		if readErr == nil && !planned && planErr == nil {
@@ -41,7 +41,7 @@ func (k *kit[S, P]) verifyWritten(ctx context.Context, opt Options, pl *Plan, st
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				readErr = readBackPinned(ctx, k.store, st.openBackup, st.staged, v)
+				readErr = readBack(ctx, k.store, st.openBackup, st.staged, v)
 			}()
 		}
 		if st.path == "" {
@@ -50,10 +50,10 @@ func (k *kit[S, P]) verifyWritten(ctx context.Context, opt Options, pl *Plan, st
 		wg.Wait()
 	}
 	if readErr != nil {
-		return nil, Cause(ctx, fmt.Errorf("verify: %w", readErr))
+		return v.unread(pl, "the written keys could not be read back", readErr)
 	}
 	if planErr != nil {
-		return v, fmt.Errorf("verify: plan again: %w", planErr)
+		return v.unread(pl, "planning again could not read the instance", planErr)
 	}
 	if planned {
 		v.Replanned = again
@@ -74,8 +74,11 @@ func (k *kit[S, P]) verifyWritten(ctx context.Context, opt Options, pl *Plan, st
 		v.fail("%v", err)
 	}
 	for _, c := range pl.After {
-		note, err := c.Run(ctx)
-		if err != nil {
+		note, err := runCheck(ctx, c)
+		switch {
+		case err != nil && unreadable(err):
+			return v.unread(pl, fmt.Sprintf("the check %q could not read the instance", c.Name), err)
+		case err != nil:
 			v.OK = false
 			v.fail("%s", err)
 			return v, fmt.Errorf("verify: %s", err)
@@ -93,16 +96,64 @@ func (k *kit[S, P]) verifyWritten(ctx context.Context, opt Options, pl *Plan, st
 	return v, nil
 }
 
+// runCheck runs an After check, again when etcd compacts the revision it
+// reads at (up to maxReadBacks times).
+func runCheck(ctx context.Context, c Check) (string, error) {
+	for attempt := 1; ; attempt++ {
+		note, err := c.Run(ctx)
+		if err == nil || !stale(err) || attempt == maxReadBacks {
+			return note, err
+		}
+	}
+}
+
+// stale: a read at a revision etcd compacted away (read again at a new one).
+func stale(err error) bool { return framework.IsStaleRead(err) || IsCompacted(err) }
+
+// unreadable: a read the verify could not make (compacted past every
+// attempt, not permitted, the cluster away), which says nothing of the
+// keys the run wrote.
+func unreadable(err error) bool {
+	return stale(err) || IsPermissionDenied(err) || transientRead(err)
+}
+
+// unread ends a verify that could not read what it needed after a
+// completed write: what was proven stays in v, Unread says what could not
+// be read and why, Again the commands that check again. The error says
+// the write completed.
+func (v *Verify) unread(pl *Plan, what string, err error) (*Verify, error) {
+	why := err.Error()
+	if stale(err) {
+		why = fmt.Sprintf("etcd compacted its history past the revision it read at, %d times (another writer moves the revision and etcd's compactor runs): %v", maxReadBacks, err)
+	}
+	v.Unread = framework.EscapeText(what + ": " + why)
+	v.Again = checkAgain(pl)
+	return v, fmt.Errorf("verify incomplete: the run's keys were written; %s; check again with: %s", v.Unread, strings.Join(v.Again, ", then "))
+}
+
+// checkAgain are the commands that check a run again: the command's own
+// dry run (its line without --run) and show checkpoint.
+func checkAgain(pl *Plan) []string {
+	dry := pl.Command
+	if pl.commandLine != "" {
+		dry = strings.TrimSpace(strings.ReplaceAll(" "+pl.commandLine+" ", " --run ", " "))
+	}
+	return []string{dry, "show checkpoint"}
+}
+
+// replanLabel is the progress label of the verify's re-plan.
+const replanLabel = "verify: planning again"
+
 // replanKeys builds the plan again at the current revision, again when
 // etcd compacts the one it reads at (up to maxReadBacks times), and returns
 // the keys it would write.
 func (k *kit[S, P]) replanKeys(ctx context.Context, opt Options) (int64, bool, error) {
 	for attempt := 1; ; attempt++ {
-		again, _, err := k.plan(ctx, opt, false, "verify: planning again")
+		again, _, err := k.plan(ctx, opt, false, replanLabel)
 		if err == nil {
 			return again.Keys, true, nil
 		}
-		if !framework.IsStaleRead(err) || attempt == maxReadBacks {
+		if !stale(err) || attempt == maxReadBacks {
 			return 0, false, err
 		}
 	}
@@ -147,6 +198,11 @@ type Verify struct {
 	FailuresTotal int64 `json:"failures_total"`
 	// Note replaces "ok" when an After check found something to say.
 	Note string `json:"note,omitempty"`
+	// Unread says what the verify could not read after a completed write,
+	// and why ("": it read everything); Again are the commands that check
+	// the run again.
+	Unread string   `json:"unread,omitempty"`
+	Again  []string `json:"check_again,omitempty"`
 	// Running names the Milvus component live at the verify
 	// (LiveError.Running): the verify fails, and the run is stopped.
 	Running string `json:"running,omitempty"`
@@ -162,16 +218,3 @@ func (v *Verify) fail(format string, a ...any) {
 // maxReadBacks is how many times verify reads the keys back when etcd
 // compacts the revision it reads at.
 const maxReadBacks = 3
-
-// readBackPinned is readBack, read again from the start at the new current
-// revision when etcd compacts the one it reads at (another writer and
-// etcd's compactor): a compaction is no verdict on the keys.
-func readBackPinned(ctx context.Context, store Store, open func() (*BackupReader, error), st *Staged, v *Verify) error {
-	for attempt := 1; ; attempt++ {
-		err := readBack(ctx, store, open, st, v)
-		if err == nil || !IsCompacted(err) || attempt == maxReadBacks {
-			return err
-		}
-		*v = Verify{Failures: []string{}}
-	}
-}
