@@ -79,7 +79,11 @@ func (e *ConflictError) Error() string {
 		return fmt.Sprintf("key %s changed since the plan was read at revision %d (mod revision %d, now %s): a Milvus component is running: %s; %s (%d of %d keys written in all); stop it (every component), then re-run heron to complete",
 			e.Key, e.Revision, e.Read, now, e.Running, after, e.Written, e.Total)
 	}
-	return fmt.Sprintf("key %s changed since the plan was read at revision %d (mod revision %d, now %s): is Milvus running? %s (%d of %d keys written in all); re-run heron to complete",
+	if e.Written == 0 {
+		return fmt.Sprintf("key %s changed since the plan was read at revision %d (mod revision %d, now %s): another writer (another heron run, or Milvus) moved the instance on; no key of this run was written; read the instance again (the command's dry run) before running anything",
+			e.Key, e.Revision, e.Read, now)
+	}
+	return fmt.Sprintf("key %s changed since the plan was read at revision %d (mod revision %d, now %s): another writer (another heron run, or Milvus) moved the instance on; %s (%d of %d keys written in all); read the instance (the command's dry run, show checkpoint) before completing or rolling back",
 		e.Key, e.Revision, e.Read, now, after, e.Written, e.Total)
 }
 

@@ -146,12 +146,15 @@ func (k *kit[S, P]) run(ctx context.Context) (framework.Result, error) {
 			res.Seconds += res.VerifySeconds
 		}
 		if v := out.Verify; v != nil && v.Running != "" && res != nil && res.Backup != "" {
-			out.Stopped = stopped(st, res)
+			out.Stopped = stopped(st, res, nil)
 			out.Stopped.Running = v.Running
 		}
+	} else if nothingWritten(res, err) {
+		// The run changed no key: no STOPPED block, no split, no advice to
+		// complete or roll back, and no backup of it to chain to or restore.
+		err = k.unwritten(out, st, res, err)
 	} else if res != nil && res.Backup != "" && !errors.Is(err, framework.ErrNotConfirmed) {
-		out.Stopped = stopped(st, res)
-		out.Stopped.Running = runningIn(err)
+		out.Stopped = stopped(st, res, err)
 	}
 	if s := out.Stopped; s != nil && s.Running != "" {
 		s.noteOverwritten(ctx, k.store, st.openBackup, st.staged)
@@ -213,7 +216,7 @@ func (k *kit[S, P]) commit(ctx context.Context, pl *Plan, st *Stage, flags frame
 	failed := func(res *Result, err error) (*Result, []EffectDone, error) {
 		if gone := noteBackupGone(res, w.Stderr); gone != "" {
 			err = fmt.Errorf("%w (%s)", err, gone)
-		} else if res != nil && res.Backup != "" {
+		} else if res != nil && res.Backup != "" && !nothingWritten(res, err) && !movedOn(err) {
 			err = fmt.Errorf("%w (%s)", err, rollback(res.Backup, published))
 		}
 		return res, nil, err
@@ -283,11 +286,68 @@ func runningIn(err error) string {
 	return ""
 }
 
+// nothingWritten: the run stopped after its backup was published and
+// before any key was written, for certain (a compare that failed, a
+// transaction etcd refused unapplied, a limit, a guard before the first
+// transaction); a transaction whose outcome is unknown is not certain.
+func nothingWritten(res *Result, err error) bool {
+	if err == nil || res == nil || res.Backup == "" || res.Written != 0 {
+		return false
+	}
+	var ce *ConflictError
+	var re *RefusedTxnError
+	var le *LimitError
+	var live *LiveError
+	switch {
+	case errors.As(err, &re):
+		return !re.Applied
+	case errors.As(err, &ce), errors.As(err, &le), errors.As(err, &live):
+		return true
+	}
+	return false
+}
+
+// unwritten ends a run that wrote nothing: its backup holds no change of
+// this run (restoring it, or chaining a later run to it, would undo
+// whatever else wrote since), so it is removed; the outcome says nothing was
+// written and why. A compare that failed is a refusal (exit 3): another
+// writer moved the instance on since the plan.
+func (k *kit[S, P]) unwritten(out *Outcome, st *Stage, res *Result, err error) error {
+	out.Unwritten = framework.EscapeText(err.Error())
+	if rerr := os.Remove(res.Backup); rerr == nil {
+		fmt.Fprintf(k.w.Stderr, "backup: %s removed: this run changed no key\n", res.Backup)
+		res.Backup, res.BackupDeleted = "", false
+	}
+	var ce *ConflictError
+	if errors.As(err, &ce) {
+		return framework.Refusedf("%s: nothing was written: %w", out.plan.Command, err)
+	}
+	return fmt.Errorf("%s: nothing was written: %w", out.plan.Command, err)
+}
+
+// movedOn: the run stopped on a key another writer changed since the plan,
+// with no Milvus component found live: the instance moved on through
+// another run (heron's or anyone's).
+func movedOn(err error) bool {
+	var ce *ConflictError
+	return errors.As(err, &ce) && ce.Running == ""
+}
+
 // stopped is what a run that stopped after its backup was published says
-// first: what it wrote, that the instance is split, and the two ways out.
-func stopped(st *Stage, res *Result) *Stopped {
+// first: what it wrote, that the instance is split, and the two ways out;
+// for an instance that moved on through another run, no way out: it names
+// what to read first.
+func stopped(st *Stage, res *Result, err error) *Stopped {
 	h := st.staged.bw.header
-	s := &Stopped{Written: res.Written, Total: res.Keys, Complete: completeCommand(h.Command, st.staged.opt.BackupDir)}
+	s := &Stopped{Written: res.Written, Total: res.Keys, Running: runningIn(err)}
+	if movedOn(err) {
+		var ce *ConflictError
+		errors.As(err, &ce)
+		s.MovedOn = fmt.Sprintf("%s was changed by another writer since the plan read it at revision %d (mod revision %d, now %d)", framework.EscapeText(ce.Key), ce.Revision, ce.Read, ce.Now)
+		s.Again = checkAgain(h.Command)
+		return s
+	}
+	s.Complete = completeCommand(h.Command, st.staged.opt.BackupDir)
 	chain := []string{res.Backup}
 	if h.Continues != "" {
 		rest, _ := BackupChain(h.Continues)

@@ -200,7 +200,7 @@ func TestConflictNamesTheRunningComponent(t *testing.T) {
 	w := &writer{store: cli, opt: Options{guards: []Guard{sessionGuard}, Header: Header{Revision: read.Header.Revision}}}
 	bt := &batch{ops: []Op{{Key: key, ModRevision: read.Kvs[0].ModRevision, Value: []byte("new")}}}
 	err = w.conflict(ctx, bt)
-	if !strings.Contains(err.Error(), "is Milvus running?") {
+	if !strings.Contains(err.Error(), "moved the instance on") {
 		t.Fatalf("no session: %v", err)
 	}
 	running := startSession(t, cli)

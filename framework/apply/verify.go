@@ -127,18 +127,14 @@ func (v *Verify) unread(pl *Plan, what string, err error) (*Verify, error) {
 		why = fmt.Sprintf("etcd compacted its history past the revision it read at, %d times (another writer moves the revision and etcd's compactor runs): %v", maxReadBacks, err)
 	}
 	v.Unread = framework.EscapeText(what + ": " + why)
-	v.Again = checkAgain(pl)
+	v.Again = checkAgain(pl.commandLine)
 	return v, fmt.Errorf("verify incomplete: the run's keys were written; %s; check again with: %s", v.Unread, strings.Join(v.Again, ", then "))
 }
 
-// checkAgain are the commands that check a run again: the command's own
-// dry run (its line without --run) and show checkpoint.
-func checkAgain(pl *Plan) []string {
-	dry := pl.Command
-	if pl.commandLine != "" {
-		dry = strings.TrimSpace(strings.ReplaceAll(" "+pl.commandLine+" ", " --run ", " "))
-	}
-	return []string{dry, "show checkpoint"}
+// checkAgain are the commands that check a run of command (its line, with
+// --run) again: its own dry run and show checkpoint.
+func checkAgain(command string) []string {
+	return []string{strings.TrimSpace(strings.ReplaceAll(" "+command+" ", " --run ", " ")), "show checkpoint"}
 }
 
 // replanLabel is the progress label of the verify's re-plan.
