@@ -93,7 +93,21 @@ func (o *Outcome) reminders() []string {
 		return []string{}
 	}
 	r := slices.Clone(o.plan.Reminders)
-	if a := o.Applied; a != nil && a.Backup != "" && !a.BackupDeleted {
+	a := o.Applied
+	switch {
+	case a == nil || a.Backup == "" || a.BackupDeleted:
+	case a.Continues != "":
+		// The run continued an interrupted one: its backup holds the state
+		// that run left, the chain the values before it.
+		chain := []string{a.Backup}
+		rest, missing := BackupChain(a.Continues)
+		chain = append(chain, rest...)
+		note := ""
+		if missing != nil {
+			note = fmt.Sprintf(" (the chain stops there: %v)", missing)
+		}
+		r = append(r, fmt.Sprintf("keep the backup files of the chain: this run continued an interrupted one; to put every key the runs changed in etcd back as it was, restore newest first: %s%s", restoreOrder(chain), note))
+	default:
 		r = append(r, fmt.Sprintf("keep the backup file: restore --file %s --run puts every key the run changed in etcd back as it was", a.Backup))
 	}
 	return r

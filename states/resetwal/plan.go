@@ -111,6 +111,7 @@ func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.St
 		MetaRoot: inst.Layout.MetaRoot(), Revision: rev, Target: p.Target, Scope: p.PChannels,
 		Prefixes: sortedKeys(prefixes), RestoreOrder: [][]int{{phaseLogMeta}, {phaseKeys}}}
 	var staged int64
+	logMetas := map[string]int64{}
 	err = st.Scan(ctx, h, "reset-wal", func(ctx context.Context, yield func(apply.Op) error) error {
 		staged = 0
 		var ops []apply.Op
@@ -120,6 +121,9 @@ func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.St
 					return nil
 				}
 				staged++
+				if k.Kind == models.WPLog {
+					logMetas[k.Key] = k.ModRevision
+				}
 				if yield == nil {
 					return nil
 				}
@@ -149,7 +153,15 @@ func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.St
 	if staged != s.Keys {
 		return nil, fmt.Errorf("reset wal: the inventory counted %d keys but the scan found %d at revision %d", s.Keys, staged, rev)
 	}
-	pl := &apply.Plan{Command: "reset wal", Title: "reset wal (woodpecker)", View: s, Gates: s.Gates, Keys: s.Keys,
+	prev, err := continuesInterrupted(p.BackupDir, inst.Layout.RootPath, rev, logMetas)
+	if err != nil {
+		return nil, err
+	}
+	split := prev != ""
+	if split {
+		s.Warnings = append(s.Warnings, fmt.Sprintf("an earlier reset wal stopped inside these logs: its backup %s holds the keys it deleted; this run completes it, and its backup continues that one (restore both, newest first, to roll back)", prev))
+	}
+	pl := &apply.Plan{Command: "reset wal", Title: "reset wal (woodpecker)", View: s, Gates: s.Gates, Keys: s.Keys, SplitState: split,
 		Root: inst.Layout.RootPath, Put: "written", Nothing: "nothing to write (no woodpecker log of a pchannel in scope)",
 		Reminders: runRem, After: []apply.Check{logidgenCheck(inst, s.Logidgen)}}
 	if objects != nil {
@@ -157,6 +169,42 @@ func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.St
 		pl.After = append(pl.After, objects.check(s))
 	}
 	return pl, nil
+}
+
+// continuesInterrupted is the backup of the interrupted reset wal this
+// run continues ("": none): the latest earlier reset wal backup of the root in dir
+// deleted (or was to delete) a log's LogMeta that is still there, not
+// written since that run read it (its mod revision is the backup's). A
+// run deletes a log's LogMeta last, so that log is one the earlier run
+// stopped inside: some of its keys are gone, and only the earlier backup
+// holds them. The kit then chains this run's backup to it (Plan.SplitState:
+// restore names both, newest first). logMetas are the LogMeta keys this
+// plan deletes, with their mod revisions.
+func continuesInterrupted(dir, root string, rev int64, logMetas map[string]int64) (string, error) {
+	if len(logMetas) == 0 {
+		return "", nil
+	}
+	prev, ok := apply.PreviousBackup(dir, root, rev, "reset wal")
+	if !ok {
+		return "", nil
+	}
+	br, err := apply.OpenBackup(prev)
+	if err != nil {
+		return "", fmt.Errorf("reset wal: the earlier backup %s: %w", prev, err)
+	}
+	defer br.Close()
+	for {
+		e, more, err := br.Next()
+		if err != nil {
+			return "", fmt.Errorf("reset wal: the earlier backup %s: %w", prev, err)
+		}
+		if !more {
+			return "", nil
+		}
+		if e.Phase == phaseLogMeta && e.Delete && e.ModRevision != 0 && logMetas[e.Key] == e.ModRevision {
+			return prev, nil
+		}
+	}
 }
 
 // logObjects are the objects of woodpecker's layout of the logs in scope,

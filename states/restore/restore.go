@@ -175,7 +175,16 @@ func (pl *Plan) header() apply.Header {
 // afterRestore is the check the backup's header names (nil: none).
 func (pl *Plan) afterRestore() *apply.Check {
 	if pl.Backup.AfterRestore != gates.SplitStateCheck {
-		return nil
+		if len(pl.Chain) < 2 {
+			return nil
+		}
+		// A backup that continues another (reset wal's, after an interrupted
+		// run): the keys read back, and the rest of the chain is still to
+		// restore.
+		return &apply.Check{Name: "chain", Run: func(context.Context) (string, error) {
+			return fmt.Sprintf("CHAIN, the keys of the backup hold their backed-up state, but this backup continues %s, which holds the keys the interrupted run changed before it: restore next: %s",
+				pl.Chain[1], apply.RestoreOrder(pl.Chain[1:])), nil
+		}}
 	}
 	return &apply.Check{Name: gates.SplitStateCheck, Run: func(ctx context.Context) (string, error) {
 		rev, err := pl.inst.Revision(ctx)
