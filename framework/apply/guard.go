@@ -31,14 +31,19 @@ type LiveError struct {
 // hex as etcdctl prints it.
 func (e *LiveError) Running() string {
 	if e.Role == "" {
-		return fmt.Sprintf("%s (lease %s)", e.Key, framework.LeaseID(e.Lease))
+		return fmt.Sprintf("%s (lease %s)", keyText(e.Key), framework.LeaseID(e.Lease))
 	}
-	return fmt.Sprintf("%s (%s, lease %s)", e.Key, e.Role, framework.LeaseID(e.Lease))
+	return fmt.Sprintf("%s (%s, lease %s)", keyText(e.Key), keyText(e.Role), framework.LeaseID(e.Lease))
 }
 
 func (e *LiveError) Error() string {
 	return fmt.Sprintf("%s: a Milvus component is running: %s; stop it (every component) before going on", e.Guard, e.Running())
 }
+
+// keyText is a key (or any text from etcd) as a message shows it: a
+// newline or another control character in it is escaped, so that a key
+// cannot forge a line of heron's output.
+func keyText(key string) string { return framework.EscapeText(key) }
 
 // checkGuards reads every guard now: a live key is a *LiveError.
 func checkGuards(ctx context.Context, store Store, guards []Guard) error {

@@ -61,9 +61,12 @@ func (k *kit[S, P]) options(command string) (Options, framework.WriteFlags, erro
 	if wf, ok := any(k.p).(interface{ WriteOptions() *framework.WriteFlags }); ok {
 		flags = *wf.WriteOptions()
 	}
-	opt, err := fromEnv(Options{MaxTxnOps: flags.MaxTxnOps, BackupDir: flags.BackupDir, Progress: k.w.Stderr, Label: command})
+	opt, err := fromEnv(Options{MaxTxnOps: flags.MaxTxnOps, MaxRequestBytes: flags.MaxRequestBytes, BackupDir: flags.BackupDir, Progress: k.w.Stderr, Label: command})
 	if err != nil {
 		return opt, flags, framework.Usagef("%s: %v", command, err)
+	}
+	if flags.MaxRequestBytes < 0 {
+		return opt, flags, framework.Usagef("--max-request-bytes %d: not a size in bytes", flags.MaxRequestBytes)
 	}
 	if k.tune != nil {
 		k.tune(&opt)
@@ -116,6 +119,13 @@ func (k *kit[S, P]) run(ctx context.Context) (framework.Result, error) {
 			h := st.staged.bw.header
 			h.External = ext
 			st.staged.bw.setHeader(h)
+		}
+	}
+	if st.staged != nil && !slices.ContainsFunc(pl.Gates, func(g framework.Gate) bool { return g.Name == RequestLimitName }) {
+		// The kit's own count of the staged puts, for a command whose plan
+		// does not gate them itself.
+		if g, ok := st.staged.limit.Gate(); ok {
+			pl.Gates = append(pl.Gates, g)
 		}
 	}
 	refusal := pl.Refusal()
@@ -343,7 +353,7 @@ func stopped(st *Stage, res *Result, err error) *Stopped {
 	if movedOn(err) {
 		var ce *ConflictError
 		errors.As(err, &ce)
-		s.MovedOn = fmt.Sprintf("%s was changed by another writer since the plan read it at revision %d (mod revision %d, now %d)", framework.EscapeText(ce.Key), ce.Revision, ce.Read, ce.Now)
+		s.MovedOn = fmt.Sprintf("%s was changed by another writer since the plan read it at revision %d (mod revision %d, now %d)", keyText(ce.Key), ce.Revision, ce.Read, ce.Now)
 		s.Again = checkAgain(h.Command)
 		return s
 	}

@@ -138,6 +138,10 @@ type Options struct {
 	// MaxTxnBytes bounds the estimated request size of one transaction; an op
 	// larger than that still goes, alone in its transaction.
 	MaxTxnBytes int
+	// MaxRequestBytes is the etcd server's --max-request-bytes (0: its
+	// default): a staged put that does not fit in one request refuses the
+	// plan (RequestLimitName), and MaxTxnBytes defaults to a share of it.
+	MaxRequestBytes int
 	// Concurrency is how many transactions of one phase may be in flight.
 	Concurrency int
 	// TxnTimeout bounds one transaction (and the read that diagnoses a failed one).

@@ -7,8 +7,6 @@ import (
 	"slices"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-
-	"github.com/heron-shell/heron/framework"
 )
 
 // provenByRevisions is Verify.ReadBack when the run's own revisions prove
@@ -179,11 +177,11 @@ func readBatch(ctx context.Context, store Store, ops []Op, rev int64, v *Verify)
 	compared, err := compareWritten(ctx, store, ops, rev, v.Revision, func(op Op, m mismatch, modRev int64) {
 		switch m {
 		case presentAfterDelete:
-			failures = append(failures, fmt.Sprintf("%s: deleted by the run, but present (written again at revision %d)", framework.EscapeText(op.Key), modRev))
+			failures = append(failures, fmt.Sprintf("%s: deleted by the run, but present (written again at revision %d)", keyText(op.Key), modRev))
 		case absentAfterPut:
-			failures = append(failures, fmt.Sprintf("%s: written by the run, but absent", framework.EscapeText(op.Key)))
+			failures = append(failures, fmt.Sprintf("%s: written by the run, but absent", keyText(op.Key)))
 		case otherBytes:
-			failures = append(failures, fmt.Sprintf("%s: does not hold the bytes the plan staged (written again at revision %d, after the run wrote it at %d)", framework.EscapeText(op.Key), modRev, rev))
+			failures = append(failures, fmt.Sprintf("%s: does not hold the bytes the plan staged (written again at revision %d, after the run wrote it at %d)", keyText(op.Key), modRev, rev))
 		}
 	})
 	if err != nil {

@@ -175,7 +175,7 @@ func entryOp(e Entry) (Op, error) {
 	}
 	if !e.Delete {
 		if !e.HasNew {
-			return Op{}, fmt.Errorf("entry %s has no new value", e.Key)
+			return Op{}, fmt.Errorf("entry %s has no new value", keyText(e.Key))
 		}
 		op.Value = e.New
 	}

@@ -384,6 +384,9 @@ func (pl *Plan) setGates(a *accumulator) {
 		if !pl.planner.Whole {
 			pl.Gates = append(pl.Gates, pl.oneWALGate(a))
 		}
+		if g, ok := a.limit.Gate(); ok {
+			pl.Gates = append(pl.Gates, g)
+		}
 	}
 	pl.Refused = false
 	for _, g := range pl.Gates {
@@ -398,6 +401,7 @@ func (pl *Plan) setGates(a *accumulator) {
 func (pl *Plan) scan(ctx context.Context, sink func(apply.Op) error) error {
 	a := newAccumulator(pl.planner)
 	a.dry = sink == nil
+	a.limit.Limit = pl.params.MaxRequestBytes
 	pl.unsettled = 0
 	var writeBytes int64
 	steps := []struct {
@@ -472,9 +476,6 @@ func (pl *Plan) warnings(a *accumulator) []string {
 	}
 	if len(a.empty) > 0 {
 		w = append(w, fmt.Sprintf("empty values rewritten with %s's earliest position: %s", pl.TargetWAL, listKeys(a.empty)))
-	}
-	if len(a.large) > 0 {
-		w = append(w, fmt.Sprintf("values above %d bytes (etcd's default --max-request-bytes, 1.5 MiB): their transactions fail unless etcd allows larger requests: %s", maxValueBytes, listKeys(a.large)))
 	}
 	if on := pl.allOnTarget(a); on {
 		w = append(w, fmt.Sprintf("every position in scope already names %s (--target-wal is the WAL in use): the plan only moves positions to its earliest id, which needs fresh topics", pl.TargetWAL))
