@@ -76,6 +76,11 @@ type Replan struct {
 	// what of the command's context the run may have changed. false: the
 	// kit plans again.
 	Same func(ctx context.Context, rev int64) (bool, error)
+	// Pending, when set, is the command's cheap re-plan, for a verify the
+	// run's revisions do not prove (another writer wrote during the run):
+	// the keys planning again at the current revision would write, read
+	// without building the whole plan again (nil: the kit builds it again).
+	Pending func(ctx context.Context) (int64, error)
 }
 
 // Refusal is nil when every gate passed: the one place a plan is refused.

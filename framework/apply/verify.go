@@ -31,7 +31,11 @@ func (k *kit[S, P]) verifyWritten(ctx context.Context, opt Options, pl *Plan, st
 			again, planned, planErr = replanProven(ctx, pl.Replan, v.Revision)
 		}
 		if readErr == nil && !planned && planErr == nil {
-			again, planned, planErr = k.replanKeys(ctx, opt)
+			if pl.Replan.Pending != nil {
+				again, planned, planErr = pending(ctx, pl.Replan.Pending)
+			} else {
+				again, planned, planErr = k.replanKeys(ctx, opt)
+			}
 		}
 	} else {
 		// The read-back and the re-plan are independent reads: they run side
@@ -148,6 +152,20 @@ func (k *kit[S, P]) replanKeys(ctx context.Context, opt Options) (int64, bool, e
 		again, _, err := k.plan(ctx, opt, false, replanLabel)
 		if err == nil {
 			return again.Keys, true, nil
+		}
+		if !stale(err) || attempt == maxReadBacks {
+			return 0, false, err
+		}
+	}
+}
+
+// pending is a command's cheap re-plan (Replan.Pending), again when etcd
+// compacts the revision it reads at (up to maxReadBacks times).
+func pending(ctx context.Context, keys func(context.Context) (int64, error)) (int64, bool, error) {
+	for attempt := 1; ; attempt++ {
+		n, err := keys(ctx)
+		if err == nil {
+			return n, true, nil
 		}
 		if !stale(err) || attempt == maxReadBacks {
 			return 0, false, err

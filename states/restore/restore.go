@@ -152,12 +152,50 @@ func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.St
 	}
 	pl.gateMovedOn()
 	out := &apply.Plan{Command: "restore", Title: "restore from " + pl.File, View: &pl.Summary, Gates: pl.Gates, Keys: pl.TotalKeys,
-		Root: inst.Layout.RootPath, Put: "put back", Nothing: "nothing to write, every key already holds its backed-up state"}
+		Root: inst.Layout.RootPath, Put: "put back", Nothing: "nothing to write, every key already holds its backed-up state",
+		Replan: &apply.Replan{Same: sameAt, Pending: pl.pending}}
 	if check := pl.afterRestore(); check != nil {
 		out.After = []apply.Check{*check}
 	}
 	return out, nil
 }
+
+// sameAt is apply.Replan's Same: a restore decides each entry of the file
+// from the key's current value alone (an op when it does not hold its
+// backed-up state), with no context. At a revision the run's own
+// revisions prove (the plan's revision plus exactly the run's ops), every
+// key the plan kept still holds its backed-up state and every key it wrote
+// holds the staged one, which is that state: planning again writes nothing
+// (Unsettled 0), with no read.
+func sameAt(context.Context, int64) (bool, error) { return true, nil }
+
+// pending is apply.Replan's Pending: the entries of the file whose key
+// does not hold its backed-up state now, read at the current revision in
+// one pass over the file (not the whole build again: no checksum pass, no
+// scan for created keys, one pass whatever the phases).
+func (pl *Plan) pending(ctx context.Context) (int64, error) {
+	rev, err := pl.inst.Revision(ctx)
+	if err != nil {
+		return 0, err
+	}
+	br, err := apply.OpenBackup(pl.File)
+	if err != nil {
+		return 0, err
+	}
+	defer br.Close()
+	br.AllowNoChecksum = pl.params.NoChecksum
+	var n int64
+	err = pl.streamPhase(ctx, br, rev, anyPhase, func(_ apply.Entry, _ instance.KV, op *apply.Op) error {
+		if op != nil {
+			n++
+		}
+		return nil
+	})
+	return n, err
+}
+
+// anyPhase is streamPhase's phase for every entry of the file.
+const anyPhase = -1
 
 // header is the restore's own backup: its keys come back in the reverse
 // order of this restore's phases, with the same check after.
@@ -472,7 +510,7 @@ func (pl *Plan) streamPhase(ctx context.Context, br *apply.BackupReader, rev int
 			return fmt.Errorf("backup %s line %d: key %s is outside the prefixes the backed-up command writes (%s): the file changed since it was checked",
 				pl.File, e.Line, e.Key, strings.Join(pl.Prefixes, ", "))
 		}
-		if pl.phaseOf(e) != phase {
+		if phase != anyPhase && pl.phaseOf(e) != phase {
 			continue
 		}
 		if err := batch.Add(ctx, e); err != nil {
