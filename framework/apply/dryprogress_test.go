@@ -54,7 +54,7 @@ func TestDryScanShowsProgress(t *testing.T) {
 		if err != nil {
 			return nil, err
 		}
-		return flipBuild(ctx, s, p, apply.DryStage())
+		return flipBuild(ctx, s, p, new(apply.Stage))
 	}, func(o *apply.Options) {
 		o.Progress = progress
 		o.ProgressInterval = time.Millisecond

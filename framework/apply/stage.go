@@ -215,7 +215,3 @@ func copyFile(from, to string) error {
 	}
 	return out.Close()
 }
-
-// DryStage is a stage that stages nothing: a plan built with it is a dry
-// run (a re-plan, a test).
-func DryStage() *Stage { return &Stage{} }

@@ -81,6 +81,21 @@ func StopSteps() []framework.Step {
 // (apply.Guarded), whatever a plan's Guards say.
 func SessionGuard(l models.Layout) apply.Guard { return instance.SessionGuard(l) }
 
+// KnownPChannels refuses (a usage error, nothing read further) a --pchannel
+// the instance does not have, naming the ones it has.
+func KnownPChannels(command string, asked []string, known map[string]bool) error {
+	var unknown []string
+	for _, pc := range asked {
+		if !known[pc] {
+			unknown = append(unknown, pc)
+		}
+	}
+	if len(unknown) == 0 {
+		return nil
+	}
+	return framework.Usagef("%s: unknown --pchannel %s: the instance has %s", command, strings.Join(unknown, ", "), strings.Join(models.NaturalKeys(known), ", "))
+}
+
 // InFlightBroadcasts is the gate "no in-flight broadcast task": no broadcast
 // task is Pending, WaitAck or Replicated at rev (a half-applied DDL whose
 // callbacks would write positions of the WAL it started on), and every task

@@ -186,7 +186,7 @@ func (a *accumulator) finish(s *Summary, l models.Layout) {
 				case KindQueryTarget:
 					d.Prefixes = []string{l.Meta(models.QueryTargetPrefix)}
 				case KindSegmentAssign:
-					for _, pc := range sortedKeys(a.assignPCs) {
+					for _, pc := range models.NaturalKeys(a.assignPCs) {
 						d.Prefixes = append(d.Prefixes, l.Meta(models.SegmentAssignPrefix(pc)))
 					}
 				}

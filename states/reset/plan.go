@@ -174,15 +174,8 @@ func readContext(ctx context.Context, inst *instance.Instance, p *Params) (*Plan
 	assigned, checkpointed, names := wal.assigned, wal.checkpointed, cols.names
 	replication := append(wal.replication, replicating...)
 	walOther, laterFields := wal.other, wal.laterFields
-	var unknown []string
-	for _, pc := range p.PChannels {
-		if !known[pc] {
-			unknown = append(unknown, pc)
-		}
-	}
-	if len(unknown) > 0 {
-		return nil, framework.Usagef("reset checkpoint: unknown --pchannel %s: the instance has %s",
-			strings.Join(unknown, ", "), strings.Join(sortedKeys(known), ", "))
+	if err := gates.KnownPChannels("reset checkpoint", p.PChannels, known); err != nil {
+		return nil, err
 	}
 	planner, err := NewPlanner(p.TargetWAL, p.PChannels, c)
 	if err != nil {
@@ -219,9 +212,9 @@ func readContext(ctx context.Context, inst *instance.Instance, p *Params) (*Plan
 	pl.Revision = rev
 	pl.MetaRoot = layout.MetaRoot()
 	if planner.Whole {
-		pl.Scope = Scope{WholeInstance: true, PChannels: sortedKeys(known)}
+		pl.Scope = Scope{WholeInstance: true, PChannels: models.NaturalKeys(known)}
 	} else {
-		pl.Scope = Scope{PChannels: sortedKeys(scope)}
+		pl.Scope = Scope{PChannels: models.NaturalKeys(scope)}
 	}
 	pl.wide = p.Wide
 	newAccumulator(planner).finish(&pl.Summary, layout)
@@ -465,7 +458,7 @@ func (pl *Plan) warnings(a *accumulator) []string {
 			strings.Join(pl.SplitPChannels, ", ")))
 	}
 	var alter []string
-	for _, pc := range sortedKeys(keysOf(a.alter)) {
+	for _, pc := range models.NaturalKeys((a.alter)) {
 		if pl.planner.InScope(pc) {
 			alter = append(alter, fmt.Sprintf("%s (%s)", pc, a.alter[pc].Describe()))
 		}
@@ -744,15 +737,6 @@ func (pl *Plan) commandLine() string {
 	return b.String()
 }
 
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.SortFunc(out, models.NaturalCompare)
-	return out
-}
-
 // listKeys joins at most maxGateKeys keys in natural order (dml_3 before
 // dml_19), saying how many more there are.
 func listKeys(keys []string) string {
@@ -769,14 +753,6 @@ func joinInts(ns []int32) string {
 		parts[i] = fmt.Sprint(n)
 	}
 	return strings.Join(parts, ", ")
-}
-
-func keysOf[V any](m map[string]V) map[string]bool {
-	out := make(map[string]bool, len(m))
-	for k := range m {
-		out[k] = true
-	}
-	return out
 }
 
 func notTouched(l models.Layout) []string {

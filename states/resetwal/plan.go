@@ -3,6 +3,8 @@ package resetwal
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -44,16 +46,12 @@ func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.St
 	if err != nil {
 		return nil, err
 	}
+	if err := gates.KnownPChannels("reset wal", p.PChannels, pchannels); err != nil {
+		return nil, err
+	}
 	scope := map[string]bool{}
-	var unknown []string
 	for _, pc := range p.PChannels {
 		scope[pc] = true
-		if !pchannels[pc] {
-			unknown = append(unknown, pc)
-		}
-	}
-	if len(unknown) > 0 {
-		return nil, framework.Usagef("reset wal: unknown --pchannel %s: the instance has %s", strings.Join(unknown, ", "), strings.Join(sortedKeys(pchannels), ", "))
 	}
 	inScope := func(pc string) bool { return len(scope) == 0 || scope[pc] }
 	inv, err := woodpecker.Find(ctx, inst, rev, woodpecker.Options{MetaPrefix: p.WPMetaPrefix, PChannels: pchannels})
@@ -70,9 +68,9 @@ func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.St
 	s := &Summary{Command: "reset wal", Target: p.Target, Revision: rev, RootPath: inst.Layout.RootPath,
 		Effective: inv.Effective, StorageType: storage, StorageFrom: from, Logs: []LogRow{}, Warnings: []string{}}
 	if len(scope) == 0 {
-		s.Scope = Scope{WholeInstance: true, PChannels: sortedKeys(pchannels)}
+		s.Scope = Scope{WholeInstance: true, PChannels: slices.Sorted(maps.Keys(pchannels))}
 	} else {
-		s.Scope = Scope{PChannels: sortedKeys(scope)}
+		s.Scope = Scope{PChannels: slices.Sorted(maps.Keys(scope))}
 	}
 	logs := inv.InstanceLogs(inScope)
 	type logKey struct{ prefix, name string }
@@ -102,14 +100,14 @@ func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.St
 	s.Gates = append(s.Gates, storageGate(p, s))
 	runRem := runReminders(s)
 	s.Reminders = append([]string{backupReminder}, runRem...)
-	s.Logidgen, err = logidgens(ctx, inst, rev, sortedKeys(prefixes))
+	s.Logidgen, err = logidgens(ctx, inst, rev, slices.Sorted(maps.Keys(prefixes)))
 	if err != nil {
 		return nil, err
 	}
 
 	h := apply.Header{Command: commandLine(p), Endpoints: inst.Endpoints, RootPath: inst.Layout.RootPath,
 		MetaRoot: inst.Layout.MetaRoot(), Revision: rev, Target: p.Target, Scope: p.PChannels,
-		Prefixes: sortedKeys(prefixes), RestoreOrder: [][]int{{phaseLogMeta}, {phaseKeys}}}
+		Prefixes: slices.Sorted(maps.Keys(prefixes)), RestoreOrder: [][]int{{phaseLogMeta}, {phaseKeys}}}
 	var staged int64
 	logMetas := map[string]int64{}
 	err = st.Scan(ctx, h, "reset-wal", func(ctx context.Context, yield func(apply.Op) error) error {
@@ -503,13 +501,4 @@ func listKeys(keys []string) string {
 		return strings.Join(keys, ", ")
 	}
 	return fmt.Sprintf("%s and %d more", strings.Join(keys[:maxListed], ", "), len(keys)-maxListed)
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
