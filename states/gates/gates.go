@@ -184,6 +184,13 @@ func SplitPChannels(ctx context.Context, inst *instance.Instance, rev int64) ([]
 	return census.Split(), nil
 }
 
+// Write is the Build of a write command's phases on an instance: the kit
+// runs them with the instance's gates (Instance) first, which no command
+// can leave out.
+func Write[P, C any](ph apply.Phases[*instance.Instance, P, C]) apply.Build[*instance.Instance, P] {
+	return apply.Phased(Instance, ph)
+}
+
 // Instance runs the gates every write command runs, in the order plans
 // show them: no etcd alarm, a streaming instance, no live component, no
 // in-flight broadcast task (at rev).
