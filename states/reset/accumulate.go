@@ -219,3 +219,14 @@ func (a *accumulator) finish(s *Summary, l models.Layout) {
 		}
 	}
 }
+
+// split reports whether a pchannel's positions name more than one WAL (an
+// interrupted reset left them).
+func (a *accumulator) split() bool {
+	for _, c := range a.census.Report() {
+		if c.Split {
+			return true
+		}
+	}
+	return false
+}

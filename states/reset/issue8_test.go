@@ -2,6 +2,7 @@ package reset
 
 import (
 	"bytes"
+	"context"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 	"github.com/heron-shell/heron/models/msgid"
 	"github.com/heron-shell/heron/models/sample"
 	"github.com/heron-shell/heron/models/wire"
+	"github.com/heron-shell/heron/states/instance"
 	"github.com/heron-shell/heron/states/restore"
 	"github.com/heron-shell/heron/tests/etcdtest"
 	"github.com/heron-shell/heron/tests/shelltest"
@@ -388,7 +390,13 @@ func TestLargeValueRefused(t *testing.T) {
 		a := newAccumulator(p)
 		a.limit.Limit = c.limit
 		a.add("by-dev/meta/"+k.Rel, k, big, d)
-		pl.setGates(a)
+		pl.acc = a
+		gs, err := pl.scanGates(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		pl.inst = &instance.Instance{}
+		pl.view(gs)
 		var g *Gate
 		for i := range pl.Gates {
 			if pl.Gates[i].Name == apply.RequestLimitName {

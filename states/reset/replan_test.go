@@ -149,7 +149,7 @@ func TestSameAtReadsTheScopedCollections(t *testing.T) {
 	e := newEnv(t, commonpb.WALName_Pulsar)
 	ctx := context.Background()
 	plan := func(pcs ...string) *Plan {
-		pl, err := readContext(ctx, e.inst, &Params{TargetWAL: "kafka", PChannels: pcs})
+		pl, err := readContext(ctx, e.inst, &Params{TargetWAL: "kafka", PChannels: pcs}, e.rev())
 		if err != nil {
 			t.Fatal(err)
 		}
