@@ -136,28 +136,46 @@ type Plan struct {
 
 const maxExamples = 5
 
-// Build checks the backup file whole (checksum, prefixes), reads the gates
-// at one revision, then plans every key of the file through st, in the
-// order its header names, and returns the complete plan.
-func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.Stage) (*apply.Plan, error) {
-	pl, err := build(ctx, inst, p)
+// Build is restore's plan, as the kit's phases (gates.Write): the context
+// (the backup file checked whole: checksum, prefixes; the keys created
+// since under its prefixes), the scan of every key of the file in the
+// order its header names, the gates that need it (the file is this
+// instance's, the instance did not move on), and the view.
+var Build = gates.Write(apply.Phases[*instance.Instance, Params, *Plan]{
+	Context: readContext, Header: (*Plan).headerNamed, Scan: (*Plan).scan, Gates: (*Plan).scanGates, View: (*Plan).view})
+
+// readContext checks the backup file whole, then reads at rev the keys
+// created since under its prefixes.
+func readContext(ctx context.Context, inst *instance.Instance, p *Params, rev int64) (*Plan, error) {
+	pl, err := build(ctx, inst, p, rev)
 	if err != nil {
 		return nil, err
 	}
-	if err := pl.readCreated(ctx); err != nil {
-		return nil, err
+	return pl, pl.readCreated(ctx)
+}
+
+// headerNamed is the header of the restore's own backup, and its name.
+func (pl *Plan) headerNamed() (apply.Header, string) { return pl.header(), "restore" }
+
+// scanGates are the file's gate and, from the scan, the moved-on gate.
+func (pl *Plan) scanGates(context.Context) ([]Gate, error) {
+	return []Gate{gates.FileGate(pl.inst, gates.File{What: "backup", Made: "taken of", RootPath: pl.Backup.RootPath}), pl.gateMovedOn()}, nil
+}
+
+// view is the plan shown.
+func (pl *Plan) view(gs []Gate) *apply.Plan {
+	pl.Gates = gs
+	pl.Refused = false
+	for _, g := range gs {
+		pl.Refused = pl.Refused || !g.OK
 	}
-	if err := st.Scan(ctx, pl.header(), "restore", pl.scan); err != nil {
-		return nil, err
-	}
-	pl.gateMovedOn()
-	out := &apply.Plan{Command: "restore", Title: "restore from " + pl.File, View: &pl.Summary, Gates: pl.Gates, Keys: pl.TotalKeys,
-		Root: inst.Layout.RootPath, Put: "put back", Nothing: "nothing to write, every key already holds its backed-up state",
+	out := &apply.Plan{Command: "restore", Title: "restore from " + pl.File, View: &pl.Summary, Keys: pl.TotalKeys,
+		Root: pl.inst.Layout.RootPath, Put: "put back", Nothing: "nothing to write, every key already holds its backed-up state",
 		Replan: &apply.Replan{Same: sameAt, Pending: pl.pending}}
 	if check := pl.afterRestore(); check != nil {
 		out.After = []apply.Check{*check}
 	}
-	return out, nil
+	return out
 }
 
 // sameAt is apply.Replan's Same: a restore decides each entry of the file
@@ -242,7 +260,7 @@ func (pl *Plan) afterRestore() *apply.Check {
 	}}
 }
 
-func build(ctx context.Context, inst *instance.Instance, p *Params) (*Plan, error) {
+func build(ctx context.Context, inst *instance.Instance, p *Params, rev int64) (*Plan, error) {
 	header, err := apply.ReadBackupHeader(p.File)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("restore: no file %s", p.File)
@@ -285,10 +303,6 @@ func build(ctx context.Context, inst *instance.Instance, p *Params) (*Plan, erro
 		}
 		prefixes = legacy
 	}
-	rev, err := inst.Revision(ctx)
-	if err != nil {
-		return nil, err
-	}
 	pl := &Plan{inst: inst, params: *p, groups: map[int]int{}, phases: 1}
 	for i, group := range header.RestoreOrder {
 		for _, ph := range group {
@@ -311,13 +325,6 @@ func build(ctx context.Context, inst *instance.Instance, p *Params) (*Plan, erro
 		pl.Warnings = append(pl.Warnings, fmt.Sprintf("the run that made this backup also went to %s, outside etcd: restore puts back the etcd keys only, not those", e))
 	}
 
-	pl.Gates, err = gates.FileGates(ctx, inst, rev, gates.File{What: "backup", Made: "taken of", RootPath: header.RootPath})
-	if err != nil {
-		return nil, err
-	}
-	for _, g := range pl.Gates {
-		pl.Refused = pl.Refused || !g.OK
-	}
 	if header.Target != "" {
 		before := "the WAL the instance used before"
 		if n := previous.names(); n != "" {
@@ -424,7 +431,7 @@ func (pl *Plan) readCreated(ctx context.Context) error {
 }
 
 // gateMovedOn is the gate on what happened since the backed-up write.
-func (pl *Plan) gateMovedOn() {
+func (pl *Plan) gateMovedOn() Gate {
 	m := &pl.MovedOn
 	g := Gate{Name: "instance did not move on", OK: true, Count: m.Total}
 	switch {
@@ -457,8 +464,7 @@ func (pl *Plan) gateMovedOn() {
 			g.Fix = []framework.Step{{Order: framework.StepRerun, Text: "keep the instance as it is (do not restore), or re-run with --force-moved-on to roll back what Milvus did since"}}
 		}
 	}
-	pl.Gates = append(pl.Gates, g)
-	pl.Refused = pl.Refused || !g.OK
+	return g
 }
 
 // stream reads the backup file once per restore phase (the groups of the
