@@ -52,6 +52,14 @@ type flipStore struct{ *clientv3.Client }
 
 func (flipStore) Guards() []apply.Guard { return nil }
 
+func (s flipStore) Revision(ctx context.Context) (int64, error) {
+	resp, err := s.Get(ctx, "r/", clientv3.WithCountOnly())
+	if err != nil {
+		return 0, err
+	}
+	return resp.Header.Revision, nil
+}
+
 func flipBuild(ctx context.Context, s flipStore, p *flipParams, st *apply.Stage) (*apply.Plan, error) {
 	resp, err := s.Get(ctx, "r/meta/", clientv3.WithPrefix())
 	if err != nil {

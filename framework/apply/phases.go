@@ -26,8 +26,10 @@ type Phases[S Guarded, P, C any] struct {
 	// carries ("reset-wal").
 	Header func(c C) (Header, string)
 	// Scan decides every key at the plan's revision, in write order, and
-	// yields each op (yield is nil on a dry run: it decides, builds no op).
-	Scan func(c C, ctx context.Context, yield func(Op) error) error
+	// yields each op (yield is nil on a dry run: it decides, builds no op);
+	// read counts the keys it reads, the kit's progress of a scan that
+	// yields nothing.
+	Scan func(c C, ctx context.Context, read func(n int), yield func(Op) error) error
 	// Gates are the gates that need the scan (nil: none), after the
 	// instance's and the context's.
 	Gates func(c C, ctx context.Context) ([]framework.Gate, error)
@@ -72,7 +74,7 @@ func Phased[S Revisioned, P, C any](instance Instance[S], ph Phases[S, P, C]) Bu
 			return nil, gateErr
 		}
 		h, name := ph.Header(c)
-		if err := st.Scan(ctx, h, name, func(ctx context.Context, yield func(Op) error) error { return ph.Scan(c, ctx, yield) }); err != nil {
+		if err := st.Scan(ctx, h, name, func(ctx context.Context, yield func(Op) error) error { return ph.Scan(c, ctx, st.read, yield) }); err != nil {
 			return nil, err
 		}
 		gates := instanceGates

@@ -28,6 +28,9 @@ type Stage struct {
 	// held is the published backup, open until the verify has read it back
 	// (a backup deleted during the run is still read back, and reported).
 	held *os.File
+	// read counts the keys a scan that stages nothing reads (its progress:
+	// such a scan yields no op to count); a no-op while staging.
+	read func(n int)
 }
 
 // openBackup reads the published backup from its start.
@@ -54,7 +57,8 @@ func (s *Stage) Scan(ctx context.Context, h Header, name string, scan Scan) erro
 	}
 	if !s.staging {
 		// Nothing staged, nothing counted: the scan counts what it reads
-		// (ReadCounter), shown once it takes longer than a progress interval.
+		// (Phases.Scan's read), shown once it takes longer than a progress
+		// interval.
 		prog := startQuietProgress(s.opt.Progress, s.label, s.opt.ProgressInterval)
 		count := prog.add
 		if pause := s.opt.Pause; pause != nil && s.label == replanLabel {
@@ -67,7 +71,8 @@ func (s *Stage) Scan(ctx context.Context, h Header, name string, scan Scan) erro
 				}
 			}
 		}
-		err := scan(withReadCounter(ctx, count), nil)
+		s.read = count
+		err := scan(ctx, nil)
 		prog.finish(err == nil)
 		return err
 	}
@@ -80,6 +85,7 @@ func (s *Stage) Scan(ctx context.Context, h Header, name string, scan Scan) erro
 	}
 	st.ctx = ctx
 	s.staged = st
+	s.read = func(int) {}
 	if err := scan(ctx, st.add); err != nil {
 		return err
 	}

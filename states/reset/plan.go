@@ -406,7 +406,7 @@ func (pl *Plan) scanGates(context.Context) ([]Gate, error) {
 // order, decides each one into a fresh accumulator (pl.acc, what the gates
 // and the view read), and hands the ops to sink (nil: the dry run, which
 // builds no op).
-func (pl *Plan) scan(ctx context.Context, sink func(apply.Op) error) error {
+func (pl *Plan) scan(ctx context.Context, read func(n int), sink func(apply.Op) error) error {
 	a := newAccumulator(pl.planner)
 	a.dry = sink == nil
 	a.limit.Limit = pl.params.MaxRequestBytes
@@ -426,7 +426,6 @@ func (pl *Plan) scan(ctx context.Context, sink func(apply.Op) error) error {
 		{nil, 0, -1, true},
 		{pl.checkpointPrefixes, 0, models.KindConsumeCheckpoint, false},
 	}
-	read := apply.ReadCounter(ctx)
 	for _, st := range steps {
 		if st.config {
 			if err := pl.scanConfig(ctx, a, sink); err != nil {

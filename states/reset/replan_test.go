@@ -153,7 +153,7 @@ func TestSameAtReadsTheScopedCollections(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := pl.scan(ctx, nil); err != nil {
+		if err := pl.scan(ctx, func(int) {}, nil); err != nil {
 			t.Fatal(err)
 		}
 		return pl

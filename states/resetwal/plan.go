@@ -133,12 +133,13 @@ func (w *walPlan) header() (apply.Header, string) {
 
 // scan decides every key of the logs in scope at the plan's revision: one
 // delete each, the per-log keys before the LogMeta.
-func (w *walPlan) scan(ctx context.Context, yield func(apply.Op) error) error {
+func (w *walPlan) scan(ctx context.Context, read func(n int), yield func(apply.Op) error) error {
 	w.staged = 0
 	clear(w.logMetas)
 	var ops []apply.Op
 	_, err := woodpecker.Find(ctx, w.inst, w.rev, woodpecker.Options{MetaPrefix: w.p.WPMetaPrefix, PChannels: w.pchannels,
 		OnKey: func(k woodpecker.Key) error {
+			read(1)
 			if !w.planned[logKey{k.Prefix, k.Log}] {
 				return nil
 			}

@@ -337,12 +337,11 @@ func build(ctx context.Context, inst *instance.Instance, p *Params, rev int64) (
 
 // scan plans every key of the file into the summary and hands the ops, in
 // the order the header names, to sink (nil: the dry run).
-func (pl *Plan) scan(ctx context.Context, sink func(apply.Op) error) error {
+func (pl *Plan) scan(ctx context.Context, read func(n int), sink func(apply.Op) error) error {
 	s := &pl.Summary
 	s.Entries, s.Puts, s.Deletes, s.Unchanged, s.Examples = 0, 0, 0, 0, []Example{}
 	s.MovedOn = MovedOn{Checked: pl.written != nil, Changed: []string{}, Deleted: []string{}, Created: []string{}}
 	created := maps.Clone(pl.created)
-	read := apply.ReadCounter(ctx)
 	err := pl.stream(ctx, pl.Revision, func(e apply.Entry, cur instance.KV, op *apply.Op) error {
 		s.Entries++
 		read(1)
