@@ -106,9 +106,23 @@ func (g Gate) Verdict() string {
 	return "ok"
 }
 
+// Refused reports whether a gate failed: the one fold of a plan's gates
+// (Refusal's, and the views' "refused").
+func Refused(gates []Gate) bool {
+	for _, g := range gates {
+		if !g.OK {
+			return true
+		}
+	}
+	return false
+}
+
 // Refusal is nil when every gate passed, else the refusal (exit 3) of
 // command naming each failed gate.
 func Refusal(command string, gates []Gate) error {
+	if !Refused(gates) {
+		return nil
+	}
 	var failed []string
 	for _, g := range gates {
 		if !g.OK {

@@ -81,10 +81,7 @@ var Build = gates.Write(apply.Phases[*instance.Instance, Params, *Plan]{
 func (pl *Plan) view(gs []Gate) *apply.Plan {
 	a := pl.acc
 	pl.Gates = gs
-	pl.Refused = false
-	for _, g := range gs {
-		pl.Refused = pl.Refused || !g.OK
-	}
+	pl.Refused = framework.Refused(gs)
 	a.finish(&pl.Summary, pl.inst.Layout)
 	pl.Warnings = append(append(append([]string{}, pl.growing...), pl.notes...), pl.warnings(a)...)
 	if pl.EtcdSpace != nil {

@@ -165,10 +165,7 @@ func (pl *Plan) scanGates(context.Context) ([]Gate, error) {
 // view is the plan shown.
 func (pl *Plan) view(gs []Gate) *apply.Plan {
 	pl.Gates = gs
-	pl.Refused = false
-	for _, g := range gs {
-		pl.Refused = pl.Refused || !g.OK
-	}
+	pl.Refused = framework.Refused(gs)
 	out := &apply.Plan{Command: "restore", Title: "restore from " + pl.File, View: &pl.Summary, Keys: pl.TotalKeys,
 		Root: pl.inst.Layout.RootPath, Put: "put back", Nothing: "nothing to write, every key already holds its backed-up state",
 		Replan: &apply.Replan{Same: sameAt, Pending: pl.pending}}
