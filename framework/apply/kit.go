@@ -328,11 +328,15 @@ func (k *kit[S, P]) unwritten(out *Outcome, st *Stage, res *Result, err error) e
 		fmt.Fprintf(k.w.Stderr, "backup: %s removed: this run changed no key\n", res.Backup)
 		res.Backup, res.BackupDeleted = "", false
 	}
+	what := "nothing was written"
+	if len(out.External) > 0 {
+		what = "nothing was written to etcd (its effects outside etcd were done)"
+	}
 	var ce *ConflictError
 	if errors.As(err, &ce) {
-		return framework.Refusedf("%s: nothing was written: %w", out.plan.Command, err)
+		return framework.Refusedf("%s: %s: %w", out.plan.Command, what, err)
 	}
-	return fmt.Errorf("%s: nothing was written: %w", out.plan.Command, err)
+	return fmt.Errorf("%s: %s: %w", out.plan.Command, what, err)
 }
 
 // movedOn: the run stopped on a key another writer changed since the plan,

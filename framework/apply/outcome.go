@@ -143,6 +143,8 @@ func (o *Outcome) Table(w io.Writer) error {
 		fmt.Fprintf(&b, "%s: outside etcd, %s in %.1fs (the backup cannot bring them back)\n", pl.Title, framework.EscapeText(d.String()), d.Seconds)
 	}
 	switch a := o.Applied; {
+	case o.Unwritten != "" && len(o.External) > 0:
+		fmt.Fprintf(&b, "%s: nothing was written to etcd (0 of %d keys; the effects outside etcd above were done): %s\n", pl.Title, pl.Keys, o.Unwritten)
 	case o.Unwritten != "":
 		fmt.Fprintf(&b, "%s: nothing was written (0 of %d keys): %s\n", pl.Title, pl.Keys, o.Unwritten)
 	case a == nil:
