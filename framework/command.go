@@ -84,6 +84,9 @@ type WriteFlags struct {
 	MaxInflight int    `name:"max-inflight" default:"4" desc:"at most this many transactions of one phase in flight (1: one at a time)"`
 	BackupDir   string `name:"backup-dir" default:"." placeholder:"DIR" desc:"folder of the backup file written before the first write"`
 	PlanOut     string `name:"plan-out" placeholder:"FILE" desc:"also save the staged plan (checksummed, no credentials) to FILE, for apply --file FILE --run"`
+	// MaxRequestBytes is the etcd server's --max-request-bytes: a plan with
+	// a value that does not fit in one request of that size is refused.
+	MaxRequestBytes int `name:"max-request-bytes" default:"1572864" placeholder:"BYTES" desc:"the etcd server's --max-request-bytes (1.5 MiB by default): a plan with a value larger than one request allows is refused; raise it only to what the server runs with"`
 }
 
 // MaxInflightLimit bounds --max-inflight: past a few transactions etcd

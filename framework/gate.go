@@ -107,18 +107,29 @@ func (g Gate) Verdict() string {
 	return "ok"
 }
 
+// Refused reports whether a gate failed: the one fold of a plan's gates
+// (Refusal's, and the views' "refused").
+func Refused(gates []Gate) bool {
+	for _, g := range gates {
+		if !g.OK {
+			return true
+		}
+	}
+	return false
+}
+
 // Refusal is nil when every gate passed, else the refusal (exit 3) of
 // command naming each failed gate.
 func Refusal(command string, gates []Gate) error {
+	if !Refused(gates) {
+		return nil
+	}
 	var failed, names []string
 	for _, g := range gates {
 		if !g.OK {
 			failed = append(failed, g.Name+": "+g.Detail)
 			names = append(names, g.Name)
 		}
-	}
-	if len(failed) == 0 {
-		return nil
 	}
 	msg := fmt.Sprintf("%s refused, nothing was written: %s", command, strings.Join(failed, "; "))
 	recipe := Recipe(gates)

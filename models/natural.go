@@ -1,6 +1,8 @@
 package models
 
 import (
+	"maps"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -56,6 +58,11 @@ func NaturalCompare(a, b string) int {
 		return 1
 	}
 	return 0
+}
+
+// NaturalKeys are the keys of m in natural order (NaturalLess).
+func NaturalKeys[V any](m map[string]V) []string {
+	return slices.SortedFunc(maps.Keys(m), NaturalCompare)
 }
 
 func digitRun(s string) int {

@@ -101,7 +101,7 @@ func profile(t *testing.B) {
 			var pl *apply.Plan
 			phase("plan", func() error {
 				var err error
-				pl, err = reset.Build(ctx, inst, p, apply.DryStage())
+				pl, err = reset.Build(ctx, inst, p, new(apply.Stage))
 				return err
 			})
 			t.Logf("plan: %d keys", pl.Keys)

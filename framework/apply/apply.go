@@ -80,10 +80,14 @@ func (e *ConflictError) Error() string {
 	}
 	if e.Running != "" {
 		return fmt.Sprintf("key %s changed since the plan was read at revision %d (mod revision %d, now %s): a Milvus component is running: %s; %s (%d of %d keys written in all); stop it (every component), then re-run heron to complete",
-			e.Key, e.Revision, e.Read, now, e.Running, after, e.Written, e.Total)
+			keyText(e.Key), e.Revision, e.Read, now, e.Running, after, e.Written, e.Total)
 	}
-	return fmt.Sprintf("key %s changed since the plan was read at revision %d (mod revision %d, now %s): is Milvus running? %s (%d of %d keys written in all); re-run heron to complete",
-		e.Key, e.Revision, e.Read, now, after, e.Written, e.Total)
+	if e.Written == 0 {
+		return fmt.Sprintf("key %s changed since the plan was read at revision %d (mod revision %d, now %s): another writer (another heron run, or Milvus) moved the instance on; no key of this run was written; read the instance again (the command's dry run) before running anything",
+			keyText(e.Key), e.Revision, e.Read, now)
+	}
+	return fmt.Sprintf("key %s changed since the plan was read at revision %d (mod revision %d, now %s): another writer (another heron run, or Milvus) moved the instance on; %s (%d of %d keys written in all); read the instance (the command's dry run, show checkpoint) before completing or rolling back",
+		keyText(e.Key), e.Revision, e.Read, now, after, e.Written, e.Total)
 }
 
 // InterruptedError is a run stopped after some transactions: by the AfterTxn
@@ -119,6 +123,10 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxTxnBytes <= 0 {
 		o.MaxTxnBytes = DefaultMaxTxnBytes
+		if o.MaxRequestBytes > DefaultMaxRequestBytes {
+			// The same room for the compares and framing as by default.
+			o.MaxTxnBytes = o.MaxRequestBytes - (DefaultMaxRequestBytes - DefaultMaxTxnBytes)
+		}
 	}
 	if o.Concurrency <= 0 {
 		o.Concurrency = DefaultConcurrency
@@ -155,6 +163,8 @@ type Staged struct {
 	prog   *progress
 	// The transaction of the most ops: its size and first key.
 	biggestOps int
+	// limit counts the staged puts over etcd's request limit.
+	limit      RequestLimit
 	biggestKey string
 	phases     map[int]bool
 	// probe checks, before the first write, that the user may write every
@@ -171,6 +181,9 @@ type Staged struct {
 const (
 	PauseScan     = "scan"
 	PauseReadBack = "read-back"
+	// PauseReplan: once the verify's re-plan read its first key (at the
+	// revision it reads at).
+	PauseReplan = "replan"
 )
 
 // newStaged starts pass 1 into a temporary backup at opt.BackupPath
@@ -181,7 +194,7 @@ func newStaged(opt Options, label string, withNew bool) (*Staged, error) {
 		return nil, err
 	}
 	bw.withNew = withNew
-	st := &Staged{opt: opt, start: time.Now(), bw: bw, seed: maphash.MakeSeed(), phases: map[int]bool{}, probe: newProber(opt.Header.Prefixes)}
+	st := &Staged{opt: opt, start: time.Now(), bw: bw, seed: maphash.MakeSeed(), phases: map[int]bool{}, probe: newProber(opt.Header.Prefixes), limit: RequestLimit{Limit: opt.MaxRequestBytes}}
 	st.prog = startProgress(opt.Progress, label, 0, opt.ProgressInterval)
 	st.b1 = newBatcher(opt, st.seed, func(bt *batch) error {
 		for _, op := range bt.ops {
@@ -212,6 +225,9 @@ func (st *Staged) add(op Op) error {
 		st.opt.Pause(PauseScan)
 	}
 	st.probe.add(op)
+	if !op.Delete {
+		st.limit.Add(op.Key, op.Value)
+	}
 	return st.b1.add(op)
 }
 
@@ -362,7 +378,7 @@ func (b *batcher) add(op Op) error {
 		return errors.New("an op has an empty key")
 	}
 	if b.started && op.Phase < b.lastPhase {
-		return fmt.Errorf("op for %s is in phase %d after phase %d: ops must come in phase order", op.Key, op.Phase, b.lastPhase)
+		return fmt.Errorf("op for %s is in phase %d after phase %d: ops must come in phase order", keyText(op.Key), op.Phase, b.lastPhase)
 	}
 	b.started, b.lastPhase = true, op.Phase
 	size := opSize(op)
@@ -378,7 +394,7 @@ func (b *batcher) add(op Op) error {
 		clear(b.keys)
 	}
 	if _, dup := b.keys[op.Key]; dup {
-		return fmt.Errorf("key %s appears twice in the plan", op.Key)
+		return fmt.Errorf("key %s appears twice in the plan", keyText(op.Key))
 	}
 	b.keys[op.Key] = struct{}{}
 	b.cur.ops = append(b.cur.ops, op)
@@ -493,7 +509,7 @@ func (w *writer) committedAfter(seq int) int64 {
 func (w *writer) send(bt *batch) error {
 	if bt.seq >= len(w.hashes) || w.hashes[bt.seq] != bt.hash {
 		w.wg.Wait()
-		err := fmt.Errorf("transaction %d differs from what the backup holds (first key %s): the keys read at revision %d changed between the two passes", bt.seq+1, bt.ops[0].Key, w.opt.Header.Revision)
+		err := fmt.Errorf("transaction %d differs from what the backup holds (first key %s): the keys read at revision %d changed between the two passes", bt.seq+1, keyText(bt.ops[0].Key), w.opt.Header.Revision)
 		w.fail(bt.seq, err)
 		return errStopped
 	}
@@ -614,7 +630,7 @@ func (w *writer) checkRequest(bt *batch, cmps []clientv3.Cmp, thens []clientv3.O
 		target, ok := cmp.TargetUnion.(*etcdserverpb.Compare_ModRevision)
 		if !ok || cmp.Target != etcdserverpb.Compare_MOD || cmp.Result != etcdserverpb.Compare_EQUAL || !bytes.Equal(cmp.KeyBytes(), key) ||
 			then.IsDelete() != op.Delete || then.IsPut() == op.Delete {
-			return fmt.Errorf("transaction %d was built wrong at %s: nothing of it was sent", bt.seq+1, op.Key)
+			return fmt.Errorf("transaction %d was built wrong at %s: nothing of it was sent", bt.seq+1, keyText(op.Key))
 		}
 		value := op.Value
 		if then.IsPut() {
@@ -626,7 +642,7 @@ func (w *writer) checkRequest(bt *batch, cmps []clientv3.Cmp, thens []clientv3.O
 		hashTail(&h, value, op.Original)
 	}
 	if h.Sum64() != w.hashes[bt.seq] {
-		return fmt.Errorf("transaction %d (first key %s) does not carry the bytes staged in the backup: nothing of it was sent", bt.seq+1, bt.ops[0].Key)
+		return fmt.Errorf("transaction %d (first key %s) does not carry the bytes staged in the backup: nothing of it was sent", bt.seq+1, keyText(bt.ops[0].Key))
 	}
 	return nil
 }
@@ -650,7 +666,7 @@ func (w *writer) changedKey(ctx context.Context, bt *batch) error {
 	}
 	resp, err := w.store.Txn(ctx).Then(gets...).Commit()
 	if err != nil {
-		return fmt.Errorf("a key of transaction %d (from %s) changed since the plan was read at revision %d, and reading them back failed: %w; is Milvus running?", bt.seq+1, bt.ops[0].Key, w.opt.Header.Revision, err)
+		return fmt.Errorf("a key of transaction %d (from %s) changed since the plan was read at revision %d, and reading them back failed: %w; is Milvus running?", bt.seq+1, keyText(bt.ops[0].Key), w.opt.Header.Revision, err)
 	}
 	for i, r := range resp.Responses {
 		var now int64
@@ -691,7 +707,7 @@ func eachOp(ctx context.Context, br *BackupReader, derive func(Entry) (Op, error
 		}
 		op, err := derive(e)
 		if err != nil {
-			return fmt.Errorf("%s: %w", e.Key, err)
+			return fmt.Errorf("%s: %w", keyText(e.Key), err)
 		}
 		if err := fn(op); err != nil {
 			return err

@@ -165,7 +165,7 @@ func TestConflictNamesTheKey(t *testing.T) {
 	if !errors.As(err, &ce) || ce.Key != "b" || ce.Read != revs["b"] || ce.Now != changed.Header.Revision || ce.Written != 1 {
 		t.Fatalf("err %v", err)
 	}
-	for _, s := range []string{"key b changed since the plan was read at revision 5", "is Milvus running?", "nothing after it was written", "re-run heron"} {
+	for _, s := range []string{"key b changed since the plan was read at revision 5", "another writer (another heron run, or Milvus) moved the instance on", "nothing after it was written", "before completing or rolling back"} {
 		if !strings.Contains(err.Error(), s) {
 			t.Fatalf("%q lacks %q", err, s)
 		}

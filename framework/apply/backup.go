@@ -145,10 +145,10 @@ func (bw *BackupWriter) Add(e Entry) error {
 		return errors.New("backup: an entry has an empty key")
 	}
 	if e.Absent != (e.ModRevision == 0) {
-		return fmt.Errorf("backup: entry %s: absent=%v with mod revision %d", e.Key, e.Absent, e.ModRevision)
+		return fmt.Errorf("backup: entry %s: absent=%v with mod revision %d", keyText(e.Key), e.Absent, e.ModRevision)
 	}
 	if !bw.header.Allows(e.Key) {
-		return fmt.Errorf("backup: key %s is outside the prefixes %s of the backup's header", e.Key, strings.Join(bw.header.Prefixes, ", "))
+		return fmt.Errorf("backup: key %s is outside the prefixes %s of the backup's header", keyText(e.Key), strings.Join(bw.header.Prefixes, ", "))
 	}
 	b := bw.buf[:0]
 	if utf8.ValidString(e.Key) {

@@ -136,7 +136,7 @@ func TestRegistryReplaysTheRecordedCommand(t *testing.T) {
 		t.Fatal("flip is not registered on its store alone")
 	}
 	var got []string
-	pl, h, err := apply.Replay(context.Background(), store, apply.Header{Planner: "flip", Params: []string{"--value=x"}}, apply.DryStage(),
+	pl, h, err := apply.Replay(context.Background(), store, apply.Header{Planner: "flip", Params: []string{"--value=x"}}, new(apply.Stage),
 		func(o apply.Op) error {
 			got = append(got, o.Key+"="+string(o.Original)+">"+string(o.Value))
 			return nil
@@ -153,7 +153,7 @@ func TestRegistryReplaysTheRecordedCommand(t *testing.T) {
 	}()
 	for _, bad := range []apply.Header{{Planner: "flop"}, {Planner: "flip", Params: []string{"--backup-dir=/"}}, {Planner: "flip", Params: []string{"--value"}}} {
 		var re *apply.RecordedError
-		if _, _, err := apply.Replay(context.Background(), store, bad, apply.DryStage(), nil); !errors.As(err, &re) {
+		if _, _, err := apply.Replay(context.Background(), store, bad, new(apply.Stage), nil); !errors.As(err, &re) {
 			t.Fatalf("%+v: %v", bad, err)
 		}
 	}

@@ -34,15 +34,19 @@ func (s *syncBuffer) String() string {
 }
 
 // Issue 16 §8: a dry run's scan stages nothing, so it counts the keys it
-// reads (apply.ReadCounter) and shows them once it takes longer than a
-// progress interval; the scan here waits until its count is shown.
+// reads (Phases.Scan's read) and the kit shows them once it takes longer
+// than a progress interval; the scan here waits until its count is shown.
 func TestDryScanShowsProgress(t *testing.T) {
 	cli, _ := etcdtest.Start(t)
 	seedKeys(t, cli, 3, "old")
 	progress := &syncBuffer{}
-	cmd := apply.Tuned(flipStore{cli}, func(ctx context.Context, s flipStore, p *flipParams, st *apply.Stage) (*apply.Plan, error) {
-		err := st.Scan(ctx, apply.Header{Command: "count", RootPath: "r"}, "count", func(ctx context.Context, yield func(apply.Op) error) error {
-			apply.ReadCounter(ctx)(3)
+	type counted struct{}
+	noGates := func(context.Context, flipStore, int64) ([]framework.Gate, error) { return nil, nil }
+	cmd := apply.Tuned(flipStore{cli}, apply.Phased(noGates, apply.Phases[flipStore, flipParams, *counted]{
+		Context: func(context.Context, flipStore, *flipParams, int64) (*counted, error) { return &counted{}, nil },
+		Header:  func(*counted) (apply.Header, string) { return apply.Header{Command: "count", RootPath: "r"}, "count" },
+		Scan: func(_ *counted, _ context.Context, read func(int), _ func(apply.Op) error) error {
+			read(3)
 			for deadline := time.Now().Add(10 * time.Second); !strings.Contains(progress.String(), "scan: 3 keys"); {
 				if time.Now().After(deadline) {
 					return errors.New("no progress shown in 10 s")
@@ -50,12 +54,11 @@ func TestDryScanShowsProgress(t *testing.T) {
 				time.Sleep(time.Millisecond)
 			}
 			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-		return flipBuild(ctx, s, p, apply.DryStage())
-	}, func(o *apply.Options) {
+		},
+		View: func(*counted, []framework.Gate) *apply.Plan {
+			return &apply.Plan{Command: "count", Title: "count", View: framework.Message("PLAN"), Root: "r", Put: "put", Nothing: "nothing to write"}
+		},
+	}), func(o *apply.Options) {
 		o.Progress = progress
 		o.ProgressInterval = time.Millisecond
 	})

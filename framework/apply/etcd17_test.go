@@ -40,8 +40,24 @@ type opsParams struct {
 // revision and stages each one that does not hold its value yet, in order,
 // guarded by the mod revision it read. Planned again after a complete run
 // it finds nothing to write.
-func opsBuild(h Header, want []Op) Build[Store, opsParams] {
-	return func(ctx context.Context, s Store, _ *opsParams, st *Stage) (*Plan, error) {
+// guardedStore is a Store with the guards the kit reads on every run.
+type guardedStore struct {
+	Store
+	guards []Guard
+}
+
+func (g guardedStore) Guards() []Guard { return g.guards }
+
+// UserName is the wrapped store's (userOf names it in messages).
+func (g guardedStore) UserName() string {
+	if u, ok := g.Store.(user); ok {
+		return u.UserName()
+	}
+	return ""
+}
+
+func opsBuild(h Header, want []Op) Build[guardedStore, opsParams] {
+	return func(ctx context.Context, s guardedStore, _ *opsParams, st *Stage) (*Plan, error) {
 		h := h // each plan reads at its own revision
 		var ops []Op
 		for _, w := range want {
@@ -90,7 +106,7 @@ func opsBuild(h Header, want []Op) Build[Store, opsParams] {
 // stderr and the error.
 func runOps(t *testing.T, store Store, h Header, want []Op, tune func(*Options), confirm func(context.Context, string) (bool, error), args string) (*Result, string, error) {
 	t.Helper()
-	cmd := Tuned(store, opsBuild(h, want), tune)
+	cmd := Tuned(guardedStore{Store: store}, opsBuild(h, want), tune)
 	var out, errb strings.Builder
 	sh := framework.NewShell(shelltest.State{Cmds: []*framework.Command{cmd}}, &out, &errb)
 	if confirm != nil {

@@ -35,9 +35,9 @@ type RefusedTxnError struct {
 }
 
 func (e *RefusedTxnError) Error() string {
-	msg := fmt.Sprintf("etcd refused transaction %d (%d keys from %s), which was NOT applied: %s (%v)", e.Txn, e.Keys, e.First, e.What, e.Err)
+	msg := fmt.Sprintf("etcd refused transaction %d (%d keys from %s), which was NOT applied: %s (%v)", e.Txn, e.Keys, keyText(e.First), e.What, e.Err)
 	if e.Applied {
-		msg = fmt.Sprintf("etcd applied transaction %d (%d keys from %s) and then reported that %s (%v): etcd applies the write that crosses its quota and refuses every write after it", e.Txn, e.Keys, e.First, e.What, e.Err)
+		msg = fmt.Sprintf("etcd applied transaction %d (%d keys from %s) and then reported that %s (%v): etcd applies the write that crosses its quota and refuses every write after it", e.Txn, e.Keys, keyText(e.First), e.What, e.Err)
 	}
 	if e.Recovery != "" {
 		msg += "; to recover: " + e.Recovery
@@ -114,7 +114,7 @@ func (w *writer) txnError(ctx context.Context, bt *batch, err error) error {
 	if errors.Is(err, context.DeadlineExceeded) {
 		err = &timeoutError{d: w.opt.TxnTimeout, err: err}
 	}
-	return fmt.Errorf("etcd transaction %d (%d keys from %s) failed, its keys may or may not be written: %w", bt.seq+1, len(bt.ops), bt.ops[0].Key, err)
+	return fmt.Errorf("etcd transaction %d (%d keys from %s) failed, its keys may or may not be written: %w", bt.seq+1, len(bt.ops), keyText(bt.ops[0].Key), err)
 }
 
 // applied reports whether the transaction bt was applied although etcd
@@ -138,11 +138,19 @@ func applied(ctx context.Context, store Store, bt *batch) bool {
 // currentRevision reads etcd's revision with a read-only transaction (which
 // etcd serves under a NOSPACE alarm); 0 when it cannot.
 func currentRevision(ctx context.Context, store Store, key string) int64 {
+	rev, _ := readRevision(ctx, store, key)
+	return rev
+}
+
+// readRevision reads etcd's revision with a count of key, one the run
+// writes: a user that may read and write only the prefixes a command
+// writes may read it (no key outside them is read).
+func readRevision(ctx context.Context, store Store, key string) (int64, error) {
 	resp, err := store.Txn(ctx).Then(clientv3.OpGet(key, clientv3.WithCountOnly())).Commit()
 	if err != nil {
-		return 0
+		return 0, fmt.Errorf("read etcd's revision (a count of %s): %w", key, err)
 	}
-	return resp.Header.Revision
+	return resp.Header.Revision, nil
 }
 
 // StaleRead reports whether the run stopped on a read at a revision etcd

@@ -26,8 +26,9 @@ import (
 //	HERON_APPLY_STALL_TIMEOUT=5s     give up when etcd answers nothing for that long
 //	HERON_APPLY_TXN_TIMEOUT=5s       timeout of one transaction
 //	HERON_APPLY_PROGRESS_INTERVAL=1s progress line interval when stderr is not a terminal
-//	HERON_APPLY_PAUSE=scan:/tmp/p    at the point (scan, read-back: Options.Pause), once a process,
+//	HERON_APPLY_PAUSE=scan:/tmp/p    at the point (scan, read-back, replan: Options.Pause), once a process,
 //	                                 create the file and wait until it is removed (a test acts on etcd meanwhile)
+//	HERON_APPLY_PAUSE_EVERY=1        pause at every time the run reaches the point, not once
 const (
 	EnvTxnDelay         = "HERON_APPLY_TXN_DELAY"
 	EnvKillAfterTxns    = "HERON_APPLY_KILL_AFTER_TXNS"
@@ -37,6 +38,7 @@ const (
 	EnvTxnTimeout       = "HERON_APPLY_TXN_TIMEOUT"
 	EnvProgressInterval = "HERON_APPLY_PROGRESS_INTERVAL"
 	EnvPause            = "HERON_APPLY_PAUSE"
+	EnvPauseEvery       = "HERON_APPLY_PAUSE_EVERY"
 )
 
 // ErrHookStop is the error of a run stopped by HERON_APPLY_FAIL_AFTER_TXNS.
@@ -115,15 +117,15 @@ func failpointsFromEnv(opt Options) (Options, error) {
 	}
 	if v := os.Getenv(EnvPause); v != "" {
 		point, file, ok := strings.Cut(v, ":")
-		if !ok || file == "" || (point != PauseScan && point != PauseReadBack) {
-			return opt, fmt.Errorf("$%s=%q is not %s:FILE or %s:FILE", EnvPause, v, PauseScan, PauseReadBack)
+		if !ok || file == "" || (point != PauseScan && point != PauseReadBack && point != PauseReplan) {
+			return opt, fmt.Errorf("$%s=%q is not %s:FILE, %s:FILE or %s:FILE", EnvPause, v, PauseScan, PauseReadBack, PauseReplan)
 		}
-		prev := opt.Pause
+		prev, every := opt.Pause, os.Getenv(EnvPauseEvery) == "1"
 		opt.Pause = func(at string) {
 			if prev != nil {
 				prev(at)
 			}
-			if at == point && !pausedOnce.Swap(true) {
+			if at == point && (!pausedOnce.Swap(true) || every) {
 				failpointPause(file)
 			}
 		}

@@ -16,21 +16,8 @@ import (
 )
 
 // Guard is a prefix that must hold no key with a lease while the kit
-// writes (Milvus's sessions: a live component writes metadata at any
-// time). The kit reads it again after the question, before the first
-// write, before every K-th transaction with K in flight (--max-inflight;
-// one small read, before each at K=1) and after the verify: a live key
-// stops the run between transactions, naming it, and fails the verify. A transaction whose compare fails reads it too, to name who
-// changed the key.
-type Guard struct {
-	Name   string
-	Prefix string
-	// Except are keys under Prefix that hold no session (a counter).
-	Except []string
-	// Role names what a live key belongs to ("datacoord"), from its key and
-	// value; nil: the key alone names it.
-	Role func(key string, value []byte) string
-}
+// writes (framework.Guard: a Guarded store names its own).
+type Guard = framework.Guard
 
 // LiveError is a guard that found a live key.
 type LiveError struct {
@@ -44,14 +31,19 @@ type LiveError struct {
 // hex as etcdctl prints it.
 func (e *LiveError) Running() string {
 	if e.Role == "" {
-		return fmt.Sprintf("%s (lease %s)", e.Key, framework.LeaseID(e.Lease))
+		return fmt.Sprintf("%s (lease %s)", keyText(e.Key), framework.LeaseID(e.Lease))
 	}
-	return fmt.Sprintf("%s (%s, lease %s)", e.Key, e.Role, framework.LeaseID(e.Lease))
+	return fmt.Sprintf("%s (%s, lease %s)", keyText(e.Key), keyText(e.Role), framework.LeaseID(e.Lease))
 }
 
 func (e *LiveError) Error() string {
 	return fmt.Sprintf("%s: a Milvus component is running: %s; stop it (every component) before going on", e.Guard, e.Running())
 }
+
+// keyText is a key (or any text from etcd) as a message shows it: a
+// newline or another control character in it is escaped, so that a key
+// cannot forge a line of heron's output.
+func keyText(key string) string { return framework.EscapeText(key) }
 
 // checkGuards reads every guard now: a live key is a *LiveError.
 func checkGuards(ctx context.Context, store Store, guards []Guard) error {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/heron-shell/heron/framework"
@@ -20,9 +21,19 @@ import (
 // revision, gates it, scans through st, and returns the complete plan.
 type Build[S, P any] func(ctx context.Context, s S, p *P, st *Stage) (*Plan, error)
 
-// Command binds a write command to its state value s (an etcd Store) and
-// its plan function: params + plan + view, the kit does the rest.
-func Command[S Store, P any](s S, build Build[S, P]) *framework.Command {
+// Guarded is the state value of a write command: an etcd Store that names
+// the prefixes that must hold no leased key while the kit writes (a
+// Milvus instance: its sessions). The kit reads them on every run, after
+// the question, before every transaction and after the verify: a command
+// cannot leave them out.
+type Guarded interface {
+	Store
+	Guards() []Guard
+}
+
+// Command binds a write command to its state value s (a Guarded etcd
+// Store) and its plan function: params + plan + view, the kit does the rest.
+func Command[S Guarded, P any](s S, build Build[S, P]) *framework.Command {
 	return Tuned(s, build, nil)
 }
 
@@ -30,7 +41,7 @@ func Command[S Store, P any](s S, build Build[S, P]) *framework.Command {
 // build their own options here: hooks, limits).
 // It registers the command by name on s (registry.go: apply --file plans
 // a saved plan again through it).
-func Tuned[S Store, P any](s S, build Build[S, P], tune func(*Options)) *framework.Command {
+func Tuned[S Guarded, P any](s S, build Build[S, P], tune func(*Options)) *framework.Command {
 	var cmd *framework.Command
 	cmd = framework.WriteCommand(func(ctx context.Context, p *P, m framework.Mode, w framework.WriteIO) (framework.Result, error) {
 		k := &kit[S, P]{store: s, build: build, tune: tune, p: p, m: m, w: w, name: cmd.Path()}
@@ -42,7 +53,7 @@ func Tuned[S Store, P any](s S, build Build[S, P], tune func(*Options)) *framewo
 	return cmd
 }
 
-type kit[S Store, P any] struct {
+type kit[S Guarded, P any] struct {
 	store S
 	build Build[S, P]
 	tune  func(*Options)
@@ -57,9 +68,12 @@ func (k *kit[S, P]) options(command string) (Options, framework.WriteFlags, erro
 	if wf, ok := any(k.p).(interface{ WriteOptions() *framework.WriteFlags }); ok {
 		flags = *wf.WriteOptions()
 	}
-	opt, err := fromEnv(Options{MaxTxnOps: flags.MaxTxnOps, Concurrency: flags.MaxInflight, BackupDir: flags.BackupDir, Progress: k.w.Stderr, Label: command})
+	opt, err := fromEnv(Options{MaxTxnOps: flags.MaxTxnOps, Concurrency: flags.MaxInflight, MaxRequestBytes: flags.MaxRequestBytes, BackupDir: flags.BackupDir, Progress: k.w.Stderr, Label: command})
 	if err != nil {
 		return opt, flags, framework.Usagef("%s: %v", command, err)
+	}
+	if flags.MaxRequestBytes < 0 {
+		return opt, flags, framework.Usagef("--max-request-bytes %d: not a size in bytes", flags.MaxRequestBytes)
 	}
 	if k.tune != nil {
 		k.tune(&opt)
@@ -93,12 +107,11 @@ func (k *kit[S, P]) plan(ctx context.Context, opt Options, staging bool, label s
 // planAgain builds the plan again for the verify, staging nothing: pl's
 // Again when it names one, else the command's own build.
 func (k *kit[S, P]) planAgain(ctx context.Context, opt Options, pl *Plan) (*Plan, error) {
-	const label = "verify: planning again"
 	if pl.Again == nil {
-		again, _, err := k.plan(ctx, opt, false, label)
+		again, _, err := k.plan(ctx, opt, false, replanLabel)
 		return again, err
 	}
-	again, err := pl.Again(ctx, &Stage{opt: opt, label: label})
+	again, err := pl.Again(ctx, &Stage{opt: opt, label: replanLabel})
 	if err == nil && again == nil {
 		err = errors.New("built no plan")
 	}
@@ -129,6 +142,7 @@ func (k *kit[S, P]) run(ctx context.Context) (framework.Result, error) {
 		return nil, err
 	}
 	if st.staged != nil {
+		pl.commandLine = st.staged.bw.header.Command
 		st.staged.opt.Label = pl.Command
 		if got := st.staged.result().Keys; got != pl.Keys {
 			return nil, fmt.Errorf("%s: the plan counted %d keys but staged %d: nothing was written; build the plan again", pl.Command, pl.Keys, got)
@@ -137,6 +151,13 @@ func (k *kit[S, P]) run(ctx context.Context) (framework.Result, error) {
 			h := st.staged.bw.header
 			h.External = ext
 			st.staged.bw.setHeader(h)
+		}
+	}
+	if st.staged != nil && !slices.ContainsFunc(pl.Gates, func(g framework.Gate) bool { return g.Name == RequestLimitName }) {
+		// The kit's own count of the staged puts, for a command whose plan
+		// does not gate them itself.
+		if g, ok := st.staged.limit.Gate(); ok {
+			pl.Gates = append(pl.Gates, g)
 		}
 	}
 	refusal := pl.Refusal()
@@ -168,12 +189,15 @@ func (k *kit[S, P]) run(ctx context.Context) (framework.Result, error) {
 			res.Seconds += res.VerifySeconds
 		}
 		if v := out.Verify; v != nil && v.Running != "" && res != nil && res.Backup != "" {
-			out.Stopped = stopped(st, res)
+			out.Stopped = stopped(st, res, nil)
 			out.Stopped.Running = v.Running
 		}
+	} else if nothingWritten(res, err) {
+		// The run changed no key: no STOPPED block, no split, no advice to
+		// complete or roll back, and no backup of it to chain to or restore.
+		err = k.unwritten(out, st, res, err)
 	} else if res != nil && res.Backup != "" && !errors.Is(err, framework.ErrNotConfirmed) {
-		out.Stopped = stopped(st, res)
-		out.Stopped.Running = runningIn(err)
+		out.Stopped = stopped(st, res, err)
 	}
 	if s := out.Stopped; s != nil && s.Running != "" {
 		s.noteOverwritten(ctx, k.store, st.openBackup, st.staged)
@@ -217,10 +241,11 @@ func (k *kit[S, P]) commit(ctx context.Context, pl *Plan, st *Stage, flags frame
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := checkGuards(ctx, k.store, pl.Guards); err != nil {
+	guards := k.guards(pl)
+	if err := checkGuards(ctx, k.store, guards); err != nil {
 		return nil, nil, framework.Refusedf("%s refused after the question, nothing was written: %v", pl.Command, err)
 	}
-	staged.opt.guards = pl.Guards
+	staged.opt.guards = guards
 	if pl.SplitState {
 		h := staged.bw.header
 		chainHeader(staged.opt.BackupDir, &h, chainCommand(h, pl.Command))
@@ -234,7 +259,7 @@ func (k *kit[S, P]) commit(ctx context.Context, pl *Plan, st *Stage, flags frame
 	failed := func(res *Result, err error) (*Result, []EffectDone, error) {
 		if gone := noteBackupGone(res, w.Stderr); gone != "" {
 			err = fmt.Errorf("%w (%s)", err, gone)
-		} else if res != nil && res.Backup != "" {
+		} else if res != nil && res.Backup != "" && !nothingWritten(res, err) && !movedOn(err) {
 			err = fmt.Errorf("%w (%s)", err, rollback(res.Backup, published))
 		}
 		return res, nil, err
@@ -278,6 +303,18 @@ func (k *kit[S, P]) commit(ctx context.Context, pl *Plan, st *Stage, flags frame
 	return res, external, err
 }
 
+// guards are the store's guards, then any a plan adds (Plan.Guards), each
+// prefix once.
+func (k *kit[S, P]) guards(pl *Plan) []Guard {
+	out := slices.Clone(k.store.Guards())
+	for _, g := range pl.Guards {
+		if !slices.ContainsFunc(out, func(h Guard) bool { return h.Prefix == g.Prefix }) {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
 // runningIn names the Milvus component a stopped run's error found live
 // ("": none).
 func runningIn(err error) string {
@@ -292,11 +329,72 @@ func runningIn(err error) string {
 	return ""
 }
 
+// nothingWritten: the run stopped after its backup was published and
+// before any key was written, for certain (a compare that failed, a
+// transaction etcd refused unapplied, a limit, a guard before the first
+// transaction); a transaction whose outcome is unknown is not certain.
+func nothingWritten(res *Result, err error) bool {
+	if err == nil || res == nil || res.Backup == "" || res.Written != 0 {
+		return false
+	}
+	var ce *ConflictError
+	var re *RefusedTxnError
+	var le *LimitError
+	var live *LiveError
+	switch {
+	case errors.As(err, &re):
+		return !re.Applied
+	case errors.As(err, &ce), errors.As(err, &le), errors.As(err, &live):
+		return true
+	}
+	return false
+}
+
+// unwritten ends a run that wrote nothing: its backup holds no change of
+// this run (restoring it, or chaining a later run to it, would undo
+// whatever else wrote since), so it is removed; the outcome says nothing was
+// written and why. A compare that failed is a refusal (exit 3): another
+// writer moved the instance on since the plan.
+func (k *kit[S, P]) unwritten(out *Outcome, st *Stage, res *Result, err error) error {
+	out.Unwritten = framework.EscapeText(err.Error())
+	if rerr := os.Remove(res.Backup); rerr == nil {
+		fmt.Fprintf(k.w.Stderr, "backup: %s removed: this run changed no key\n", res.Backup)
+		res.Backup, res.BackupDeleted = "", false
+	}
+	what := "nothing was written"
+	if len(out.External) > 0 {
+		what = "nothing was written to etcd (its effects outside etcd were done)"
+	}
+	var ce *ConflictError
+	if errors.As(err, &ce) {
+		return framework.Refusedf("%s: %s: %w", out.plan.Command, what, err)
+	}
+	return fmt.Errorf("%s: %s: %w", out.plan.Command, what, err)
+}
+
+// movedOn: the run stopped on a key another writer changed since the plan,
+// with no Milvus component found live: the instance moved on through
+// another run (heron's or anyone's).
+func movedOn(err error) bool {
+	var ce *ConflictError
+	return errors.As(err, &ce) && ce.Running == ""
+}
+
 // stopped is what a run that stopped after its backup was published says
-// first: what it wrote, that the instance is split, and the two ways out.
-func stopped(st *Stage, res *Result) *Stopped {
+// first: what it wrote, that the instance is split, and the two ways out;
+// for an instance that moved on through another run, no way out: it names
+// what to read first.
+func stopped(st *Stage, res *Result, err error) *Stopped {
 	h := st.staged.bw.header
-	s := &Stopped{Written: res.Written, Total: res.Keys, Complete: completeCommand(h.Command, st.staged.opt.BackupDir)}
+	s := &Stopped{Written: res.Written, Total: res.Keys, Running: runningIn(err)}
+	if movedOn(err) {
+		var ce *ConflictError
+		errors.As(err, &ce)
+		s.MovedOn = fmt.Sprintf("%s was changed by another writer since the plan read it at revision %d (mod revision %d, now %d)", keyText(ce.Key), ce.Revision, ce.Read, ce.Now)
+		s.Again = checkAgain(h.Command)
+		return s
+	}
+	s.Complete = completeCommand(h.Command, st.staged.opt.BackupDir)
 	chain := []string{res.Backup}
 	if h.Continues != "" {
 		rest, _ := BackupChain(h.Continues)

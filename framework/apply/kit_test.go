@@ -50,6 +50,16 @@ func (v *flipView) Lines(w io.Writer) error {
 
 type flipStore struct{ *clientv3.Client }
 
+func (flipStore) Guards() []apply.Guard { return nil }
+
+func (s flipStore) Revision(ctx context.Context) (int64, error) {
+	resp, err := s.Get(ctx, "r/", clientv3.WithCountOnly())
+	if err != nil {
+		return 0, err
+	}
+	return resp.Header.Revision, nil
+}
+
 func flipBuild(ctx context.Context, s flipStore, p *flipParams, st *apply.Stage) (*apply.Plan, error) {
 	resp, err := s.Get(ctx, "r/meta/", clientv3.WithPrefix())
 	if err != nil {
@@ -168,17 +178,27 @@ func TestKitRun(t *testing.T) {
 	if len(m) != 1 || !strings.Contains(stderr, "backup: "+m[0]+" (2 keys, synced)") {
 		t.Fatalf("backups %v, stderr %s", m, stderr)
 	}
-	// A conflict after the backup: the error names it and how to roll back.
+	// A conflict after the backup, before any key is written (another run
+	// won the race): refused (exit 3), "nothing was written", no STOPPED
+	// block, no split, no advice to complete or roll back, and the backup
+	// (of no change of this run) is removed.
 	conflict := []*framework.Command{apply.Tuned(flipStore{cli}, flipBuild, func(o *apply.Options) {
 		o.AfterBackup = func(string) error {
 			_, err := cli.Put(context.Background(), "r/meta/k00", "changed")
 			return err
 		}
 	})}
-	_, _, _, err = shelltest.Run(t, conflict, "flip --run --backup-dir "+dir)
+	before, _ := filepath.Glob(filepath.Join(dir, "heron-backup-r-flip-rev*.jsonl"))
+	cout, cerr, code, err := shelltest.Run(t, conflict, "flip --run --backup-dir "+dir)
 	var ce *apply.ConflictError
-	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "restore --file "+filepath.Join(dir, "heron-backup-r-flip-")) {
-		t.Fatalf("conflict: %v", err)
+	if !errors.As(err, &ce) || code != framework.ExitRefused || !strings.Contains(err.Error(), "nothing was written") || strings.Contains(err.Error(), "restore --file") {
+		t.Fatalf("conflict: exit %d: %v", code, err)
+	}
+	if !strings.Contains(cout, "flip to new: nothing was written (0 of 1 keys): key r/meta/k00 changed since the plan") || strings.Contains(cout, "STOPPED") || strings.Contains(cout, "split") {
+		t.Fatalf("conflict: stdout %s", cout)
+	}
+	if after, _ := filepath.Glob(filepath.Join(dir, "heron-backup-r-flip-rev*.jsonl")); len(after) != len(before) || !strings.Contains(cerr, "removed: this run changed no key") {
+		t.Fatalf("conflict: backups %v -> %v, stderr %s", before, after, cerr)
 	}
 	// An interrupted run leads with the STOPPED block and says no Go error text.
 	interrupted := []*framework.Command{apply.Tuned(flipStore{cli}, flipBuild, func(o *apply.Options) {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/heron-shell/heron/framework"
+
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"google.golang.org/grpc/codes"
@@ -23,6 +25,72 @@ type LimitError struct {
 }
 
 func (e *LimitError) Error() string { return e.Msg }
+
+// DefaultMaxRequestBytes is etcd's default --max-request-bytes (1.5 MiB):
+// the largest request (a transaction, with its keys, values and compares)
+// the server accepts.
+const DefaultMaxRequestBytes = 3 << 19
+
+// RequestLimitName is the gate of values too large for one etcd request.
+const RequestLimitName = "values within etcd's request limit"
+
+// OverRequest reports whether a put of value at key cannot go in one
+// transaction of at most limit bytes (0: etcd's default), whatever else
+// the transaction holds.
+func OverRequest(key string, value []byte, limit int) bool {
+	if limit <= 0 {
+		limit = DefaultMaxRequestBytes
+	}
+	return opSize(Op{Key: key, Value: value}) > limit
+}
+
+// RequestLimit counts the puts over etcd's request limit (OverRequest):
+// the gate RequestLimitGate shows.
+type RequestLimit struct {
+	// Limit is --max-request-bytes (0: etcd's default).
+	Limit int
+	// Over counts the puts over Limit; Keys names the first few, with their
+	// sizes. AboveDefault counts those over etcd's default limit (a raised
+	// --max-request-bytes lets them through).
+	Over, AboveDefault int64
+	Keys               []string
+}
+
+// Add counts a put of value at key.
+func (r *RequestLimit) Add(key string, value []byte) {
+	if OverRequest(key, value, 0) {
+		r.AboveDefault++
+	}
+	if OverRequest(key, value, r.Limit) {
+		r.Over++
+		if len(r.Keys) < maxLimitKeys {
+			r.Keys = append(r.Keys, fmt.Sprintf("%s (%d bytes)", key, len(value)))
+		}
+	}
+}
+
+const maxLimitKeys = 5
+
+// Gate is the gate "values within etcd's request limit" (ok: false when a
+// put does not fit; ok with the override noted when --max-request-bytes
+// lets values above etcd's default through). present is false when no
+// value comes near the limit: the plan then shows no such gate.
+func (r *RequestLimit) Gate() (g framework.Gate, present bool) {
+	limit := r.Limit
+	if limit <= 0 {
+		limit = DefaultMaxRequestBytes
+	}
+	switch {
+	case r.Over > 0:
+		return framework.Gate{Name: RequestLimitName, Count: r.Over, Keys: r.Keys,
+			Detail: fmt.Sprintf("%d values do not fit in one etcd request of %d bytes (the server's --max-request-bytes; 1.5 MiB by default): their transactions would fail mid-run", r.Over, limit),
+			Fix:    []framework.Step{{Order: framework.StepRerun, Text: "if etcd runs with a larger --max-request-bytes, re-run with --max-request-bytes set to the server's value"}}}, true
+	case r.AboveDefault > 0:
+		return framework.Gate{Name: RequestLimitName, OK: true, Overridden: true, Count: r.AboveDefault,
+			Detail: fmt.Sprintf("--max-request-bytes %d: %d values above etcd's default request limit (1.5 MiB) go in requests of up to %d bytes: etcd must run with --max-request-bytes %d or more", limit, r.AboveDefault, limit, limit)}, true
+	}
+	return framework.Gate{}, false
+}
 
 // tooManyOps: etcd's --max-txn-ops refused a transaction
 // (etcdserver/api/v3rpc/key.go checkTxnReq: rpctypes.ErrGRPCTooManyOps).
@@ -110,11 +178,11 @@ func (w *writer) limitError(ctx context.Context, bt *batch, err error) error {
 	case tooManyOps(err):
 		limit, _, perr := maxTxnOps(ctx, w.store, w.opt, bt.ops[0].Key, len(bt.ops))
 		if perr != nil {
-			return &LimitError{Msg: fmt.Sprintf("etcd refused transaction %d of %d operations (from %s) as more than its --max-txn-ops allows; nothing of it was written: use a smaller --max-txn-ops", bt.seq+1, len(bt.ops), bt.ops[0].Key),
+			return &LimitError{Msg: fmt.Sprintf("etcd refused transaction %d of %d operations (from %s) as more than its --max-txn-ops allows; nothing of it was written: use a smaller --max-txn-ops", bt.seq+1, len(bt.ops), keyText(bt.ops[0].Key)),
 				Fix: "--max-txn-ops is below etcd's"}
 		}
 		e := txnOpsError(limit)
-		e.Msg = fmt.Sprintf("%s (transaction %d of %d operations from %s was refused, nothing of it was written)", e.Msg, bt.seq+1, len(bt.ops), bt.ops[0].Key)
+		e.Msg = fmt.Sprintf("%s (transaction %d of %d operations from %s was refused, nothing of it was written)", e.Msg, bt.seq+1, len(bt.ops), keyText(bt.ops[0].Key))
 		return e
 	case tooLarge(err):
 		big := bt.ops[0]
@@ -123,9 +191,9 @@ func (w *writer) limitError(ctx context.Context, bt *batch, err error) error {
 				big = op
 			}
 		}
-		what := fmt.Sprintf("key %s holds a value of %d bytes", big.Key, len(big.Value))
+		what := fmt.Sprintf("key %s holds a value of %d bytes", keyText(big.Key), len(big.Value))
 		if len(bt.ops) > 1 {
-			what = fmt.Sprintf("its %d keys hold %d bytes, the largest value is %s's (%d bytes)", len(bt.ops), bt.bytes, big.Key, len(big.Value))
+			what = fmt.Sprintf("its %d keys hold %d bytes, the largest value is %s's (%d bytes)", len(bt.ops), bt.bytes, keyText(big.Key), len(big.Value))
 		}
 		return &LimitError{
 			Msg: fmt.Sprintf("etcd refused transaction %d as too large: %s, over etcd's request limit (its --max-request-bytes, 1.5 MiB by default); nothing of that transaction was written (%v)", bt.seq+1, what, err),

@@ -154,6 +154,10 @@ type Options struct {
 	// MaxTxnBytes bounds the estimated request size of one transaction; an op
 	// larger than that still goes, alone in its transaction.
 	MaxTxnBytes int
+	// MaxRequestBytes is the etcd server's --max-request-bytes (0: its
+	// default): a staged put that does not fit in one request refuses the
+	// plan (RequestLimitName), and MaxTxnBytes defaults to a share of it.
+	MaxRequestBytes int
 	// Concurrency is how many transactions of one phase may be in flight
 	// (--max-inflight; 1: one at a time, in order). Phases are barriers:
 	// every transaction of a phase has committed before the next phase's
@@ -191,10 +195,11 @@ type Options struct {
 	// run as an interruption would: nothing more is sent (transactions already
 	// in flight finish). Tests, the benchmark and kill tests hook here.
 	AfterTxn func(n int) error
-	// Pause is called at two points of a run where etcd compacting its
+	// Pause is called at the points of a run where etcd compacting its
 	// history matters: PauseScan once the plan staged its first op (it has
 	// read at its revision and reads on), PauseReadBack once the verify
-	// fixed the revision it reads the keys back at. Failpoints hook here.
+	// fixed the revision it reads the keys back at, PauseReplan once the
+	// verify's re-plan read its first key. Failpoints hook here.
 	Pause func(point string)
 	// guards are the plan's (Plan.Guards): read before each transaction is
 	// sent (a live key stops the run between transactions) and when a

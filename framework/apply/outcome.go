@@ -17,6 +17,9 @@ type Outcome struct {
 	Applied *Result
 	Verify  *Verify
 	Stopped *Stopped
+	// Unwritten says why a run that stopped before writing any key wrote
+	// nothing ("": it wrote, or had nothing to write).
+	Unwritten string
 	// External are the plan's effects outside etcd the run did.
 	External []EffectDone
 }
@@ -32,6 +35,12 @@ type Stopped struct {
 	// Running names the Milvus component found live when the run stopped
 	// (LiveError.Running; "": none): it must be stopped before either way out.
 	Running string `json:"running,omitempty"`
+	// MovedOn says which key another writer changed since the plan (the
+	// instance moved on through another run): then neither way out is
+	// advised (Complete and RollBack are empty), Again names what to read
+	// first.
+	MovedOn string   `json:"moved_on,omitempty"`
+	Again   []string `json:"check_again,omitempty"`
 	// With a component running, the keys the run wrote are read back:
 	// Overwritten counts those that no longer hold the run's bytes (the
 	// component wrote over them), OverwrittenKeys names the first few;
@@ -68,13 +77,14 @@ type outcomeJSON struct {
 	Applied   *Result      `json:"applied"`
 	Verify    *Verify      `json:"verify"`
 	Stopped   *Stopped     `json:"stopped,omitempty"`
+	Unwritten string       `json:"nothing_written,omitempty"`
 	Reminders []string     `json:"reminders"`
 	External  []EffectDone `json:"external,omitempty"`
 }
 
 // JSON is the run document.
 func (o *Outcome) JSON() any {
-	return outcomeJSON{Plan: o.plan.View.JSON(), Applied: o.Applied, Verify: o.Verify, Stopped: o.Stopped, Reminders: o.reminders(), External: o.External}
+	return outcomeJSON{Plan: o.plan.View.JSON(), Applied: o.Applied, Verify: o.Verify, Stopped: o.Stopped, Unwritten: o.Unwritten, Reminders: o.reminders(), External: o.External}
 }
 
 // reminders are the plan's, once the run verified.
@@ -83,7 +93,21 @@ func (o *Outcome) reminders() []string {
 		return []string{}
 	}
 	r := slices.Clone(o.plan.Reminders)
-	if a := o.Applied; a != nil && a.Backup != "" && !a.BackupDeleted {
+	a := o.Applied
+	switch {
+	case a == nil || a.Backup == "" || a.BackupDeleted:
+	case a.Continues != "":
+		// The run continued an interrupted one: its backup holds the state
+		// that run left, the chain the values before it.
+		chain := []string{a.Backup}
+		rest, missing := BackupChain(a.Continues)
+		chain = append(chain, rest...)
+		note := ""
+		if missing != nil {
+			note = fmt.Sprintf(" (the chain stops there: %v)", missing)
+		}
+		r = append(r, fmt.Sprintf("keep the backup files of the chain: this run continued an interrupted one; to put every key the runs changed in etcd back as it was, restore newest first: %s%s", restoreOrder(chain), note))
+	default:
 		r = append(r, fmt.Sprintf("keep the backup file: restore --file %s --run puts every key the run changed in etcd back as it was", a.Backup))
 	}
 	return r
@@ -94,24 +118,38 @@ func (o *Outcome) Table(w io.Writer) error {
 	var b strings.Builder
 	pl := o.plan
 	if s := o.Stopped; s != nil {
-		if s.Running != "" && s.Written == s.Total {
+		switch {
+		case s.MovedOn != "":
+			fmt.Fprintf(&b, "STOPPED: %d of %d keys written, then the instance moved on through another writer: do not start Milvus.\n", s.Written, s.Total)
+		case s.Running != "" && s.Written == s.Total:
 			fmt.Fprintf(&b, "STOPPED: %d of %d keys written, then a Milvus component started: the instance may be split.\n", s.Written, s.Total)
-		} else {
+		default:
 			fmt.Fprintf(&b, "STOPPED: %d of %d keys written: the instance is split, do not start Milvus.\n", s.Written, s.Total)
 		}
 		if s.Running != "" {
 			fmt.Fprintf(&b, "  a Milvus component is running: %s: stop it (every component) first\n", framework.EscapeText(s.Running))
 			fmt.Fprintf(&b, "  %s\n", framework.EscapeText(s.overwrittenLine()))
 		}
-		fmt.Fprintf(&b, "  to complete it:  %s\n", framework.EscapeText(s.Complete))
-		fmt.Fprintf(&b, "  to roll it back: %s\n", framework.EscapeText(s.RollBack))
+		if s.MovedOn != "" {
+			fmt.Fprintf(&b, "  %s\n", s.MovedOn)
+			fmt.Fprintf(&b, "  no way out is advised: completing this run or rolling it back would undo that writer's changes; read the instance first: %s\n",
+				framework.EscapeText(strings.Join(s.Again, ", then ")))
+		} else {
+			fmt.Fprintf(&b, "  to complete it:  %s\n", framework.EscapeText(s.Complete))
+			fmt.Fprintf(&b, "  to roll it back: %s\n", framework.EscapeText(s.RollBack))
+		}
 	}
 	for _, d := range o.External {
 		fmt.Fprintf(&b, "%s: outside etcd, %s in %.1fs (the backup cannot bring them back)\n", pl.Title, framework.EscapeText(d.String()), d.Seconds)
 	}
-	if a := o.Applied; a == nil {
+	switch a := o.Applied; {
+	case o.Unwritten != "" && len(o.External) > 0:
+		fmt.Fprintf(&b, "%s: nothing was written to etcd (0 of %d keys; the effects outside etcd above were done): %s\n", pl.Title, pl.Keys, o.Unwritten)
+	case o.Unwritten != "":
+		fmt.Fprintf(&b, "%s: nothing was written (0 of %d keys): %s\n", pl.Title, pl.Keys, o.Unwritten)
+	case a == nil:
 		fmt.Fprintf(&b, "%s: %s\n", pl.Title, pl.Nothing)
-	} else {
+	default:
 		fmt.Fprintf(&b, "%s: wrote %d of %d keys (%s) in %d transactions, %.1fs: scan %.1fs, backup %.1fs, write %.1fs (%.0f keys/s), verify %.1fs\n",
 			pl.Title, a.Written, a.Keys, writtenParts(a.Puts, pl.Put, a.Deletes), a.Txns, a.Seconds, a.ScanSeconds, a.BackupSeconds, a.WriteSeconds,
 			a.KeysPerSecond, a.VerifySeconds)
@@ -122,8 +160,13 @@ func (o *Outcome) Table(w io.Writer) error {
 		}
 	}
 	switch v := o.Verify; {
+	case v == nil && o.Unwritten != "":
 	case v == nil:
 		fmt.Fprintf(&b, "verify: not run (the run stopped early)\n")
+	case v.Unread != "":
+		fmt.Fprintf(&b, "verify: INCOMPLETE, the run's keys were written; %s\n", v.proven())
+		fmt.Fprintf(&b, "  could not read: %s\n", v.Unread)
+		fmt.Fprintf(&b, "  check again with: %s\n", framework.EscapeText(strings.Join(v.Again, ", then ")))
 	case v.OK && v.Note != "":
 		fmt.Fprintf(&b, "verify: %s\n", v.Note)
 	case v.OK && v.ReadBack == provenByRevisions:
@@ -155,6 +198,11 @@ func (o *Outcome) Lines(w io.Writer) error {
 	if err := framework.WriteLine(w, kv...); err != nil {
 		return err
 	}
+	if o.Unwritten != "" {
+		if err := framework.WriteLine(w, "nothing_written", o.Unwritten); err != nil {
+			return err
+		}
+	}
 	for _, d := range o.External {
 		if err := framework.WriteLine(w, "external", d.Verb, "done", d.Done, "count", d.Count, "unit", d.Unit, "bytes", d.Bytes,
 			"where", d.Where, "seconds", fmt.Sprintf("%.3f", d.Seconds)); err != nil {
@@ -163,13 +211,14 @@ func (o *Outcome) Lines(w io.Writer) error {
 	}
 	if s := o.Stopped; s != nil {
 		if err := framework.WriteLine(w, "stopped", true, "written", s.Written, "total", s.Total, "complete", s.Complete, "roll_back", s.RollBack, "running", s.Running,
+			"moved_on", s.MovedOn, "check_again", strings.Join(s.Again, "; "),
 			"overwritten", s.Overwritten, "overwritten_keys", strings.Join(s.OverwrittenKeys, ","), "overwritten_unread", s.OverwrittenUnread); err != nil {
 			return err
 		}
 	}
 	if v := o.Verify; v != nil {
 		if err := framework.WriteLine(w, "verify", v.OK, "revision", v.Revision, "keys", v.Keys, "read_back", v.ReadBack, "values_compared", v.ValuesCompared, "replanned", v.Replanned,
-			"failures", v.FailuresTotal, "note", v.Note); err != nil {
+			"failures", v.FailuresTotal, "note", v.Note, "unread", v.Unread, "check_again", strings.Join(v.Again, "; ")); err != nil {
 			return err
 		}
 		for _, f := range v.Failures {
@@ -184,6 +233,17 @@ func (o *Outcome) Lines(w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// proven is what an incomplete verify proved before it could read no more.
+func (v *Verify) proven() string {
+	switch {
+	case v.ReadBack == provenByRevisions:
+		return fmt.Sprintf("the %d keys written hold the planned bytes, proven by the run's own revisions (up to revision %d)", v.Keys, v.Revision)
+	case v.ReadBack != "":
+		return fmt.Sprintf("the %d keys written read back hold the planned bytes (%s)", v.Keys, v.ReadBack)
+	}
+	return "the keys written were not read back"
 }
 
 // writtenParts is "15 rewritten, 3 deleted", leaving out a part of 0.

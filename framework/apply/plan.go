@@ -36,7 +36,9 @@ type Plan struct {
 	// After are the checks read once the keys read back (restore's
 	// split-state check, named by its backup's header).
 	After []Check
-	// Guards are read again after the question and watched while the kit
+	// Guards are prefixes the plan guards beyond the store's own
+	// (Guarded.Guards, which the kit reads on every run whatever the plan
+	// says): read again after the question and watched while the kit
 	// writes and verifies.
 	Guards []Guard
 	// External are the plan's effects outside etcd (external.go): named in
@@ -51,6 +53,9 @@ type Plan struct {
 	// Again, when set, is the plan the verify builds again instead of the
 	// command's own (apply --file: the recorded command's, not the file's).
 	Again func(ctx context.Context, st *Stage) (*Plan, error)
+	// commandLine is the staged header's command line (the kit sets it):
+	// what a verify that could not read names to check again.
+	commandLine string
 }
 
 // Replan is a command's proof of what its re-plan after a run finds,
@@ -74,6 +79,11 @@ type Replan struct {
 	// what of the command's context the run may have changed. false: the
 	// kit plans again.
 	Same func(ctx context.Context, rev int64) (bool, error)
+	// Pending, when set, is the command's cheap re-plan, for a verify the
+	// run's revisions do not prove (another writer wrote during the run):
+	// the keys planning again at the current revision would write, read
+	// without building the whole plan again (nil: the kit builds it again).
+	Pending func(ctx context.Context) (int64, error)
 }
 
 // Refusal is nil when every gate passed: the one place a plan is refused.

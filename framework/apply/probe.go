@@ -82,9 +82,9 @@ func (p *prober) run(ctx context.Context, store Store) error {
 		case err == nil:
 		case IsPermissionDenied(err):
 			return framework.Refusedf("%s may not read and write %s (the plan writes keys from %s to %s): nothing was written; grant it read and write permission on every prefix the command writes (%v)",
-				userOf(store), g, r.first, r.last, err)
+				userOf(store), keyText(g), keyText(r.first), keyText(r.last), err)
 		default:
-			return fmt.Errorf("checking the permissions on %s with a transaction that writes nothing: %w", g, err)
+			return fmt.Errorf("checking the permissions on %s with a transaction that writes nothing: %w", keyText(g), err)
 		}
 	}
 	return nil

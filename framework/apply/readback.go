@@ -27,11 +27,9 @@ func readBack(ctx context.Context, store Store, open func() (*BackupReader, erro
 		return err
 	}
 	defer br.Close()
-	resp, err := store.Txn(ctx).Then(clientv3.OpGet("\x00", clientv3.WithCountOnly())).Commit()
-	if err != nil {
+	if v.Revision, err = readRevision(ctx, store, firstPrefix(br.Header)); err != nil {
 		return err
 	}
-	v.Revision = resp.Header.Revision
 	if onlyOwnRevisions(br.Header.Revision, st.revs, v.Revision) {
 		v.Keys, v.ReadBack = st.result().Keys, provenByRevisions
 		return nil
@@ -40,13 +38,32 @@ func readBack(ctx context.Context, store Store, open func() (*BackupReader, erro
 		st.opt.Pause(PauseReadBack)
 	}
 	err = eachTxn(ctx, br, st, func(ops []Op, rev int64) error {
-		return readBatch(ctx, store, ops, rev, v)
+		for attempt := 1; ; attempt++ {
+			err := readBatch(ctx, store, ops, rev, v)
+			if err == nil || !IsCompacted(err) || attempt == maxReadBacks {
+				return err
+			}
+			// etcd compacted v.Revision (another writer and its compactor):
+			// this batch and the rest are read at the current revision.
+			if v.Revision, err = readRevision(ctx, store, firstPrefix(br.Header)); err != nil {
+				return err
+			}
+		}
 	})
 	if err != nil {
 		return err
 	}
 	v.ReadBack = fmt.Sprintf("keys-only read, %d values compared", v.ValuesCompared)
 	return nil
+}
+
+// firstPrefix is a key under what the run writes (the header's first
+// prefix), whose count reads etcd's revision.
+func firstPrefix(h Header) string {
+	if len(h.Prefixes) > 0 {
+		return h.Prefixes[0]
+	}
+	return h.RootPath + "/"
 }
 
 // onlyOwnRevisions: revs (the run's transactions) are exactly the
@@ -154,21 +171,28 @@ func compareWritten(ctx context.Context, store Store, ops []Op, rev, at int64, b
 }
 
 // readBatch checks the ops of one transaction, committed at rev, at
-// v.Revision.
+// v.Revision (counted once they read).
 func readBatch(ctx context.Context, store Store, ops []Op, rev int64, v *Verify) error {
-	v.Keys += int64(len(ops))
+	var failures []string
 	compared, err := compareWritten(ctx, store, ops, rev, v.Revision, func(op Op, m mismatch, modRev int64) {
 		switch m {
 		case presentAfterDelete:
-			v.fail("%s: deleted by the run, but present (written again at revision %d)", op.Key, modRev)
+			failures = append(failures, fmt.Sprintf("%s: deleted by the run, but present (written again at revision %d)", keyText(op.Key), modRev))
 		case absentAfterPut:
-			v.fail("%s: written by the run, but absent", op.Key)
+			failures = append(failures, fmt.Sprintf("%s: written by the run, but absent", keyText(op.Key)))
 		case otherBytes:
-			v.fail("%s: does not hold the bytes the plan staged (written again at revision %d, after the run wrote it at %d)", op.Key, modRev, rev)
+			failures = append(failures, fmt.Sprintf("%s: does not hold the bytes the plan staged (written again at revision %d, after the run wrote it at %d)", keyText(op.Key), modRev, rev))
 		}
 	})
+	if err != nil {
+		return err
+	}
+	v.Keys += int64(len(ops))
 	v.ValuesCompared += compared
-	return err
+	for _, f := range failures {
+		v.fail("%s", f)
+	}
+	return nil
 }
 
 // maxOverwrittenListed is how many overwritten keys a stopped run names.

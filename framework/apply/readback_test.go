@@ -24,6 +24,8 @@ type mixStore struct {
 	keysOnly, values *atomic.Int64
 }
 
+func (mixStore) Guards() []apply.Guard { return nil }
+
 func (s mixStore) Txn(ctx context.Context) clientv3.Txn {
 	return countingTxn{Txn: s.Client.Txn(ctx), s: s}
 }

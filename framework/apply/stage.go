@@ -34,6 +34,9 @@ type Stage struct {
 	// held is the published backup, open until the verify has read it back
 	// (a backup deleted during the run is still read back, and reported).
 	held *os.File
+	// read counts the keys a scan that stages nothing reads (its progress:
+	// such a scan yields no op to count); a no-op while staging.
+	read func(n int)
 }
 
 // openBackup reads the published backup from its start.
@@ -65,9 +68,22 @@ func (s *Stage) Scan(ctx context.Context, h Header, name string, scan Scan) erro
 	s.header = h
 	if !s.staging {
 		// Nothing staged, nothing counted: the scan counts what it reads
-		// (ReadCounter), shown once it takes longer than a progress interval.
+		// (Phases.Scan's read), shown once it takes longer than a progress
+		// interval.
 		prog := startQuietProgress(s.opt.Progress, s.label, s.opt.ProgressInterval)
-		err := scan(withReadCounter(ctx, prog.add), s.tap)
+		count := prog.add
+		if pause := s.opt.Pause; pause != nil && s.label == replanLabel {
+			paused := false
+			count = func(n int) {
+				prog.add(n)
+				if !paused {
+					paused = true
+					pause(PauseReplan)
+				}
+			}
+		}
+		s.read = count
+		err := scan(ctx, s.tap)
 		prog.finish(err == nil)
 		return err
 	}
@@ -80,6 +96,7 @@ func (s *Stage) Scan(ctx context.Context, h Header, name string, scan Scan) erro
 	}
 	st.ctx = ctx
 	s.staged = st
+	s.read = func(int) {}
 	yield := st.add
 	if tap := s.tap; tap != nil {
 		yield = func(op Op) error {
@@ -141,7 +158,7 @@ func entryOp(e Entry) (Op, error) {
 	}
 	if !e.Delete {
 		if !e.HasNew {
-			return Op{}, fmt.Errorf("entry %s has no new value", e.Key)
+			return Op{}, fmt.Errorf("entry %s has no new value", keyText(e.Key))
 		}
 		op.Value = e.New
 	}
@@ -183,7 +200,3 @@ func copyFile(from, to string) error {
 	}
 	return out.Close()
 }
-
-// DryStage is a stage that stages nothing: a plan built with it is a dry
-// run (a re-plan, a test).
-func DryStage() *Stage { return &Stage{} }

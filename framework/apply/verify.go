@@ -27,11 +27,15 @@ func (k *kit[S, P]) verifyWritten(ctx context.Context, opt Options, pl *Plan, st
 	if pl.Replan != nil && pl.Keys > 0 {
 		// The read-back first: proven by revisions, the command's own proof
 		// of the re-plan stands in for it (Replan).
-		if readErr = readBackPinned(ctx, k.store, st.openBackup, st.staged, v); readErr == nil && v.ReadBack == provenByRevisions {
+		if readErr = readBack(ctx, k.store, st.openBackup, st.staged, v); readErr == nil && v.ReadBack == provenByRevisions {
 			again, planned, planErr = replanProven(ctx, pl.Replan, v.Revision)
 		}
 		if readErr == nil && !planned && planErr == nil {
-			again, planned, planErr = k.replanKeys(ctx, opt, pl)
+			if pl.Replan.Pending != nil {
+				again, planned, planErr = pending(ctx, pl.Replan.Pending)
+			} else {
+				again, planned, planErr = k.replanKeys(ctx, opt, pl)
+			}
 		}
 	} else {
 		// The read-back and the re-plan are independent reads: they run side
@@ -41,17 +45,17 @@ func (k *kit[S, P]) verifyWritten(ctx context.Context, opt Options, pl *Plan, st
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				readErr = readBackPinned(ctx, k.store, st.openBackup, st.staged, v)
+				readErr = readBack(ctx, k.store, st.openBackup, st.staged, v)
 			}()
 		}
 		again, planned, planErr = k.replanKeys(ctx, opt, pl)
 		wg.Wait()
 	}
 	if readErr != nil {
-		return nil, Cause(ctx, fmt.Errorf("verify: %w", readErr))
+		return v.unread(pl, "the written keys could not be read back", readErr)
 	}
 	if planErr != nil {
-		return v, fmt.Errorf("verify: plan again: %w", planErr)
+		return v.unread(pl, "planning again could not read the instance", planErr)
 	}
 	if planned {
 		v.Replanned = again
@@ -60,7 +64,7 @@ func (k *kit[S, P]) verifyWritten(ctx context.Context, opt Options, pl *Plan, st
 		}
 	}
 	var live *LiveError
-	switch err := checkGuards(ctx, k.store, pl.Guards); {
+	switch err := checkGuards(ctx, k.store, k.guards(pl)); {
 	case err == nil:
 	case errors.As(err, &live):
 		// A component live now is first among the problems: it is who wrote
@@ -72,8 +76,11 @@ func (k *kit[S, P]) verifyWritten(ctx context.Context, opt Options, pl *Plan, st
 		v.fail("%v", err)
 	}
 	for _, c := range pl.After {
-		note, err := c.Run(ctx)
-		if err != nil {
+		note, err := runCheck(ctx, c)
+		switch {
+		case err != nil && unreadable(err):
+			return v.unread(pl, fmt.Sprintf("the check %q could not read the instance", c.Name), err)
+		case err != nil:
 			v.OK = false
 			v.fail("%s", err)
 			return v, fmt.Errorf("verify: %s", err)
@@ -91,6 +98,50 @@ func (k *kit[S, P]) verifyWritten(ctx context.Context, opt Options, pl *Plan, st
 	return v, nil
 }
 
+// runCheck runs an After check, again when etcd compacts the revision it
+// reads at (up to maxReadBacks times).
+func runCheck(ctx context.Context, c Check) (string, error) {
+	for attempt := 1; ; attempt++ {
+		note, err := c.Run(ctx)
+		if err == nil || !stale(err) || attempt == maxReadBacks {
+			return note, err
+		}
+	}
+}
+
+// stale: a read at a revision etcd compacted away (read again at a new one).
+func stale(err error) bool { return framework.IsStaleRead(err) || IsCompacted(err) }
+
+// unreadable: a read the verify could not make (compacted past every
+// attempt, not permitted, the cluster away), which says nothing of the
+// keys the run wrote.
+func unreadable(err error) bool {
+	return stale(err) || IsPermissionDenied(err) || transientRead(err)
+}
+
+// unread ends a verify that could not read what it needed after a
+// completed write: what was proven stays in v, Unread says what could not
+// be read and why, Again the commands that check again. The error says
+// the write completed.
+func (v *Verify) unread(pl *Plan, what string, err error) (*Verify, error) {
+	why := err.Error()
+	if stale(err) {
+		why = fmt.Sprintf("etcd compacted its history past the revision it read at, %d times (another writer moves the revision and etcd's compactor runs): %v", maxReadBacks, err)
+	}
+	v.Unread = framework.EscapeText(what + ": " + why)
+	v.Again = checkAgain(pl.commandLine)
+	return v, fmt.Errorf("verify incomplete: the run's keys were written; %s; check again with: %s", v.Unread, strings.Join(v.Again, ", then "))
+}
+
+// checkAgain are the commands that check a run of command (its line, with
+// --run) again: its own dry run and show checkpoint.
+func checkAgain(command string) []string {
+	return []string{strings.TrimSpace(strings.ReplaceAll(" "+command+" ", " --run ", " ")), "show checkpoint"}
+}
+
+// replanLabel is the progress label of the verify's re-plan.
+const replanLabel = "verify: planning again"
+
 // replanKeys builds the plan again at the current revision (pl.Again's
 // plan when it names one), again when etcd compacts the one it reads at (up
 // to maxReadBacks times), and returns the keys it would write.
@@ -100,7 +151,21 @@ func (k *kit[S, P]) replanKeys(ctx context.Context, opt Options, pl *Plan) (int6
 		if err == nil {
 			return again.Keys, true, nil
 		}
-		if !framework.IsStaleRead(err) || attempt == maxReadBacks {
+		if !stale(err) || attempt == maxReadBacks {
+			return 0, false, err
+		}
+	}
+}
+
+// pending is a command's cheap re-plan (Replan.Pending), again when etcd
+// compacts the revision it reads at (up to maxReadBacks times).
+func pending(ctx context.Context, keys func(context.Context) (int64, error)) (int64, bool, error) {
+	for attempt := 1; ; attempt++ {
+		n, err := keys(ctx)
+		if err == nil {
+			return n, true, nil
+		}
+		if !stale(err) || attempt == maxReadBacks {
 			return 0, false, err
 		}
 	}
@@ -145,6 +210,11 @@ type Verify struct {
 	FailuresTotal int64 `json:"failures_total"`
 	// Note replaces "ok" when an After check found something to say.
 	Note string `json:"note,omitempty"`
+	// Unread says what the verify could not read after a completed write,
+	// and why ("": it read everything); Again are the commands that check
+	// the run again.
+	Unread string   `json:"unread,omitempty"`
+	Again  []string `json:"check_again,omitempty"`
 	// Running names the Milvus component live at the verify
 	// (LiveError.Running): the verify fails, and the run is stopped.
 	Running string `json:"running,omitempty"`
@@ -160,16 +230,3 @@ func (v *Verify) fail(format string, a ...any) {
 // maxReadBacks is how many times verify reads the keys back when etcd
 // compacts the revision it reads at.
 const maxReadBacks = 3
-
-// readBackPinned is readBack, read again from the start at the new current
-// revision when etcd compacts the one it reads at (another writer and
-// etcd's compactor): a compaction is no verdict on the keys.
-func readBackPinned(ctx context.Context, store Store, open func() (*BackupReader, error), st *Staged, v *Verify) error {
-	for attempt := 1; ; attempt++ {
-		err := readBack(ctx, store, open, st, v)
-		if err == nil || !IsCompacted(err) || attempt == maxReadBacks {
-			return err
-		}
-		*v = Verify{Failures: []string{}}
-	}
-}

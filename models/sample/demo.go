@@ -3,7 +3,8 @@ package sample
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"time"
 
@@ -151,7 +152,7 @@ func SegmentIndex(collection, partition, segment, index, build int64, state comm
 func Replica(id, collection int64, nodes []int64, channels map[string][]int64) []byte {
 	var b wire.Builder
 	b.Varint(1, uint64(id)).Varint(2, uint64(collection)).Bytes(3, packed(nodes)).String(4, "__default_resource_group")
-	for _, ch := range sortedKeys(channels) {
+	for _, ch := range slices.Sorted(maps.Keys(channels)) {
 		var info wire.Builder
 		info.Bytes(6, packed(channels[ch]))
 		var entry wire.Builder
@@ -200,13 +201,4 @@ func packed(ids []int64) []byte {
 		b = protowire.AppendVarint(b, uint64(id))
 	}
 	return b
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -243,7 +243,7 @@ func AlterWALTask(state int32, target commonpb.WALName, config map[string]string
 	}
 	var h wire.Builder
 	h.Varint(1, uint64(target))
-	for _, k := range sortedKeys(config) {
+	for _, k := range models.NaturalKeys(config) {
 		h.Message(2, entry(k, config[k]))
 	}
 	msg := (&wire.Builder{}).Bytes(1, nil).Message(2, entry("_t", "700")).

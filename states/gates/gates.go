@@ -19,7 +19,7 @@ const MaxKeys = 5
 
 // Names of the shared gates.
 const (
-	LiveComponentName = "no live Milvus component"
+	LiveComponentName = instance.SessionGuardName
 	InFlightName      = "no in-flight broadcast task"
 )
 
@@ -77,11 +77,23 @@ func StopSteps() []framework.Step {
 	}
 }
 
-// SessionGuard is the live-component gate as the write kit watches it:
-// read again after the question and between transactions, a session key
-// with a lease stops the run, named.
-func SessionGuard(l models.Layout) apply.Guard {
-	return apply.Guard{Name: LiveComponentName, Prefix: l.Meta(models.SessionPrefix), Except: []string{l.Meta(models.SessionIDKey)}, Role: models.SessionRole}
+// SessionGuard is instance.SessionGuard: the kit reads it on every run
+// (apply.Guarded), whatever a plan's Guards say.
+func SessionGuard(l models.Layout) apply.Guard { return instance.SessionGuard(l) }
+
+// KnownPChannels refuses (a usage error, nothing read further) a --pchannel
+// the instance does not have, naming the ones it has.
+func KnownPChannels(command string, asked []string, known map[string]bool) error {
+	var unknown []string
+	for _, pc := range asked {
+		if !known[pc] {
+			unknown = append(unknown, pc)
+		}
+	}
+	if len(unknown) == 0 {
+		return nil
+	}
+	return framework.Usagef("%s: unknown --pchannel %s: the instance has %s", command, strings.Join(unknown, ", "), strings.Join(models.NaturalKeys(known), ", "))
 }
 
 // InFlightBroadcasts is the gate "no in-flight broadcast task": no broadcast
@@ -170,6 +182,13 @@ func SplitPChannels(ctx context.Context, inst *instance.Instance, rev int64) ([]
 		return nil, err
 	}
 	return census.Split(), nil
+}
+
+// Write is the Build of a write command's phases on an instance: the kit
+// runs them with the instance's gates (Instance) first, which no command
+// can leave out.
+func Write[P, C any](ph apply.Phases[*instance.Instance, P, C]) apply.Build[*instance.Instance, P] {
+	return apply.Phased(Instance, ph)
 }
 
 // Instance runs the gates every write command runs, in the order plans

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/heron-shell/heron/framework/apply"
 	"github.com/heron-shell/heron/models"
 	"github.com/heron-shell/heron/states/instance"
 )
@@ -31,9 +32,10 @@ type accumulator struct {
 	// alter: the alter_wal_state each consume checkpoint carries, by
 	// pchannel (in scope: cleared by the run; out of scope: the one-WAL gate).
 	alter map[string]*models.AlterWALState
-	// empty are the keys whose empty value the run rewrites; large the
-	// values above maxValueBytes the run writes.
-	empty, large []string
+	// empty are the keys whose empty value the run rewrites.
+	empty []string
+	// limit counts the values the run writes over etcd's request limit.
+	limit apply.RequestLimit
 }
 
 // maxValueBytes is etcd's default --max-request-bytes (1.5 MiB): a larger
@@ -106,9 +108,7 @@ func (a *accumulator) add(key string, k0 models.Key, value []byte, d Decision) {
 		if d.Empty && len(a.empty) < maxListedKeys {
 			a.empty = append(a.empty, key)
 		}
-		if len(d.Value) > maxValueBytes && len(a.large) < maxListedKeys {
-			a.large = append(a.large, fmt.Sprintf("%s (%d bytes)", key, len(d.Value)))
-		}
+		a.limit.Add(key, d.Value)
 		if d.AlterWAL != nil && d.Kind == KindConsumeCP {
 			// The rewrite moves the id and clears the state: the state
 			// is listed as its own kind too (total_keys counts the key once).
@@ -186,7 +186,7 @@ func (a *accumulator) finish(s *Summary, l models.Layout) {
 				case KindQueryTarget:
 					d.Prefixes = []string{l.Meta(models.QueryTargetPrefix)}
 				case KindSegmentAssign:
-					for _, pc := range sortedKeys(a.assignPCs) {
+					for _, pc := range models.NaturalKeys(a.assignPCs) {
 						d.Prefixes = append(d.Prefixes, l.Meta(models.SegmentAssignPrefix(pc)))
 					}
 				}
@@ -218,4 +218,15 @@ func (a *accumulator) finish(s *Summary, l models.Layout) {
 			s.SplitPChannels = append(s.SplitPChannels, c.PChannel)
 		}
 	}
+}
+
+// split reports whether a pchannel's positions name more than one WAL (an
+// interrupted reset left them).
+func (a *accumulator) split() bool {
+	for _, c := range a.census.Report() {
+		if c.Split {
+			return true
+		}
+	}
+	return false
 }

@@ -21,23 +21,7 @@ func backupReminder(dir string) string {
 // of the interrupted run in --backup-dir, so that the plan names the file
 // that rolls it back.
 func (pl *Plan) nameSplitBackup() {
-	if len(pl.SplitPChannels) == 0 {
-		return
-	}
 	if path, ok := apply.PreviousBackup(pl.params.BackupDir, pl.inst.Layout.RootPath, pl.Revision, "reset checkpoint"); ok {
 		pl.splitBackup = path
 	}
-}
-
-// runReminders are the reminders after a run: the plan's, but the backup's,
-// which the kit gives with the path of the backup the run wrote.
-func runReminders(all []string, dir string) []string {
-	backup := backupReminder(dir)
-	var out []string
-	for _, r := range all {
-		if r != backup {
-			out = append(out, r)
-		}
-	}
-	return out
 }

@@ -77,7 +77,7 @@ func BenchmarkReset(b *testing.B) {
 	ctx := context.Background()
 	b.Run("dry-run", func(b *testing.B) {
 		for b.Loop() {
-			pl, err := Build(ctx, inst, &Params{TargetWAL: "kafka", WriteFlags: framework.WriteFlags{MaxTxnOps: 128}}, apply.DryStage())
+			pl, err := Build(ctx, inst, &Params{TargetWAL: "kafka", WriteFlags: framework.WriteFlags{MaxTxnOps: 128}}, new(apply.Stage))
 			if err != nil || pl.Keys < n {
 				b.Fatalf("%v, %+v", err, pl)
 			}

@@ -128,7 +128,7 @@ type RunResult struct {
 // dryPlan builds the plan of p without a shell: a dry run.
 func dryPlan(t *testing.T, inst *instance.Instance, p *Params) *Summary {
 	t.Helper()
-	pl, err := Build(context.Background(), inst, p, apply.DryStage())
+	pl, err := Build(context.Background(), inst, p, new(apply.Stage))
 	if err != nil {
 		t.Fatal(err)
 	}

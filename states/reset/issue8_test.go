@@ -2,6 +2,7 @@ package reset
 
 import (
 	"bytes"
+	"context"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -12,10 +13,12 @@ import (
 	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
 
 	"github.com/heron-shell/heron/framework"
+	"github.com/heron-shell/heron/framework/apply"
 	"github.com/heron-shell/heron/models"
 	"github.com/heron-shell/heron/models/msgid"
 	"github.com/heron-shell/heron/models/sample"
 	"github.com/heron-shell/heron/models/wire"
+	"github.com/heron-shell/heron/states/instance"
 	"github.com/heron-shell/heron/states/restore"
 	"github.com/heron-shell/heron/tests/etcdtest"
 	"github.com/heron-shell/heron/tests/shelltest"
@@ -365,13 +368,12 @@ func TestWarnings(t *testing.T) {
 	}
 }
 
-// Issue 9 item 4: a value above etcd's default request size is named before
-// anything is written (the plan; not seeded: the test etcd refuses it too).
-func TestLargeValueWarning(t *testing.T) {
+// Issue 9 item 4, issue 24 case 6: a value above etcd's request limit
+// refuses the plan before anything is written (the gate names the key; not
+// seeded: the test etcd refuses it too), unless --max-request-bytes says
+// the server allows it.
+func TestLargeValueRefused(t *testing.T) {
 	p, _ := NewPlanner("kafka", nil, Context{})
-	pl := &Plan{planner: p}
-	pl.TargetWAL = "kafka"
-	a := newAccumulator(p)
 	big := sample.Segment{ID: 1, Collection: 1, Partition: 2, Channel: "by-dev-rootcoord-dml_0_1v0", State: commonpb.SegmentState_Flushed,
 		Start: sample.Position("c", sample.ID(commonpb.WALName_Pulsar, 3), 9, 0), Extra: (&wire.Builder{}).Bytes(99, make([]byte, maxValueBytes)).Build()}.Encode()
 	k := models.Classify(models.SegmentKey(1, 2, 1))
@@ -379,8 +381,38 @@ func TestLargeValueWarning(t *testing.T) {
 	if err != nil || d.Action != Rewrite {
 		t.Fatalf("%+v %v", d, err)
 	}
-	a.add("by-dev/meta/"+k.Rel, k, big, d)
-	mustContain(t, strings.Join(pl.warnings(a), "\n"), "by-dev/meta/"+k.Rel, "max-request-bytes")
+	for _, c := range []struct {
+		limit      int
+		ok, listed bool
+	}{{0, false, true}, {4 << 20, true, false}} {
+		pl := &Plan{planner: p, params: Params{WriteFlags: framework.WriteFlags{MaxRequestBytes: c.limit}}}
+		pl.TargetWAL = "kafka"
+		a := newAccumulator(p)
+		a.limit.Limit = c.limit
+		a.add("by-dev/meta/"+k.Rel, k, big, d)
+		pl.acc = a
+		gs, err := pl.scanGates(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		pl.inst = &instance.Instance{}
+		pl.view(gs)
+		var g *Gate
+		for i := range pl.Gates {
+			if pl.Gates[i].Name == apply.RequestLimitName {
+				g = &pl.Gates[i]
+			}
+		}
+		if g == nil || g.OK != c.ok || pl.Refused == c.ok || (len(g.Keys) > 0) != c.listed {
+			t.Fatalf("limit %d: gate %+v, refused %v", c.limit, g, pl.Refused)
+		}
+		if c.ok {
+			mustContain(t, g.Detail, "--max-request-bytes 4194304", "etcd must run with --max-request-bytes 4194304 or more")
+		} else {
+			mustContain(t, g.Keys[0], "by-dev/meta/"+k.Rel)
+			mustContain(t, g.Fix[0].Text, "--max-request-bytes")
+		}
+	}
 }
 
 // help reset checkpoint documents the gates' flags and gives an example.

@@ -57,34 +57,49 @@ type Plan struct {
 	// unsettled counts the staged puts whose new value the planner would
 	// rewrite again (apply.Replan).
 	unsettled int64
+	// acc is what the scan decided; writeBytes the bytes it writes.
+	acc        *accumulator
+	writeBytes int64
+	// growing is the --allow-growing warning of the scan's gate; runReminders
+	// the reminders that close a run (Reminders, the plan's, also name the
+	// backup folder).
+	growing      []string
+	runReminders []string
 }
 
-// Build is reset checkpoint's plan: it reads the instance's context at one
-// revision (the gates, the pchannels, the consume checkpoints' WALs, the
-// collections that own the scope), then scans every key it may write in
-// write order through st, deciding each one into the summary, and returns
-// the complete plan: the same with and without --run.
-func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.Stage) (*apply.Plan, error) {
-	pl, err := readContext(ctx, inst, p)
-	if err != nil {
-		return nil, err
+// Build is reset checkpoint's plan, as the kit's phases (gates.Write):
+// the context at the plan's revision (the pchannels, the consume
+// checkpoints' WALs, the collections that own the scope, the target's and
+// woodpecker's gates), the scan of every key it may write, in write order,
+// deciding each one, the gates that need the scan, and the view: the same
+// plan with and without --run.
+var Build = gates.Write(apply.Phases[*instance.Instance, Params, *Plan]{
+	Context: readContext, Header: (*Plan).header, Scan: (*Plan).scan, Gates: (*Plan).scanGates, View: (*Plan).view})
+
+// view is the plan shown: the summary of what the scan decided (a pure
+// function of the context, the scan's counts and the gates).
+func (pl *Plan) view(gs []Gate) *apply.Plan {
+	a := pl.acc
+	pl.Gates = gs
+	pl.Refused = framework.Refused(gs)
+	a.finish(&pl.Summary, pl.inst.Layout)
+	pl.Warnings = append(append(append([]string{}, pl.growing...), pl.notes...), pl.warnings(a)...)
+	if pl.EtcdSpace != nil {
+		pl.EtcdSpace.WriteBytes = pl.writeBytes
+		if w := pl.EtcdSpace.Warning(); w != "" {
+			pl.Warnings = append(pl.Warnings, w)
+		}
 	}
-	if err := st.Scan(ctx, pl.header(), "reset-"+pl.TargetWAL, pl.scan); err != nil {
-		return nil, err
-	}
-	pl.nameSplitBackup()
-	replan := &apply.Replan{Unsettled: pl.unsettled, Same: pl.sameAt}
-	return &apply.Plan{Replan: replan, Command: "reset checkpoint", Title: "reset checkpoint to " + pl.TargetWAL, View: &pl.Summary,
-		Gates: pl.Gates, Keys: pl.TotalKeys, Root: inst.Layout.RootPath, SplitState: len(pl.SplitPChannels) > 0,
-		Put: "rewritten", Nothing: "nothing to write (every position in scope is already at the target)", Reminders: runReminders(pl.Reminders, pl.params.BackupDir),
-		Guards: []apply.Guard{gates.SessionGuard(inst.Layout)}}, nil
+	return &apply.Plan{Replan: &apply.Replan{Unsettled: pl.unsettled, Same: pl.sameAt}, Command: "reset checkpoint", Title: "reset checkpoint to " + pl.TargetWAL,
+		View: &pl.Summary, Keys: pl.TotalKeys, Root: pl.inst.Layout.RootPath, SplitState: len(pl.SplitPChannels) > 0,
+		Put: "rewritten", Nothing: "nothing to write (every position in scope is already at the target)", Reminders: pl.runReminders}
 }
 
 // header is the backup's header: the rule that derives every new value
 // again from the old one (ruleName), the order a restore writes the keys
 // back in (consume checkpoints and mq.type overrides first, which decide the
 // WAL Milvus opens), and the check after a restore (no split state).
-func (pl *Plan) header() apply.Header {
+func (pl *Plan) header() (apply.Header, string) {
 	layout := pl.inst.Layout
 	var scope []string
 	if !pl.planner.Whole {
@@ -97,16 +112,12 @@ func (pl *Plan) header() apply.Header {
 		Prefixes: []string{layout.MetaRoot(), layout.Root("config/")},
 		Rule:     ruleName, RuleParams: params,
 		RestoreOrder: [][]int{{phaseConsumeCP, phaseMQType}, {phaseSegment, phaseChannelCP, phaseCollection, phaseQueryTarget, phaseSegmentAssign}},
-		AfterRestore: gates.SplitStateCheck}
+		AfterRestore: gates.SplitStateCheck}, "reset-" + pl.TargetWAL
 }
 
-func readContext(ctx context.Context, inst *instance.Instance, p *Params) (*Plan, error) {
+func readContext(ctx context.Context, inst *instance.Instance, p *Params, rev int64) (*Plan, error) {
 	if _, err := msgid.Parse(p.TargetWAL); err != nil {
 		return nil, framework.Usagef("reset checkpoint: --target-wal: %v", err)
-	}
-	rev, err := inst.Revision(ctx)
-	if err != nil {
-		return nil, err
 	}
 	layout := inst.Layout
 	scope := map[string]bool{}
@@ -118,18 +129,13 @@ func readContext(ctx context.Context, inst *instance.Instance, p *Params) (*Plan
 	// they run side by side, each into its own part (merged below in a
 	// fixed order, so the plan is the same whatever finishes first).
 	var (
-		instanceGates []Gate
-		pchannels     = map[string]bool{}
-		wal           = walContext{checkpointWAL: map[string]commonpb.WALName{}, known: map[string]bool{}, assigned: map[string]bool{}, checkpointed: map[string]bool{}}
-		replicating   []string
-		cols          = newCollectionContext()
-		versions      gates.Versions
+		pchannels   = map[string]bool{}
+		wal         = walContext{checkpointWAL: map[string]commonpb.WALName{}, known: map[string]bool{}, assigned: map[string]bool{}, checkpointed: map[string]bool{}}
+		replicating []string
+		cols        = newCollectionContext()
+		versions    gates.Versions
 	)
 	reads := []func() error{
-		func() (err error) {
-			instanceGates, err = gates.Instance(ctx, inst, rev)
-			return err
-		},
 		func() (err error) {
 			versions, err = gates.InstanceVersions(ctx, inst, rev, p.Flags.MilvusVersion)
 			return err
@@ -180,21 +186,14 @@ func readContext(ctx context.Context, inst *instance.Instance, p *Params) (*Plan
 	assigned, checkpointed, names := wal.assigned, wal.checkpointed, cols.names
 	replication := append(wal.replication, replicating...)
 	walOther, laterFields := wal.other, wal.laterFields
-	var unknown []string
-	for _, pc := range p.PChannels {
-		if !known[pc] {
-			unknown = append(unknown, pc)
-		}
-	}
-	if len(unknown) > 0 {
-		return nil, framework.Usagef("reset checkpoint: unknown --pchannel %s: the instance has %s",
-			strings.Join(unknown, ", "), strings.Join(sortedKeys(known), ", "))
+	if err := gates.KnownPChannels("reset checkpoint", p.PChannels, known); err != nil {
+		return nil, err
 	}
 	planner, err := NewPlanner(p.TargetWAL, p.PChannels, c)
 	if err != nil {
 		return nil, framework.Usagef("reset checkpoint: --target-wal: %v", err)
 	}
-	pl := &Plan{inst: inst, planner: planner, params: *p, gates: instanceGates, names: names}
+	pl := &Plan{inst: inst, planner: planner, params: *p, names: names}
 	for pc := range assigned {
 		pl.assignPrefixes = append(pl.assignPrefixes, models.SegmentAssignPrefix(pc))
 	}
@@ -231,16 +230,17 @@ func readContext(ctx context.Context, inst *instance.Instance, p *Params) (*Plan
 	pl.Revision = rev
 	pl.MetaRoot = layout.MetaRoot()
 	if planner.Whole {
-		pl.Scope = Scope{WholeInstance: true, PChannels: sortedKeys(known)}
+		pl.Scope = Scope{WholeInstance: true, PChannels: models.NaturalKeys(known)}
 	} else {
-		pl.Scope = Scope{PChannels: sortedKeys(scope)}
+		pl.Scope = Scope{PChannels: models.NaturalKeys(scope)}
 	}
 	pl.wide = p.Wide
-	newAccumulator(planner).finish(&pl.Summary, layout)
-	pl.Gates = append([]Gate{}, pl.gates...)
-	pl.Warnings = []string{}
 	pl.NotTouched = notTouched(layout)
-	pl.Reminders = append(reminders(planner, pl.wpEffective, backupReminder(p.BackupDir)), targetReminder...)
+	pl.EtcdSpace = gates.EtcdSpace(ctx, inst)
+	// Two lists: the plan's reminders, and those that close a run (the kit
+	// names the backup the run wrote instead of the folder).
+	pl.runReminders = append(reminders(planner, pl.wpEffective), targetReminder...)
+	pl.Reminders = slices.Insert(slices.Clone(pl.runReminders), min(2, len(pl.runReminders)), backupReminder(p.BackupDir))
 	return pl, nil
 }
 
@@ -386,10 +386,14 @@ func (c *collectionContext) add(inScope func(string) bool, scoped bool) func(e i
 	}
 }
 
-// setGates sets the summary's gates: the context's, then the scan's (the
-// unflushed-segment gate and, scoped, the one-WAL gate) of a.
-func (pl *Plan) setGates(a *accumulator) {
-	pl.Gates = append([]Gate{}, pl.gates...)
+// scanGates are the context's gates, then the scan's (the
+// unflushed-segment gate, scoped the one-WAL gate, the request limit),
+// after the instance's; for a split state it reads the backup folder (the
+// interrupted run's backup the view names).
+func (pl *Plan) scanGates(context.Context) ([]Gate, error) {
+	a := pl.acc
+	out := append([]Gate{}, pl.gates...)
+	pl.growing = nil
 	{
 		unflushed := a.unflushed + a.assigns
 		g := gate("no unflushed segment in scope", unflushed, a.unflushedKeys,
@@ -402,26 +406,30 @@ func (pl *Plan) setGates(a *accumulator) {
 		if unflushed > 0 && pl.params.AllowGrowing {
 			g.OK, g.Overridden, g.Fix = true, true, nil
 			g.Detail = fmt.Sprintf("--allow-growing: %d Growing, Sealed or Flushing segments and %d segment-assign records in scope; their unflushed rows are LOST (flushed data survives)", a.unflushed, a.assigns)
-			pl.Warnings = append(pl.Warnings, g.Detail)
+			pl.growing = append(pl.growing, g.Detail)
 		}
-		pl.Gates = append(pl.Gates, g)
+		out = append(out, g)
 		if !pl.planner.Whole {
-			pl.Gates = append(pl.Gates, pl.oneWALGate(a))
+			out = append(out, pl.oneWALGate(a))
+		}
+		if g, ok := a.limit.Gate(); ok {
+			out = append(out, g)
 		}
 	}
-	pl.Refused = false
-	for _, g := range pl.Gates {
-		pl.Refused = pl.Refused || !g.OK
+	if a.split() {
+		pl.nameSplitBackup()
 	}
+	return out, nil
 }
 
 // scan reads every key the reset may write at the plan's revision, in write
-// order, decides each one into a fresh summary, and hands the ops to sink
-// (nil: the dry run, which builds no op). The summary is complete when it
-// returns nil.
-func (pl *Plan) scan(ctx context.Context, sink func(apply.Op) error) error {
+// order, decides each one into a fresh accumulator (pl.acc, what the gates
+// and the view read), and hands the ops to sink (nil: the dry run, which
+// builds no op).
+func (pl *Plan) scan(ctx context.Context, read func(n int), sink func(apply.Op) error) error {
 	a := newAccumulator(pl.planner)
 	a.dry = sink == nil
+	a.limit.Limit = pl.params.MaxRequestBytes
 	pl.unsettled = 0
 	var writeBytes int64
 	steps := []struct {
@@ -438,7 +446,6 @@ func (pl *Plan) scan(ctx context.Context, sink func(apply.Op) error) error {
 		{nil, 0, -1, true},
 		{pl.checkpointPrefixes, 0, models.KindConsumeCheckpoint, false},
 	}
-	read := apply.ReadCounter(ctx)
 	for _, st := range steps {
 		if st.config {
 			if err := pl.scanConfig(ctx, a, sink); err != nil {
@@ -467,12 +474,7 @@ func (pl *Plan) scan(ctx context.Context, sink func(apply.Op) error) error {
 			return err
 		}
 	}
-	pl.Warnings = []string{}
-	pl.setGates(a)
-	a.finish(&pl.Summary, pl.inst.Layout)
-	pl.Warnings = append(pl.Warnings, pl.notes...)
-	pl.Warnings = append(pl.Warnings, pl.warnings(a)...)
-	pl.noteSpace(ctx, writeBytes)
+	pl.acc, pl.writeBytes = a, writeBytes
 	return nil
 }
 
@@ -485,7 +487,7 @@ func (pl *Plan) warnings(a *accumulator) []string {
 			strings.Join(pl.SplitPChannels, ", ")))
 	}
 	var alter []string
-	for _, pc := range sortedKeys(keysOf(a.alter)) {
+	for _, pc := range models.NaturalKeys((a.alter)) {
 		if pl.planner.InScope(pc) {
 			alter = append(alter, fmt.Sprintf("%s (%s)", pc, a.alter[pc].Describe()))
 		}
@@ -496,9 +498,6 @@ func (pl *Plan) warnings(a *accumulator) []string {
 	}
 	if len(a.empty) > 0 {
 		w = append(w, fmt.Sprintf("empty values rewritten with %s's earliest position: %s", pl.TargetWAL, listKeys(a.empty)))
-	}
-	if len(a.large) > 0 {
-		w = append(w, fmt.Sprintf("values above %d bytes (etcd's default --max-request-bytes, 1.5 MiB): their transactions fail unless etcd allows larger requests: %s", maxValueBytes, listKeys(a.large)))
 	}
 	if on := pl.allOnTarget(a); on {
 		w = append(w, fmt.Sprintf("every position in scope already names %s (--target-wal is the WAL in use): the plan only moves positions to its earliest id, which needs fresh topics", pl.TargetWAL))
@@ -771,15 +770,6 @@ func (pl *Plan) commandLine() string {
 	return b.String()
 }
 
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.SortFunc(out, models.NaturalCompare)
-	return out
-}
-
 // listKeys joins at most maxGateKeys keys in natural order (dml_3 before
 // dml_19), saying how many more there are.
 func listKeys(keys []string) string {
@@ -798,14 +788,6 @@ func joinInts(ns []int32) string {
 	return strings.Join(parts, ", ")
 }
 
-func keysOf[V any](m map[string]V) map[string]bool {
-	out := make(map[string]bool, len(m))
-	for k := range m {
-		out[k] = true
-	}
-	return out
-}
-
 func notTouched(l models.Layout) []string {
 	return []string{
 		models.PChannelPrefix + " (the pchannel list: no MQ id)",
@@ -819,7 +801,7 @@ func notTouched(l models.Layout) []string {
 	}
 }
 
-func reminders(p *Planner, wp *woodpecker.Effective, backup string) []string {
+func reminders(p *Planner, wp *woodpecker.Effective) []string {
 	fresh := "the target WAL must be fresh: empty topics"
 	if wp != nil {
 		fresh = "the target WAL must be fresh: no log of the pchannels in woodpecker's metadata under the effective prefix " + wp.Describe() +
@@ -828,7 +810,6 @@ func reminders(p *Planner, wp *woodpecker.Effective, backup string) []string {
 	r := []string{
 		fmt.Sprintf("set mq.type to %s in milvus.yaml (or your deployment's config) before starting Milvus", p.WALName),
 		fresh,
-		backup,
 	}
 	switch p.WAL {
 	case commonpb.WALName_RocksMQ:

@@ -63,9 +63,6 @@ const (
 	Delete
 )
 
-// String names the action in messages ("keep", "rewrite", "delete").
-func (a Action) String() string { return [...]string{"keep", "rewrite", "delete"}[a] }
-
 // Reasons a key in a scanned kind is kept.
 const (
 	KeepAtTarget   = "already at the target"

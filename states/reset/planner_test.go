@@ -60,7 +60,7 @@ func TestPlannerOnSample(t *testing.T) {
 	}
 	for rel, a := range want {
 		if ds[rel].Action != a {
-			t.Errorf("%s: %s, want %s", rel, ds[rel].Action, a)
+			t.Errorf("%s: action %d, want %d", rel, ds[rel].Action, a)
 		}
 	}
 	if ds[models.ChannelCPKey(in.PChannels[0]+"_400v0")].Reason != KeepDropped || ds[models.CollectionInfoKey(1, 400)].Reason != KeepTombstone {
@@ -100,7 +100,7 @@ func TestPlannerScope(t *testing.T) {
 		models.QueryTargetKey(999):                      Keep, // orphans stay on scoped runs
 	} {
 		if ds[rel].Action != a {
-			t.Errorf("%s: %s, want %s", rel, ds[rel].Action, a)
+			t.Errorf("%s: action %d, want %d", rel, ds[rel].Action, a)
 		}
 	}
 	// Only the in-scope pair of a collection sharded over two pchannels changes.

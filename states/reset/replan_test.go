@@ -149,11 +149,11 @@ func TestSameAtReadsTheScopedCollections(t *testing.T) {
 	e := newEnv(t, commonpb.WALName_Pulsar)
 	ctx := context.Background()
 	plan := func(pcs ...string) *Plan {
-		pl, err := readContext(ctx, e.inst, &Params{TargetWAL: "kafka", PChannels: pcs})
+		pl, err := readContext(ctx, e.inst, &Params{TargetWAL: "kafka", PChannels: pcs}, e.rev())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := pl.scan(ctx, nil); err != nil {
+		if err := pl.scan(ctx, func(int) {}, nil); err != nil {
 			t.Fatal(err)
 		}
 		return pl

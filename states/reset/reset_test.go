@@ -363,7 +363,7 @@ func TestConcurrentChangeStopsTheRun(t *testing.T) {
 	if code != framework.ExitFailed {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
-	mustContain(t, errs, key, "changed since the plan was read", "is Milvus running?", "re-run")
+	mustContain(t, errs, key, "changed since the plan was read", "moved the instance on", "before completing or rolling back")
 	mustContain(t, errs, "nothing after it was written")
 	// Segment 1001 went before 1002 (put back with the same bytes, but a
 	// new mod revision); nothing after 1002 was written.

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
+
+	"github.com/heron-shell/heron/models"
 )
 
 // Issue 16 §3: the scope line counts a long list and names its ends by the
@@ -15,7 +17,7 @@ func TestScopeLineCountsAndWideLists(t *testing.T) {
 	for i := 0; i < 64; i++ {
 		names = append(names, fmt.Sprintf("by-dev-rootcoord-dml_%d", i))
 	}
-	sorted := sortedKeys(keysOf(map[string]bool{names[10]: true, names[2]: true, names[63]: true, names[0]: true}))
+	sorted := models.NaturalKeys((map[string]bool{names[10]: true, names[2]: true, names[63]: true, names[0]: true}))
 	if strings.Join(sorted, ",") != strings.Join([]string{names[0], names[2], names[10], names[63]}, ",") {
 		t.Fatalf("pchannels not in natural order: %v", sorted)
 	}

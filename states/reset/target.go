@@ -5,6 +5,7 @@ import (
 
 	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
 
+	"github.com/heron-shell/heron/models"
 	"github.com/heron-shell/heron/states/gates"
 )
 
@@ -18,7 +19,7 @@ func (pl *Plan) checkTarget(ctx context.Context, rev int64, known map[string]boo
 		return nil, nil
 	}
 	var scope []string
-	for _, pc := range sortedKeys(known) {
+	for _, pc := range models.NaturalKeys(known) {
 		if pl.planner.InScope(pc) {
 			scope = append(scope, pc)
 		}

@@ -3,6 +3,8 @@ package resetwal
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -22,38 +24,55 @@ const (
 	phaseLogMeta = 1
 )
 
-// Commands is `reset wal` on a connected instance.
+// Commands is `reset wal` on a connected instance: its phases, run by the
+// kit with the instance's gates (gates.Write).
 func Commands(inst *instance.Instance) []*framework.Command {
 	return []*framework.Command{apply.Command(inst, Build)}
 }
 
-// Build reads the instance at one revision and returns the plan: the logs
-// in scope under every woodpecker prefix, their objects, the gates, and the
-// ops (one delete per per-log key), staged through st, and the deletion of
-// the logs' objects as the plan's effect outside etcd.
-func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.Stage) (*apply.Plan, error) {
-	rev, err := inst.Revision(ctx)
-	if err != nil {
-		return nil, err
-	}
-	instanceGates, err := gates.Instance(ctx, inst, rev)
-	if err != nil {
-		return nil, err
-	}
+// Build is reset wal's plan: the logs in scope under every woodpecker
+// prefix, their objects, the gates, and the ops (one delete per per-log
+// key), and the deletion of the logs' objects as the plan's effect outside
+// etcd.
+var Build = gates.Write(apply.Phases[*instance.Instance, Params, *walPlan]{
+	Context: readContext, Header: (*walPlan).header, Scan: (*walPlan).scan, Gates: (*walPlan).gates, View: (*walPlan).view})
+
+// walPlan is reset wal's context: what it read at the plan's revision,
+// and what its scan decides into it.
+type walPlan struct {
+	inst      *instance.Instance
+	p         *Params
+	rev       int64
+	s         *Summary
+	pchannels map[string]bool
+	planned   map[logKey]bool
+	prefixes  map[string]bool
+	objects   *logObjects
+	storage   framework.Gate
+	runRem    []string
+	// staged counts the keys the scan decided to delete; logMetas are their
+	// LogMeta keys with mod revisions; continues is the interrupted run's
+	// backup this one continues ("": none).
+	staged    int64
+	logMetas  map[string]int64
+	continues string
+}
+
+type logKey struct{ prefix, name string }
+
+// readContext reads, at rev, the instance's pchannels, woodpecker's
+// inventory, its storage type, the logs' objects and logidgens.
+func readContext(ctx context.Context, inst *instance.Instance, p *Params, rev int64) (*walPlan, error) {
 	pchannels, err := woodpecker.InstancePChannels(ctx, inst, rev)
 	if err != nil {
 		return nil, err
 	}
+	if err := gates.KnownPChannels("reset wal", p.PChannels, pchannels); err != nil {
+		return nil, err
+	}
 	scope := map[string]bool{}
-	var unknown []string
 	for _, pc := range p.PChannels {
 		scope[pc] = true
-		if !pchannels[pc] {
-			unknown = append(unknown, pc)
-		}
-	}
-	if len(unknown) > 0 {
-		return nil, framework.Usagef("reset wal: unknown --pchannel %s: the instance has %s", strings.Join(unknown, ", "), strings.Join(sortedKeys(pchannels), ", "))
 	}
 	inScope := func(pc string) bool { return len(scope) == 0 || scope[pc] }
 	inv, err := woodpecker.Find(ctx, inst, rev, woodpecker.Options{MetaPrefix: p.WPMetaPrefix, PChannels: pchannels})
@@ -70,17 +89,15 @@ func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.St
 	s := &Summary{Command: "reset wal", Target: p.Target, Revision: rev, RootPath: inst.Layout.RootPath,
 		Effective: inv.Effective, StorageType: storage, StorageFrom: from, Logs: []LogRow{}, Warnings: []string{}}
 	if len(scope) == 0 {
-		s.Scope = Scope{WholeInstance: true, PChannels: sortedKeys(pchannels)}
+		s.Scope = Scope{WholeInstance: true, PChannels: slices.Sorted(maps.Keys(pchannels))}
 	} else {
-		s.Scope = Scope{PChannels: sortedKeys(scope)}
+		s.Scope = Scope{PChannels: slices.Sorted(maps.Keys(scope))}
 	}
 	logs := inv.InstanceLogs(inScope)
-	type logKey struct{ prefix, name string }
-	planned := map[logKey]bool{}
-	prefixes := map[string]bool{}
+	w := &walPlan{inst: inst, p: p, rev: rev, s: s, pchannels: pchannels, planned: map[logKey]bool{}, prefixes: map[string]bool{}, logMetas: map[string]int64{}}
 	for _, l := range logs {
-		planned[logKey{l.Prefix, l.Name}] = true
-		prefixes[l.Prefix+"/"] = true
+		w.planned[logKey{l.Prefix, l.Name}] = true
+		w.prefixes[l.Prefix+"/"] = true
 		s.Logs = append(s.Logs, LogRow{Prefix: l.Prefix, Name: l.Name, ID: l.ID, ParkedIDs: l.ParkedIDs, Segments: l.Segments,
 			TruncatedSegment: l.TruncatedSegment, TruncatedEntry: l.TruncatedEntry, Keys: l.Keys, Objects: -1, ObjectBytes: -1})
 		s.Keys += l.Keys
@@ -94,69 +111,130 @@ func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.St
 		s.Warnings = append(s.Warnings, inv.Effective.Note)
 	}
 	s.Kept = kept(inv)
-	s.Gates = instanceGates
-	objects, err := planObjects(ctx, p, storage, logs, inv, s)
-	if err != nil {
+	if w.objects, err = planObjects(ctx, p, storage, logs, inv, s); err != nil {
 		return nil, err
 	}
-	s.Gates = append(s.Gates, storageGate(p, s))
-	runRem := runReminders(s)
-	s.Reminders = append([]string{backupReminder}, runRem...)
-	s.Logidgen, err = logidgens(ctx, inst, rev, sortedKeys(prefixes))
-	if err != nil {
+	w.storage = storageGate(p, s)
+	w.runRem = runReminders(s)
+	s.Reminders = append([]string{backupReminder}, w.runRem...)
+	if s.Logidgen, err = logidgens(ctx, inst, rev, slices.Sorted(maps.Keys(w.prefixes))); err != nil {
 		return nil, err
 	}
+	return w, nil
+}
 
-	h := apply.Header{Command: commandLine(p), Endpoints: inst.Endpoints, RootPath: inst.Layout.RootPath,
-		MetaRoot: inst.Layout.MetaRoot(), Revision: rev, Target: p.Target, Scope: p.PChannels,
-		Prefixes: sortedKeys(prefixes), RestoreOrder: [][]int{{phaseLogMeta}, {phaseKeys}}}
-	var staged int64
-	err = st.Scan(ctx, h, "reset-wal", func(ctx context.Context, yield func(apply.Op) error) error {
-		staged = 0
-		var ops []apply.Op
-		_, err := woodpecker.Find(ctx, inst, rev, woodpecker.Options{MetaPrefix: p.WPMetaPrefix, PChannels: pchannels,
-			OnKey: func(k woodpecker.Key) error {
-				if !planned[logKey{k.Prefix, k.Log}] {
-					return nil
-				}
-				staged++
-				if yield == nil {
-					return nil
-				}
-				phase := phaseKeys
-				if k.Kind == models.WPLog {
-					phase = phaseLogMeta
-				}
-				ops = append(ops, apply.Op{Key: k.Key, ModRevision: k.ModRevision, Delete: true,
-					Original: append([]byte(nil), k.Value...), Phase: phase})
+// header is the backup's header: the LogMeta phase comes back first.
+func (w *walPlan) header() (apply.Header, string) {
+	inst := w.inst
+	return apply.Header{Command: commandLine(w.p), Endpoints: inst.Endpoints, RootPath: inst.Layout.RootPath,
+		MetaRoot: inst.Layout.MetaRoot(), Revision: w.rev, Target: w.p.Target, Scope: w.p.PChannels,
+		Prefixes: slices.Sorted(maps.Keys(w.prefixes)), RestoreOrder: [][]int{{phaseLogMeta}, {phaseKeys}}}, "reset-wal"
+}
+
+// scan decides every key of the logs in scope at the plan's revision: one
+// delete each, the per-log keys before the LogMeta.
+func (w *walPlan) scan(ctx context.Context, read func(n int), yield func(apply.Op) error) error {
+	w.staged = 0
+	clear(w.logMetas)
+	var ops []apply.Op
+	_, err := woodpecker.Find(ctx, w.inst, w.rev, woodpecker.Options{MetaPrefix: w.p.WPMetaPrefix, PChannels: w.pchannels,
+		OnKey: func(k woodpecker.Key) error {
+			read(1)
+			if !w.planned[logKey{k.Prefix, k.Log}] {
 				return nil
-			}})
-		if err != nil {
+			}
+			w.staged++
+			phase := phaseKeys
+			if k.Kind == models.WPLog {
+				w.logMetas[k.Key] = k.ModRevision
+				phase = phaseLogMeta
+			}
+			if yield == nil {
+				return nil
+			}
+			ops = append(ops, apply.Op{Key: k.Key, ModRevision: k.ModRevision, Delete: true,
+				Original: append([]byte(nil), k.Value...), Phase: phase})
+			return nil
+		}})
+	if err != nil {
+		return err
+	}
+	if w.staged != w.s.Keys {
+		return fmt.Errorf("reset wal: the inventory counted %d keys but the scan found %d at revision %d", w.s.Keys, w.staged, w.rev)
+	}
+	// Ops go in nondecreasing phase; the keys of one log are few.
+	sort.SliceStable(ops, func(i, j int) bool { return ops[i].Phase < ops[j].Phase })
+	for _, op := range ops {
+		if err := yield(op); err != nil {
 			return err
 		}
-		// Ops go in nondecreasing phase; the keys of one log are few.
-		sort.SliceStable(ops, func(i, j int) bool { return ops[i].Phase < ops[j].Phase })
-		for _, op := range ops {
-			if err := yield(op); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	}
+	return nil
+}
+
+// gates are the storage gate, and, from the LogMetas the scan found, the
+// interrupted run this one continues (Plan.SplitState).
+func (w *walPlan) gates(context.Context) ([]framework.Gate, error) {
+	prev, err := continuesInterrupted(w.p.BackupDir, w.inst.Layout.RootPath, w.rev, w.logMetas)
 	if err != nil {
 		return nil, err
 	}
-	if staged != s.Keys {
-		return nil, fmt.Errorf("reset wal: the inventory counted %d keys but the scan found %d at revision %d", s.Keys, staged, rev)
+	w.continues = prev
+	return []framework.Gate{w.storage}, nil
+}
+
+// view is the plan shown, with its effects outside etcd and its checks
+// after the run.
+func (w *walPlan) view(gs []framework.Gate) *apply.Plan {
+	s := w.s
+	s.Gates = gs
+	if w.continues != "" {
+		s.Warnings = append(s.Warnings, fmt.Sprintf("an earlier reset wal stopped inside these logs: its backup %s holds the keys it deleted; this run completes it, and its backup continues that one (restore both, newest first, to roll back)", w.continues))
 	}
-	pl := &apply.Plan{Command: "reset wal", Title: "reset wal (woodpecker)", View: s, Gates: s.Gates, Keys: s.Keys,
-		Root: inst.Layout.RootPath, Put: "written", Nothing: "nothing to write (no woodpecker log of a pchannel in scope)",
-		Reminders: runRem, After: []apply.Check{logidgenCheck(inst, s.Logidgen)}}
-	if objects != nil {
-		pl.External = []apply.Effect{objects.effect(s)}
-		pl.After = append(pl.After, objects.check(s))
+	pl := &apply.Plan{Command: "reset wal", Title: "reset wal (woodpecker)", View: s, Keys: s.Keys, SplitState: w.continues != "",
+		Root: w.inst.Layout.RootPath, Put: "written", Nothing: "nothing to write (no woodpecker log of a pchannel in scope)",
+		Reminders: w.runRem, After: []apply.Check{logidgenCheck(w.inst, s.Logidgen)}}
+	if w.objects != nil {
+		pl.External = []apply.Effect{w.objects.effect(s)}
+		pl.After = append(pl.After, w.objects.check(s))
 	}
-	return pl, nil
+	return pl
+}
+
+// continuesInterrupted is the backup of the interrupted reset wal this
+// run continues ("": none): the latest earlier reset wal backup of the root in dir
+// deleted (or was to delete) a log's LogMeta that is still there, not
+// written since that run read it (its mod revision is the backup's). A
+// run deletes a log's LogMeta last, so that log is one the earlier run
+// stopped inside: some of its keys are gone, and only the earlier backup
+// holds them. The kit then chains this run's backup to it (Plan.SplitState:
+// restore names both, newest first). logMetas are the LogMeta keys this
+// plan deletes, with their mod revisions.
+func continuesInterrupted(dir, root string, rev int64, logMetas map[string]int64) (string, error) {
+	if len(logMetas) == 0 {
+		return "", nil
+	}
+	prev, ok := apply.PreviousBackup(dir, root, rev, "reset wal")
+	if !ok {
+		return "", nil
+	}
+	br, err := apply.OpenBackup(prev)
+	if err != nil {
+		return "", fmt.Errorf("reset wal: the earlier backup %s: %w", prev, err)
+	}
+	defer br.Close()
+	for {
+		e, more, err := br.Next()
+		if err != nil {
+			return "", fmt.Errorf("reset wal: the earlier backup %s: %w", prev, err)
+		}
+		if !more {
+			return "", nil
+		}
+		if e.Phase == phaseLogMeta && e.Delete && e.ModRevision != 0 && logMetas[e.Key] == e.ModRevision {
+			return prev, nil
+		}
+	}
 }
 
 // logObjects are the objects of woodpecker's layout of the logs in scope,
@@ -455,13 +533,4 @@ func listKeys(keys []string) string {
 		return strings.Join(keys, ", ")
 	}
 	return fmt.Sprintf("%s and %d more", strings.Join(keys[:maxListed], ", "), len(keys)-maxListed)
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

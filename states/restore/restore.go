@@ -137,29 +137,81 @@ type Plan struct {
 
 const maxExamples = 5
 
-// Build checks the backup file whole (checksum, prefixes), reads the gates
-// at one revision, then plans every key of the file through st, in the
-// order its header names, and returns the complete plan.
-func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.Stage) (*apply.Plan, error) {
-	pl, err := build(ctx, inst, p)
+// Build is restore's plan, as the kit's phases (gates.Write): the context
+// (the backup file checked whole: checksum, prefixes; the keys created
+// since under its prefixes), the scan of every key of the file in the
+// order its header names, the gates that need it (the file is this
+// instance's, the instance did not move on), and the view.
+var Build = gates.Write(apply.Phases[*instance.Instance, Params, *Plan]{
+	Context: readContext, Header: (*Plan).headerNamed, Scan: (*Plan).scan, Gates: (*Plan).scanGates, View: (*Plan).view})
+
+// readContext checks the backup file whole, then reads at rev the keys
+// created since under its prefixes.
+func readContext(ctx context.Context, inst *instance.Instance, p *Params, rev int64) (*Plan, error) {
+	pl, err := build(ctx, inst, p, rev)
 	if err != nil {
 		return nil, err
 	}
-	if err := pl.readCreated(ctx); err != nil {
-		return nil, err
-	}
-	if err := st.Scan(ctx, pl.header(), "restore", pl.scan); err != nil {
-		return nil, err
-	}
-	pl.gateMovedOn()
-	out := &apply.Plan{Command: "restore", Title: "restore from " + pl.File, View: &pl.Summary, Gates: pl.Gates, Keys: pl.TotalKeys,
-		Root: inst.Layout.RootPath, Put: "put back", Nothing: "nothing to write, every key already holds its backed-up state",
-		Guards: []apply.Guard{gates.SessionGuard(inst.Layout)}}
+	return pl, pl.readCreated(ctx)
+}
+
+// headerNamed is the header of the restore's own backup, and its name.
+func (pl *Plan) headerNamed() (apply.Header, string) { return pl.header(), "restore" }
+
+// scanGates are the file's gate and, from the scan, the moved-on gate.
+func (pl *Plan) scanGates(context.Context) ([]Gate, error) {
+	return []Gate{gates.FileGate(pl.inst, gates.File{What: "backup", Made: "taken of", RootPath: pl.Backup.RootPath}), pl.gateMovedOn()}, nil
+}
+
+// view is the plan shown.
+func (pl *Plan) view(gs []Gate) *apply.Plan {
+	pl.Gates = gs
+	pl.Refused = framework.Refused(gs)
+	out := &apply.Plan{Command: "restore", Title: "restore from " + pl.File, View: &pl.Summary, Keys: pl.TotalKeys,
+		Root: pl.inst.Layout.RootPath, Put: "put back", Nothing: "nothing to write, every key already holds its backed-up state",
+		Replan: &apply.Replan{Same: sameAt, Pending: pl.pending}}
 	if check := pl.afterRestore(); check != nil {
 		out.After = []apply.Check{*check}
 	}
-	return out, nil
+	return out
 }
+
+// sameAt is apply.Replan's Same: a restore decides each entry of the file
+// from the key's current value alone (an op when it does not hold its
+// backed-up state), with no context. At a revision the run's own
+// revisions prove (the plan's revision plus exactly the run's ops), every
+// key the plan kept still holds its backed-up state and every key it wrote
+// holds the staged one, which is that state: planning again writes nothing
+// (Unsettled 0), with no read.
+func sameAt(context.Context, int64) (bool, error) { return true, nil }
+
+// pending is apply.Replan's Pending: the entries of the file whose key
+// does not hold its backed-up state now, read at the current revision in
+// one pass over the file (not the whole build again: no checksum pass, no
+// scan for created keys, one pass whatever the phases).
+func (pl *Plan) pending(ctx context.Context) (int64, error) {
+	rev, err := pl.inst.Revision(ctx)
+	if err != nil {
+		return 0, err
+	}
+	br, err := apply.OpenBackup(pl.File)
+	if err != nil {
+		return 0, err
+	}
+	defer br.Close()
+	br.AllowNoChecksum = pl.params.NoChecksum
+	var n int64
+	err = pl.streamPhase(ctx, br, rev, anyPhase, func(_ apply.Entry, _ instance.KV, op *apply.Op) error {
+		if op != nil {
+			n++
+		}
+		return nil
+	})
+	return n, err
+}
+
+// anyPhase is streamPhase's phase for every entry of the file.
+const anyPhase = -1
 
 // header is the restore's own backup: its keys come back in the reverse
 // order of this restore's phases, with the same check after.
@@ -177,7 +229,16 @@ func (pl *Plan) header() apply.Header {
 // afterRestore is the check the backup's header names (nil: none).
 func (pl *Plan) afterRestore() *apply.Check {
 	if pl.Backup.AfterRestore != gates.SplitStateCheck {
-		return nil
+		if len(pl.Chain) < 2 {
+			return nil
+		}
+		// A backup that continues another (reset wal's, after an interrupted
+		// run): the keys read back, and the rest of the chain is still to
+		// restore.
+		return &apply.Check{Name: "chain", Run: func(context.Context) (string, error) {
+			return fmt.Sprintf("CHAIN, the keys of the backup hold their backed-up state, but this backup continues %s, which holds the keys the interrupted run changed before it: restore next: %s",
+				pl.Chain[1], apply.RestoreOrder(pl.Chain[1:])), nil
+		}}
 	}
 	return &apply.Check{Name: gates.SplitStateCheck, Run: func(ctx context.Context) (string, error) {
 		rev, err := pl.inst.Revision(ctx)
@@ -203,7 +264,7 @@ func (pl *Plan) afterRestore() *apply.Check {
 	}}
 }
 
-func build(ctx context.Context, inst *instance.Instance, p *Params) (*Plan, error) {
+func build(ctx context.Context, inst *instance.Instance, p *Params, rev int64) (*Plan, error) {
 	header, err := apply.ReadBackupHeader(p.File)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("restore: no file %s", p.File)
@@ -250,10 +311,6 @@ func build(ctx context.Context, inst *instance.Instance, p *Params) (*Plan, erro
 		}
 		prefixes = legacy
 	}
-	rev, err := inst.Revision(ctx)
-	if err != nil {
-		return nil, err
-	}
 	pl := &Plan{inst: inst, params: *p, groups: map[int]int{}, phases: 1}
 	for i, group := range header.RestoreOrder {
 		for _, ph := range group {
@@ -276,13 +333,6 @@ func build(ctx context.Context, inst *instance.Instance, p *Params) (*Plan, erro
 		pl.Warnings = append(pl.Warnings, fmt.Sprintf("the run that made this backup also went to %s, outside etcd: restore puts back the etcd keys only, not those", e))
 	}
 
-	pl.Gates, err = gates.FileGates(ctx, inst, rev, gates.File{What: "backup", Made: "taken of", RootPath: header.RootPath})
-	if err != nil {
-		return nil, err
-	}
-	for _, g := range pl.Gates {
-		pl.Refused = pl.Refused || !g.OK
-	}
 	if header.Target != "" {
 		before := "the WAL the instance used before"
 		if n := previous.names(); n != "" {
@@ -295,12 +345,11 @@ func build(ctx context.Context, inst *instance.Instance, p *Params) (*Plan, erro
 
 // scan plans every key of the file into the summary and hands the ops, in
 // the order the header names, to sink (nil: the dry run).
-func (pl *Plan) scan(ctx context.Context, sink func(apply.Op) error) error {
+func (pl *Plan) scan(ctx context.Context, read func(n int), sink func(apply.Op) error) error {
 	s := &pl.Summary
 	s.Entries, s.Puts, s.Deletes, s.Unchanged, s.Examples = 0, 0, 0, 0, []Example{}
 	s.MovedOn = MovedOn{Checked: pl.written != nil, Changed: []string{}, Deleted: []string{}, Created: []string{}}
 	created := maps.Clone(pl.created)
-	read := apply.ReadCounter(ctx)
 	err := pl.stream(ctx, pl.Revision, func(e apply.Entry, cur instance.KV, op *apply.Op) error {
 		s.Entries++
 		read(1)
@@ -389,7 +438,7 @@ func (pl *Plan) readCreated(ctx context.Context) error {
 }
 
 // gateMovedOn is the gate on what happened since the backed-up write.
-func (pl *Plan) gateMovedOn() {
+func (pl *Plan) gateMovedOn() Gate {
 	m := &pl.MovedOn
 	g := Gate{Name: "instance did not move on", OK: true, Count: m.Total}
 	switch {
@@ -426,8 +475,7 @@ func (pl *Plan) gateMovedOn() {
 			g.Fix = []framework.Step{{Order: framework.StepRerun, Text: "keep the instance as it is (do not restore), or re-run with --force-moved-on to roll back what Milvus did since"}}
 		}
 	}
-	pl.Gates = append(pl.Gates, g)
-	pl.Refused = pl.Refused || !g.OK
+	return g
 }
 
 // stream reads the backup file once per restore phase (the groups of the
@@ -479,7 +527,7 @@ func (pl *Plan) streamPhase(ctx context.Context, br *apply.BackupReader, rev int
 			return fmt.Errorf("backup %s line %d: key %s is outside the prefixes the backed-up command writes (%s): the file changed since it was checked",
 				pl.File, e.Line, e.Key, strings.Join(pl.Prefixes, ", "))
 		}
-		if pl.phaseOf(e) != phase {
+		if phase != anyPhase && pl.phaseOf(e) != phase {
 			continue
 		}
 		if err := batch.Add(ctx, e); err != nil {

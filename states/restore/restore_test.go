@@ -175,7 +175,7 @@ func TestRestoreGatesAndBadFiles(t *testing.T) {
 	}
 	_, errs, code = e.run("restore --backup-dir " + e.dir + " --file " + backup + " --run")
 	e.tune = nil
-	if code != framework.ExitFailed || !strings.Contains(errs, key) || !strings.Contains(errs, "changed since the plan") {
+	if code != framework.ExitRefused || !strings.Contains(errs, key) || !strings.Contains(errs, "changed since the plan") || !strings.Contains(errs, "restore: nothing was written") {
 		t.Fatalf("conflict: exit %d: %s", code, errs)
 	}
 }

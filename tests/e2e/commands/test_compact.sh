@@ -122,4 +122,45 @@ if [ -n "$vrev" ] && [ "$vrev" -ge "$COMPACTED" ]; then pass "the verify read ag
 fi
 never_raw "verify"
 same_as_reference "verify"
+
+# --- compaction during the verify's re-plan (issue 24, case 3) -----------------
+# The keys read back (another writer wrote), the re-plan is held once it
+# read its first key at its revision: etcd compacts past it; the re-plan
+# reads again at the current revision and the verify reports ok.
+reseed
+WRITE_DURING=1 paused_run replan replan HERON_APPLY_TXN_DELAY=100ms HERON_APPLY_CONCURRENCY=1
+compact_now replan
+resume
+expect_rc 0 "compacted during the re-plan: the run completes"
+expect_out "^verify: ok, the [0-9]+ keys written read back at revision [0-9]+ hold the planned bytes" "verify: ok after the re-plan read again"
+never_raw "replan"
+same_as_reference "replan"
+
+# --- etcd compacts past every re-plan ------------------------------------------
+# Each re-plan (HERON_APPLY_PAUSE_EVERY) is held once it read its first key,
+# and etcd compacts past its revision meanwhile (as a busy writer and
+# --auto-compaction-retention do to a long re-plan): none completes. The
+# write completed: never an error of the write, never "verify: not run";
+# the verify says what it proved, what it could not read and why, and the
+# commands that check again.
+reseed
+WRITE_DURING=1 paused_run busy replan HERON_APPLY_TXN_DELAY=100ms HERON_APPLY_CONCURRENCY=1 HERON_APPLY_PAUSE_EVERY=1
+for _ in 1 2 3; do
+	for _ in $(seq 1 200); do
+		[ -e "$WORK/pause" ] && break
+		sleep 0.05
+	done
+	compact_now busy
+	rm -f "$WORK/pause"
+	sleep 0.2
+done
+resume
+expect_rc 1 "compacted past every re-plan: the verify is incomplete"
+expect_out "^verify: INCOMPLETE, the run's keys were written; the [0-9]+ keys written read back hold the planned bytes" "the verify says what it proved"
+expect_out "^  could not read: planning again could not read the instance: etcd compacted its history past the revision it read at, 3 times" "the verify names what it could not read and why"
+expect_out "^  check again with: reset checkpoint --target-wal woodpecker, then show checkpoint" "the verify names the commands that check again"
+expect_err "verify incomplete: the run's keys were written" "the error says the write completed"
+expect_out "wrote ([0-9]+) of \1 keys" "compacted past every re-plan: every key written"
+if printf '%s' "$OUT" | grep -q "verify: not run"; then fail "compacted past every re-plan: verify: not run"; else pass "compacted past every re-plan: no 'verify: not run'"; fi
+same_as_reference "busy"
 finish

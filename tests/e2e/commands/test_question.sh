@@ -95,13 +95,14 @@ finally:
     open(mark + ".out", "wb").write(buf)
 PY
 
-# ask RUN SESSION_ACTION: the reset asked on the terminal; at the question
-# SESSION_ACTION runs; sets OUT (the terminal) and RC (the driver's exit).
+# ask RUN SESSION_ACTION [COMMAND]: COMMAND (the reset by default) asked on
+# the terminal; at the question SESSION_ACTION runs; sets OUT (the
+# terminal) and RC (the driver's exit).
 ask() {
 	local mark=$WORK/$1
 	mkdir -p "$WORK/bk-$1"
 	python3 "$WORK/question.py" "$HERON" "$(connect_line "$ROOT")" \
-		"reset checkpoint --target-wal kafka --run --backup-dir $WORK/bk-$1" "$mark" 2>"$WORK/err" &
+		"${3:-reset checkpoint --target-wal kafka} --run --backup-dir $WORK/bk-$1" "$mark" 2>"$WORK/err" &
 	local ppid=$!
 	for _ in $(seq 1 400); do
 		[ -e "$mark.asked" ] && break
@@ -137,4 +138,14 @@ ctl lease revoke "$LEASE" >/dev/null || { echo "lease revoke failed" >&2; exit 1
 ask after-revoke true
 expect_rc 0 "lease revoked: the terminal session ran"
 expect_out "verify: ok" "answered y with no component live: the run completes and verifies ok"
+
+# --- reset wal: the same re-check after the question (issue 24, case 1) -------
+"$ETCDTOOL" wpseed --etcd "$ETCD" --file "$REPO/states/resetwal/testdata/wp_milvus30.json" >/dev/null || { echo "wpseed failed" >&2; exit 1; }
+dump --prefix "$ROOT/" >"$WORK/before-wal.dump" || exit 1
+ask wal-at-question session_appears "reset wal --target woodpecker"
+expect_rc 0 "reset wal: the terminal session ran"
+expect_out "reset wal refused after the question, nothing was written: .*a Milvus component is running: $SESSION \(datacoord, lease $LEASE\)" "reset wal: refused after the answer, naming the session"
+if [ "$(rev)" = "$BEFORE" ]; then pass "reset wal: etcd revision unchanged since the session appeared"; else fail "reset wal: etcd revision moved: $BEFORE -> $(rev)"; fi
+if [ -z "$(find "$WORK/bk-wal-at-question" -name 'heron-backup-*')" ]; then pass "reset wal: no backup file left"; else fail "reset wal: a backup file was left"; fi
+ctl lease revoke "$LEASE" >/dev/null || { echo "lease revoke failed" >&2; exit 1; }
 finish
