@@ -184,19 +184,77 @@ type rearmKV struct {
 
 func (r *rearmKV) Get(ctx context.Context, key string, opts ...clientv3.OpOption) (*clientv3.GetResponse, error) {
 	rev := clientv3.OpGet(key, opts...).Rev()
+	r.before(rev)
+	resp, err := r.compactingKV.Get(ctx, key, opts...)
+	r.after(rev, err)
+	return resp, err
+}
+
+// Txn: the context's reads of several prefixes at once are read-only
+// transactions pinned at the plan's revision; whichever of them and the
+// Gets fails first is the failed read.
+func (r *rearmKV) Txn(ctx context.Context) clientv3.Txn {
+	return &rearmTxn{Txn: r.compactingKV.Txn(ctx), r: r}
+}
+
+// before arms the compactor again at the first pinned read at rev, a
+// revision other than the failed read's.
+func (r *rearmKV) before(rev int64) {
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	if rev > 0 && r.failed != 0 && rev != r.failed && !r.again {
 		r.again = true
 		r.rearm()
 	}
-	r.mu.Unlock()
-	resp, err := r.compactingKV.Get(ctx, key, opts...)
-	if err != nil {
-		r.mu.Lock()
-		if r.failed == 0 {
-			r.failed = rev
+}
+
+// after records the revision of the first read that failed.
+func (r *rearmKV) after(rev int64, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err != nil && r.failed == 0 {
+		r.failed = rev
+	}
+}
+
+// rearmTxn is a transaction of a rearmKV: its pinned revision is its
+// reads'.
+type rearmTxn struct {
+	clientv3.Txn
+	r   *rearmKV
+	rev int64
+}
+
+func (t *rearmTxn) If(cs ...clientv3.Cmp) clientv3.Txn {
+	t.Txn = t.Txn.If(cs...)
+	return t
+}
+
+func (t *rearmTxn) Then(ops ...clientv3.Op) clientv3.Txn {
+	t.note(ops)
+	t.Txn = t.Txn.Then(ops...)
+	return t
+}
+
+func (t *rearmTxn) Else(ops ...clientv3.Op) clientv3.Txn {
+	t.note(ops)
+	t.Txn = t.Txn.Else(ops...)
+	return t
+}
+
+func (t *rearmTxn) note(ops []clientv3.Op) {
+	for _, op := range ops {
+		if op.IsGet() && op.Rev() > 0 {
+			t.rev = op.Rev()
 		}
-		r.mu.Unlock()
+	}
+}
+
+func (t *rearmTxn) Commit() (*clientv3.TxnResponse, error) {
+	t.r.before(t.rev)
+	resp, err := t.Txn.Commit()
+	if t.rev > 0 {
+		t.r.after(t.rev, err)
 	}
 	return resp, err
 }
