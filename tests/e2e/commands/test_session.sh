@@ -43,7 +43,7 @@ dump_to "$WORK/reference"
 # the first transactions are in.
 reseed
 mkdir -p "$WORK/bk-mid"
-printf '%s\n' "$(connect_line "$ROOT")" "reset checkpoint --target-wal kafka --run --max-txn-ops 2 --max-inflight 1 --backup-dir $WORK/bk-mid" |
+printf '%s\n' "$(connect_line "$ROOT")" "reset checkpoint --target-wal kafka --run --max-txn-ops 4 --max-inflight 1 --backup-dir $WORK/bk-mid" |
 	HERON_APPLY_TXN_DELAY=300ms "$HERON" >"$WORK/out" 2>"$WORK/err" &
 hpid=$!
 for _ in $(seq 1 200); do
