@@ -4,7 +4,7 @@
 # the session guard's two compares): a datacoord session attached
 # to a lease (etcdctl lease grant + put --lease, as a starting component
 # registers) that lands mid `reset wal --target woodpecker --run --yes`
-# stops the run between transactions, exit 1, naming the session key, its
+# fails the next transaction, exit 1, naming the session key, its
 # role and lease, with the STOPPED block and no "verify: ok". The guard is
 # the kit's (the instance's), not the command's: reset wal names none.
 # (The re-check after the [y/N] question: test_question.sh, reset wal case.)
