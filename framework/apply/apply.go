@@ -358,8 +358,8 @@ type batcher struct {
 	h                maphash.Hash
 }
 
-// newBatcher cuts transactions of up to opt.MaxTxnOps compares: the ops'
-// own, and the guards' (Options.opsPerTxn).
+// newBatcher cuts transactions etcd counts as at most opt.MaxTxnOps
+// operations: the ops' compares and the guards' (Options.opsPerTxn).
 func newBatcher(opt Options, seed maphash.Seed, emit func(*batch) error) *batcher {
 	b := &batcher{maxOps: opt.opsPerTxn(), maxBytes: opt.MaxTxnBytes, seed: seed, emit: emit, keys: map[string]struct{}{}}
 	b.h.SetSeed(seed)

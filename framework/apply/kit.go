@@ -322,8 +322,9 @@ func runningIn(err error) string {
 
 // nothingWritten: the run stopped after its backup was published and
 // before any key was written, for certain (a compare that failed, a
-// transaction etcd refused unapplied, a limit, a guard before the first
-// transaction); a transaction whose outcome is unknown is not certain.
+// transaction etcd refused unapplied, a limit, a live key under a guard
+// that failed the first transaction); a transaction whose outcome is
+// unknown is not certain.
 func nothingWritten(res *Result, err error) bool {
 	if err == nil || res == nil || res.Backup == "" || res.Written != 0 {
 		return false
