@@ -80,7 +80,7 @@ func (w WriteIO) ApproveQuestion(ctx context.Context, plan Result, question stri
 // WriteFlags are the flags every write command has; embed them in the param
 // struct as Output is embedded.
 type WriteFlags struct {
-	MaxTxnOps   int    `name:"max-txn-ops" default:"128" desc:"at most this many keys per etcd transaction (etcd's --max-txn-ops)"`
+	MaxTxnOps   int    `name:"max-txn-ops" default:"128" desc:"at most this many operations per etcd transaction, the guards' compares included (etcd's --max-txn-ops)"`
 	MaxInflight int    `name:"max-inflight" default:"4" desc:"at most this many transactions of one phase in flight (1: one at a time)"`
 	BackupDir   string `name:"backup-dir" default:"." placeholder:"DIR" desc:"folder of the backup file written before the first write"`
 	PlanOut     string `name:"plan-out" placeholder:"FILE" desc:"also save the staged plan (checksummed, no credentials) to FILE, for apply --file FILE --run"`

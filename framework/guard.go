@@ -2,11 +2,11 @@ package framework
 
 // Guard is a prefix that must hold no key with a lease while the kit
 // writes (Milvus's sessions: a live component writes metadata at any
-// time). The kit reads it again after the question, before the first
-// write, before each transaction (one small read) and after the verify: a
-// live key stops the run between transactions, naming it, and fails the
-// verify. A transaction whose compare fails reads it too, to name who
-// changed the key.
+// time). The kit reads it again after the question and after the verify,
+// and every transaction compares it (no key of the prefix but Except holds
+// a lease): a live key fails the next transaction, named, and fails the
+// verify. A transaction whose compare fails on a key reads it too, to name
+// who changed the key.
 type Guard struct {
 	Name   string
 	Prefix string

@@ -255,12 +255,12 @@ func (st *Staged) Abort() {
 // checkLimits: etcd refuses a transaction of more ops than its
 // --max-txn-ops before applying any of it; finding that out with reads,
 // before the question and the first write, spares a run that cannot
-// complete.
+// complete. The biggest transaction counts its guards' compares too.
 func (st *Staged) checkLimits(ctx context.Context, store Store) error {
 	if st.biggestOps == 0 {
 		return nil
 	}
-	return Cause(ctx, checkTxnOps(ctx, store, st.opt, st.biggestKey, st.biggestOps))
+	return Cause(ctx, checkTxnOps(ctx, store, st.opt, st.biggestKey, st.biggestOps+guardCompares(st.opt.guards)))
 }
 
 // afterBackup runs the AfterBackup hook (tests, failpoints): an error
@@ -303,7 +303,7 @@ func (st *Staged) write(ctx context.Context, store Store, src2 Source, res *Resu
 	wstart := time.Now()
 	prog := startProgress(opt.Progress, opt.Label+": write", res.Keys, opt.ProgressInterval)
 	w := &writer{ctx: ctx, store: store, opt: opt, hashes: st.hashes, seed: st.seed, prog: prog, total: res.Keys,
-		sem: make(chan struct{}, opt.Concurrency), phase: -1 << 62, revs: make([]int64, len(st.hashes))}
+		sem: make(chan struct{}, opt.Concurrency), phase: -1 << 62, revs: make([]int64, len(st.hashes)), guard: newGuardTxn(opt.guards)}
 	b2 := newBatcher(opt, st.seed, w.send)
 	err := src2(ctx, b2.add)
 	if err == nil {
@@ -358,8 +358,10 @@ type batcher struct {
 	h                maphash.Hash
 }
 
+// newBatcher cuts transactions etcd counts as at most opt.MaxTxnOps
+// operations: the ops' compares and the guards' (Options.opsPerTxn).
 func newBatcher(opt Options, seed maphash.Seed, emit func(*batch) error) *batcher {
-	b := &batcher{maxOps: opt.MaxTxnOps, maxBytes: opt.MaxTxnBytes, seed: seed, emit: emit, keys: map[string]struct{}{}}
+	b := &batcher{maxOps: opt.opsPerTxn(), maxBytes: opt.MaxTxnBytes, seed: seed, emit: emit, keys: map[string]struct{}{}}
 	b.h.SetSeed(seed)
 	return b
 }
@@ -462,8 +464,8 @@ type writer struct {
 	sem    chan struct{}
 	wg     sync.WaitGroup
 	phase  int
-	// sent counts the transactions handed to a goroutine (send's own).
-	sent int
+	// guard is what every transaction carries for the guards.
+	guard *guardTxn
 
 	mu        sync.Mutex
 	err       error
@@ -529,20 +531,6 @@ func (w *writer) send(bt *batch) error {
 		<-w.sem
 		return errStopped
 	}
-	// The guards are read before every Concurrency-th transaction: a
-	// component that starts is seen within as many transactions as may be
-	// in flight anyway (one at a time: before each), for a read per
-	// transaction that had cost 15-40% of the write pass.
-	sent := w.sent
-	w.sent++
-	if len(w.opt.guards) > 0 && sent%w.opt.Concurrency == 0 {
-		if err := checkGuards(w.ctx, w.store, w.opt.guards); err != nil {
-			<-w.sem
-			w.wg.Wait()
-			w.fail(bt.seq, err)
-			return errStopped
-		}
-	}
 	w.wg.Add(1)
 	go func() {
 		defer w.wg.Done()
@@ -553,7 +541,7 @@ func (w *writer) send(bt *batch) error {
 }
 
 func (w *writer) commit(bt *batch) {
-	cmps := make([]clientv3.Cmp, len(bt.ops))
+	cmps := make([]clientv3.Cmp, len(bt.ops), len(bt.ops)+len(w.guard.cmps))
 	thens := make([]clientv3.Op, len(bt.ops))
 	for i, op := range bt.ops {
 		cmps[i] = clientv3.Compare(clientv3.ModRevision(op.Key), "=", op.ModRevision)
@@ -567,11 +555,14 @@ func (w *writer) commit(bt *batch) {
 		w.fail(bt.seq, err)
 		return
 	}
+	// The guards are part of the transaction: no read before it, and no
+	// window between a read and the write.
+	cmps = append(cmps, w.guard.cmps...)
 	// A transaction in flight is not cancelled with the run: its outcome
 	// must be known. It has its own timeout.
 	tctx, cancel := context.WithTimeout(context.WithoutCancel(w.ctx), w.opt.TxnTimeout)
 	defer cancel()
-	resp, err := w.store.Txn(tctx).If(cmps...).Then(thens...).Commit()
+	resp, err := w.store.Txn(tctx).If(cmps...).Then(thens...).Else(w.guard.reads...).Commit()
 	if err != nil {
 		if lerr := w.limitError(tctx, bt, err); lerr != nil {
 			w.fail(bt.seq, lerr)
@@ -587,7 +578,7 @@ func (w *writer) commit(bt *batch) {
 	}
 	heartbeat(w.ctx)
 	if !resp.Succeeded {
-		w.fail(bt.seq, w.conflict(tctx, bt))
+		w.fail(bt.seq, w.conflict(tctx, bt, resp))
 		return
 	}
 	w.count(bt, resp.Header.Revision, true)
@@ -647,9 +638,15 @@ func (w *writer) checkRequest(bt *batch, cmps []clientv3.Cmp, thens []clientv3.O
 	return nil
 }
 
-// conflict finds the key of a failed transaction that changed, and the
-// Milvus component live now, if any (who changed it).
-func (w *writer) conflict(ctx context.Context, bt *batch) error {
+// conflict tells why a transaction's compare failed: a live key under a
+// guard (resp's Else read them at the revision etcd refused it at) is
+// reported first, as the *LiveError the guard's read would report; else
+// the key that changed, and the Milvus component live now, if any (who
+// changed it).
+func (w *writer) conflict(ctx context.Context, bt *batch, resp *clientv3.TxnResponse) error {
+	if live := w.guard.liveAt(resp); live != nil {
+		return live
+	}
 	err := w.changedKey(ctx, bt)
 	var ce *ConflictError
 	if errors.As(err, &ce) {

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
+	"go.etcd.io/etcd/api/v3/mvccpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"google.golang.org/grpc/codes"
@@ -53,15 +55,95 @@ func checkGuards(ctx context.Context, store Store, guards []Guard) error {
 			return fmt.Errorf("cannot check %q: read %s: %w", g.Name, g.Prefix, err)
 		}
 		for _, r := range resp.Responses {
-			for _, kv := range r.GetResponseRange().GetKvs() {
-				if kv.Lease != 0 && !slices.Contains(g.Except, string(kv.Key)) {
-					live := &LiveError{Guard: g.Name, Key: string(kv.Key), Lease: kv.Lease}
-					if g.Role != nil {
-						live.Role = g.Role(live.Key, kv.Value)
-					}
-					return live
-				}
+			if live := liveIn(g, r.GetResponseRange().GetKvs()); live != nil {
+				return live
 			}
+		}
+	}
+	return nil
+}
+
+// liveIn is the first key of kvs (read under g) that holds a lease, named.
+func liveIn(g Guard, kvs []*mvccpb.KeyValue) *LiveError {
+	for _, kv := range kvs {
+		if kv.Lease != 0 && !slices.Contains(g.Except, string(kv.Key)) {
+			live := &LiveError{Guard: g.Name, Key: string(kv.Key), Lease: kv.Lease}
+			if g.Role != nil {
+				live.Role = g.Role(live.Key, kv.Value)
+			}
+			return live
+		}
+	}
+	return nil
+}
+
+// guardRange is a key range [key, end) of a guard's prefix: the prefix
+// cut around its Except keys, which a compare cannot leave out otherwise.
+type guardRange struct {
+	guard    int
+	key, end string
+}
+
+// guardRanges are the ranges every transaction compares, guard by guard.
+func guardRanges(guards []Guard) []guardRange {
+	var out []guardRange
+	for i, g := range guards {
+		end := clientv3.GetPrefixRangeEnd(g.Prefix)
+		except := slices.Clone(g.Except)
+		slices.Sort(except)
+		from := g.Prefix
+		for _, x := range except {
+			if x < from || x >= end {
+				continue
+			}
+			if from < x {
+				out = append(out, guardRange{guard: i, key: from, end: x})
+			}
+			from = x + "\x00"
+		}
+		if from < end {
+			out = append(out, guardRange{guard: i, key: from, end: end})
+		}
+	}
+	return out
+}
+
+// guardCompares is how many compares the guards add to every transaction:
+// etcd's --max-txn-ops counts them (a transaction's size is the largest of
+// its compares, its Then and its Else).
+func guardCompares(guards []Guard) int { return len(guardRanges(guards)) }
+
+// guardTxn is what the guards add to every transaction the writer sends:
+// a compare per range that no key in it holds a lease (etcd compares every
+// key of a range; an empty range compares as lease 0), so a component that
+// registered before the transaction is applied fails it atomically, and a
+// read of each range in the Else: the failed transaction itself names the
+// live key, at the revision it was refused at.
+type guardTxn struct {
+	guards []Guard
+	ranges []guardRange
+	cmps   []clientv3.Cmp
+	reads  []clientv3.Op
+}
+
+func newGuardTxn(guards []Guard) *guardTxn {
+	gt := &guardTxn{guards: guards, ranges: guardRanges(guards)}
+	for _, r := range gt.ranges {
+		gt.cmps = append(gt.cmps, clientv3.Compare(clientv3.LeaseValue(r.key), "=", clientv3.NoLease).WithRange(r.end))
+		gt.reads = append(gt.reads, clientv3.OpGet(r.key, clientv3.WithRange(r.end)))
+	}
+	return gt
+}
+
+// liveAt is the live key the Else of a refused transaction read (nil: the
+// guards held; a key's mod revision failed the compare).
+func (gt *guardTxn) liveAt(resp *clientv3.TxnResponse) *LiveError {
+	for i, r := range resp.Responses {
+		if i >= len(gt.ranges) {
+			break
+		}
+		if live := liveIn(gt.guards[gt.ranges[i].guard], r.GetResponseRange().GetKvs()); live != nil {
+			return live
 		}
 	}
 	return nil
@@ -109,4 +191,13 @@ func runningNow(ctx context.Context, store Store, guards []Guard) string {
 		return live.Running()
 	}
 	return ""
+}
+
+// guardNames lists the guards' names for a message.
+func guardNames(guards []Guard) string {
+	names := make([]string, len(guards))
+	for i, g := range guards {
+		names[i] = fmt.Sprintf("%q", g.Name)
+	}
+	return strings.Join(names, ", ")
 }

@@ -23,8 +23,8 @@ type Build[S, P any] func(ctx context.Context, s S, p *P, st *Stage) (*Plan, err
 
 // Guarded is the state value of a write command: an etcd Store that names
 // the prefixes that must hold no leased key while the kit writes (a
-// Milvus instance: its sessions). The kit reads them on every run, after
-// the question, before every transaction and after the verify: a command
+// Milvus instance: its sessions). The kit reads them after the question
+// and after the verify, and every transaction compares them: a command
 // cannot leave them out.
 type Guarded interface {
 	Store
@@ -75,10 +75,15 @@ func (k *kit[S, P]) options(command string) (Options, framework.WriteFlags, erro
 	if flags.MaxRequestBytes < 0 {
 		return opt, flags, framework.Usagef("--max-request-bytes %d: not a size in bytes", flags.MaxRequestBytes)
 	}
+	opt.guards = k.store.Guards()
 	if k.tune != nil {
 		k.tune(&opt)
 	}
-	return opt.withDefaults(), flags, nil
+	opt = opt.withDefaults()
+	if n := guardCompares(opt.guards); opt.opsPerTxn() < 1 {
+		return opt, flags, framework.Usagef("--max-txn-ops %d: every transaction also carries %d compares of the guards (%s): use --max-txn-ops %d or more", opt.MaxTxnOps, n, guardNames(opt.guards), n+1)
+	}
+	return opt, flags, nil
 }
 
 // plan runs build with a stage; dry: nothing staged, its scan's progress
@@ -241,11 +246,9 @@ func (k *kit[S, P]) commit(ctx context.Context, pl *Plan, st *Stage, flags frame
 	if err != nil {
 		return nil, nil, err
 	}
-	guards := k.guards(pl)
-	if err := checkGuards(ctx, k.store, guards); err != nil {
+	if err := checkGuards(ctx, k.store, staged.opt.guards); err != nil {
 		return nil, nil, framework.Refusedf("%s refused after the question, nothing was written: %v", pl.Command, err)
 	}
-	staged.opt.guards = guards
 	if pl.SplitState {
 		h := staged.bw.header
 		chainHeader(staged.opt.BackupDir, &h, chainCommand(h, pl.Command))
@@ -303,18 +306,6 @@ func (k *kit[S, P]) commit(ctx context.Context, pl *Plan, st *Stage, flags frame
 	return res, external, err
 }
 
-// guards are the store's guards, then any a plan adds (Plan.Guards), each
-// prefix once.
-func (k *kit[S, P]) guards(pl *Plan) []Guard {
-	out := slices.Clone(k.store.Guards())
-	for _, g := range pl.Guards {
-		if !slices.ContainsFunc(out, func(h Guard) bool { return h.Prefix == g.Prefix }) {
-			out = append(out, g)
-		}
-	}
-	return out
-}
-
 // runningIn names the Milvus component a stopped run's error found live
 // ("": none).
 func runningIn(err error) string {
@@ -331,8 +322,9 @@ func runningIn(err error) string {
 
 // nothingWritten: the run stopped after its backup was published and
 // before any key was written, for certain (a compare that failed, a
-// transaction etcd refused unapplied, a limit, a guard before the first
-// transaction); a transaction whose outcome is unknown is not certain.
+// transaction etcd refused unapplied, a limit, a live key under a guard
+// that failed the first transaction); a transaction whose outcome is
+// unknown is not certain.
 func nothingWritten(res *Result, err error) bool {
 	if err == nil || res == nil || res.Backup == "" || res.Written != 0 {
 		return false

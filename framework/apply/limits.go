@@ -176,13 +176,15 @@ func checkTxnOps(ctx context.Context, store Store, opt Options, key string, n in
 func (w *writer) limitError(ctx context.Context, bt *batch, err error) error {
 	switch {
 	case tooManyOps(err):
-		limit, _, perr := maxTxnOps(ctx, w.store, w.opt, bt.ops[0].Key, len(bt.ops))
+		// etcd counts the guards' compares too.
+		n := len(bt.ops) + len(w.guard.cmps)
+		limit, _, perr := maxTxnOps(ctx, w.store, w.opt, bt.ops[0].Key, n)
 		if perr != nil {
-			return &LimitError{Msg: fmt.Sprintf("etcd refused transaction %d of %d operations (from %s) as more than its --max-txn-ops allows; nothing of it was written: use a smaller --max-txn-ops", bt.seq+1, len(bt.ops), keyText(bt.ops[0].Key)),
+			return &LimitError{Msg: fmt.Sprintf("etcd refused transaction %d of %d operations (from %s) as more than its --max-txn-ops allows; nothing of it was written: use a smaller --max-txn-ops", bt.seq+1, n, keyText(bt.ops[0].Key)),
 				Fix: "--max-txn-ops is below etcd's"}
 		}
 		e := txnOpsError(limit)
-		e.Msg = fmt.Sprintf("%s (transaction %d of %d operations from %s was refused, nothing of it was written)", e.Msg, bt.seq+1, len(bt.ops), keyText(bt.ops[0].Key))
+		e.Msg = fmt.Sprintf("%s (transaction %d of %d operations from %s was refused, nothing of it was written)", e.Msg, bt.seq+1, n, keyText(bt.ops[0].Key))
 		return e
 	case tooLarge(err):
 		big := bt.ops[0]

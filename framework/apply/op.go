@@ -201,8 +201,13 @@ type Options struct {
 	// fixed the revision it reads the keys back at, PauseReplan once the
 	// verify's re-plan read its first key. Failpoints hook here.
 	Pause func(point string)
-	// guards are the plan's (Plan.Guards): read before each transaction is
-	// sent (a live key stops the run between transactions) and when a
-	// transaction's compare fails (naming who changed the key).
+	// guards are the store's (Guarded.Guards): compared by every
+	// transaction (a live key fails it, named from its own Else), so known
+	// when the ops are staged: their compares take room in every
+	// transaction (opsPerTxn).
 	guards []Guard
 }
+
+// opsPerTxn is how many ops a transaction holds: MaxTxnOps (etcd's
+// --max-txn-ops, which counts the compares too) less the guards' compares.
+func (o Options) opsPerTxn() int { return o.MaxTxnOps - guardCompares(o.guards) }

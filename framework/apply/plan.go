@@ -36,11 +36,6 @@ type Plan struct {
 	// After are the checks read once the keys read back (restore's
 	// split-state check, named by its backup's header).
 	After []Check
-	// Guards are prefixes the plan guards beyond the store's own
-	// (Guarded.Guards, which the kit reads on every run whatever the plan
-	// says): read again after the question and watched while the kit
-	// writes and verifies.
-	Guards []Guard
 	// External are the plan's effects outside etcd (external.go): named in
 	// the question, run once after the backup is published and before the
 	// first etcd write. A saved plan records them; apply --file refuses it.

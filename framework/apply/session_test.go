@@ -59,7 +59,8 @@ func startSession(t *testing.T, cli *clientv3.Client) string {
 }
 
 // runGuarded runs "ops" over want on a store whose guards are the session
-// guard (the plan names none: the kit reads the store's), in table format.
+// guard (the kit reads the store's), in table format. Every transaction
+// carries the guard's two compares: --max-txn-ops 4 holds two keys.
 func runGuarded(t *testing.T, cli *clientv3.Client, want []Op, tune func(*Options), confirm framework.Confirm, args string) (string, string, error) {
 	t.Helper()
 	build := opsBuild(Header{Command: "ops", RootPath: "by-dev", Prefixes: []string{"by-dev/meta/"}}, want)
@@ -120,7 +121,7 @@ func TestSessionMidWriteStopsBetweenTransactionsNamingIt(t *testing.T) {
 			return nil
 		}
 	}
-	stdout, _, err := runGuarded(t, cli, ops, tune, nil, "--run --yes --max-txn-ops 2 --backup-dir "+t.TempDir())
+	stdout, _, err := runGuarded(t, cli, ops, tune, nil, "--run --yes --max-txn-ops 4 --backup-dir "+t.TempDir())
 	if framework.ExitCode(err) != framework.ExitFailed {
 		t.Fatalf("want exit 1, got %v\n%s", err, stdout)
 	}
@@ -163,7 +164,7 @@ func TestComponentOverwritingAWrittenKeyIsNamed(t *testing.T) {
 			return nil
 		}
 	}
-	stdout, _, err := runGuarded(t, cli, ops, tune, nil, "--run --yes --max-txn-ops 2 --backup-dir "+t.TempDir())
+	stdout, _, err := runGuarded(t, cli, ops, tune, nil, "--run --yes --max-txn-ops 4 --backup-dir "+t.TempDir())
 	if framework.ExitCode(err) != framework.ExitFailed {
 		t.Fatalf("want exit 1, got %v\n%s", err, stdout)
 	}
@@ -182,10 +183,11 @@ func TestComponentOverwritingAWrittenKeyIsNamed(t *testing.T) {
 	}
 }
 
-// A transaction whose compare fails reads the guards at that moment: the
-// conflict names the component live then (the window between the guard
-// read before a transaction and its commit), or asks whether Milvus runs
-// when none is.
+// A transaction whose compare fails tells the guard from a key: a live
+// session key at the revision etcd refused it at (its Else read the
+// guards) is named first, as the guard's read names it; else the key that
+// changed, with the component live when the writer looked (one that
+// registered just after the refusal), or asking whether Milvus runs.
 func TestConflictNamesTheRunningComponent(t *testing.T) {
 	cli, _ := sessionEnv(t)
 	ctx := context.Background()
@@ -197,14 +199,24 @@ func TestConflictNamesTheRunningComponent(t *testing.T) {
 	if _, err := cli.Put(ctx, key, "datacoord's"); err != nil {
 		t.Fatal(err)
 	}
-	w := &writer{store: cli, opt: Options{guards: []Guard{sessionGuard}, Header: Header{Revision: read.Header.Revision}}}
+	w := &writer{store: cli, opt: Options{guards: []Guard{sessionGuard}, Header: Header{Revision: read.Header.Revision}}, guard: newGuardTxn([]Guard{sessionGuard})}
 	bt := &batch{ops: []Op{{Key: key, ModRevision: read.Kvs[0].ModRevision, Value: []byte("new")}}}
-	err = w.conflict(ctx, bt)
+	refused := func() *clientv3.TxnResponse {
+		t.Helper()
+		cmps := append([]clientv3.Cmp{clientv3.Compare(clientv3.ModRevision(key), "=", bt.ops[0].ModRevision)}, w.guard.cmps...)
+		resp, err := cli.Txn(ctx).If(cmps...).Then(clientv3.OpPut(key, "new")).Else(w.guard.reads...).Commit()
+		if err != nil || resp.Succeeded {
+			t.Fatalf("the transaction was not refused: %v", err)
+		}
+		return resp
+	}
+	before := refused()
+	err = w.conflict(ctx, bt, before)
 	if !strings.Contains(err.Error(), "moved the instance on") {
 		t.Fatalf("no session: %v", err)
 	}
 	running := startSession(t, cli)
-	err = w.conflict(ctx, bt)
+	err = w.conflict(ctx, bt, before)
 	for _, want := range []string{"key " + key + " changed since the plan was read", "a Milvus component is running: " + running, "stop it (every component), then re-run heron to complete"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("message lacks %q: %v", want, err)
@@ -212,6 +224,10 @@ func TestConflictNamesTheRunningComponent(t *testing.T) {
 	}
 	if got := runningIn(fmt.Errorf("%w (to roll it back: ...)", err)); got != running {
 		t.Fatalf("the STOPPED block names %q, want %q", got, running)
+	}
+	var live *LiveError
+	if err := w.conflict(ctx, bt, refused()); !errors.As(err, &live) || live.Running() != running || err.Error() != (&LiveError{Guard: sessionGuard.Name, Key: live.Key, Role: "datacoord", Lease: live.Lease}).Error() {
+		t.Fatalf("refused with a session live: want the guard's LiveError naming %s, got %v", running, err)
 	}
 }
 
@@ -244,7 +260,7 @@ func TestSessionMidWriteNamesTheWrittenKeysItWroteOver(t *testing.T) {
 			return nil
 		}
 	}
-	stdout, _, err := runGuarded(t, cli, ops, tune, nil, "--run --yes --max-txn-ops 2 --backup-dir "+t.TempDir())
+	stdout, _, err := runGuarded(t, cli, ops, tune, nil, "--run --yes --max-txn-ops 4 --backup-dir "+t.TempDir())
 	if framework.ExitCode(err) != framework.ExitFailed {
 		t.Fatalf("want exit 1, got %v\n%s", err, stdout)
 	}

@@ -64,7 +64,7 @@ func (k *kit[S, P]) verifyWritten(ctx context.Context, opt Options, pl *Plan, st
 		}
 	}
 	var live *LiveError
-	switch err := checkGuards(ctx, k.store, k.guards(pl)); {
+	switch err := checkGuards(ctx, k.store, opt.guards); {
 	case err == nil:
 	case errors.As(err, &live):
 		// A component live now is first among the problems: it is who wrote

@@ -156,7 +156,7 @@ func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.St
 		s.Refused = s.Refused || !g.OK
 	}
 	out.Gates, out.Keys, out.SplitState = s.Gates, again.Keys, again.SplitState
-	out.Put, out.Nothing, out.Reminders, out.After, out.Guards, out.Replan = again.Put, again.Nothing, again.Reminders, again.After, again.Guards, again.Replan
+	out.Put, out.Nothing, out.Reminders, out.After, out.Replan = again.Put, again.Nothing, again.Reminders, again.After, again.Replan
 	// The verify plans the recorded command again, not the file.
 	out.Again = func(ctx context.Context, st *apply.Stage) (*apply.Plan, error) {
 		pl, _, err := apply.Replay(ctx, inst, h, st, nil)

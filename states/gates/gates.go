@@ -77,8 +77,8 @@ func StopSteps() []framework.Step {
 	}
 }
 
-// SessionGuard is instance.SessionGuard: the kit reads it on every run
-// (apply.Guarded), whatever a plan's Guards say.
+// SessionGuard is instance.SessionGuard: the kit guards it on every run
+// (apply.Guarded).
 func SessionGuard(l models.Layout) apply.Guard { return instance.SessionGuard(l) }
 
 // KnownPChannels refuses (a usage error, nothing read further) a --pchannel

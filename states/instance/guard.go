@@ -16,7 +16,9 @@ func SessionGuard(l models.Layout) framework.Guard {
 	return framework.Guard{Name: SessionGuardName, Prefix: l.Meta(models.SessionPrefix), Except: []string{l.Meta(models.SessionIDKey)}, Role: models.SessionRole}
 }
 
-// Guards are what the write kit reads on every run of every write command
-// (framework.Guarded): Milvus's sessions, under the instance's own meta root. A
-// command cannot leave them out: the kit asks the instance, not the plan.
+// Guards are what the write kit reads and every transaction compares, on
+// every run of every write command (apply.Guarded): Milvus's sessions,
+// under the instance's own meta root (a user limited to the root may
+// compare them). A command cannot leave them out: the kit asks the
+// instance, not the plan.
 func (in *Instance) Guards() []framework.Guard { return []framework.Guard{SessionGuard(in.Layout)} }

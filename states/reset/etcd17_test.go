@@ -277,7 +277,7 @@ func TestCompactionDuringVerifyReadsAtTheCurrentRevision(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t, commonpb.WALName_Pulsar)
-			args := "--target-wal kafka --allow-growing --run --max-txn-ops 2"
+			args := "--target-wal kafka --allow-growing --run --max-txn-ops 4"
 			if tc.scoped {
 				e.moveOutside("kafka", e.sample.PChannels[1:]...)
 				args += " --pchannel " + e.pc(0)

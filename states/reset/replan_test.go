@@ -48,7 +48,7 @@ func TestVerifyReadsNoSegmentAgain(t *testing.T) {
 		e.cli.KV = segmentReads{KV: e.cli.KV, prefix: e.meta(models.SegmentPrefix), n: &n}
 		mustOut(t, e, args)
 		dry := n.Swap(0)
-		r := runOK(t, e, args+" --max-txn-ops 4")
+		r := runOK(t, e, args+" --max-txn-ops 6")
 		if v := r.Verify; dry == 0 || n.Load() != dry || v.ReadBack != "proven by revisions" || v.Replanned != 0 || r.Applied.Keys == 0 {
 			t.Fatalf("scoped %v: the dry run read segments %d times, the run %d; verify %+v", scoped, dry, n.Load(), v)
 		}
@@ -88,7 +88,7 @@ func TestVerifyCatchesForeignWritesDuringTheRun(t *testing.T) {
 				return err
 			}
 		})
-		out, errs, code := e.reset("--target-wal kafka --max-txn-ops 4 --run --format json")
+		out, errs, code := e.reset("--target-wal kafka --max-txn-ops 6 --run --format json")
 		r := runJSON(t, out)
 		failures := strings.Join(r.Verify.Failures, "\n")
 		if code != framework.ExitFailed || r.Verify.OK || !strings.HasPrefix(r.Verify.ReadBack, "keys-only read") {

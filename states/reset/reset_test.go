@@ -291,7 +291,7 @@ func TestSplitStateRerunAndRestore(t *testing.T) {
 			t.Fatalf("after restore these keys differ from the original: %v", d)
 		}
 	}
-	out, errs, code := e.reset("--target-wal kafka --max-txn-ops 2 --run --format json")
+	out, errs, code := e.reset("--target-wal kafka --max-txn-ops 4 --run --format json")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
@@ -321,7 +321,7 @@ func TestSplitStateRerunAndRestore(t *testing.T) {
 					return nil
 				}
 			})
-			out, errs, code := e.reset("--target-wal kafka --max-txn-ops 2 --run --format json")
+			out, errs, code := e.reset("--target-wal kafka --max-txn-ops 4 --run --format json")
 			if code != framework.ExitFailed {
 				t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 			}
@@ -359,7 +359,7 @@ func TestConcurrentChangeStopsTheRun(t *testing.T) {
 		}
 	})
 	before := e.dump()
-	out, errs, code := e.reset("--target-wal kafka --max-txn-ops 1 --run")
+	out, errs, code := e.reset("--target-wal kafka --max-txn-ops 3 --run")
 	if code != framework.ExitFailed {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
@@ -467,7 +467,7 @@ func TestDryRunAndRunPlanTheSameKeys(t *testing.T) {
 		fmt.Sprintf("--target-wal woodpecker --pchannel %s --pchannel %s --pchannel %s", e.pc(0), e.pc(1), e.pc(2)), // scoped, and it completes the instance
 		fmt.Sprintf("--target-wal pulsar --pchannel %s --pchannel %s --allow-growing", e.pc(1), e.pc(2)),
 	} {
-		line := "reset checkpoint --max-txn-ops 4 --backup-dir " + e.dir + " " + args
+		line := "reset checkpoint --max-txn-ops 6 --backup-dir " + e.dir + " " + args
 		r0 := e.rev()
 		dry, _, _ := e.run(line)
 		dryJSON, _, _ := e.run(line + " --format json")
@@ -538,7 +538,7 @@ func TestSessionAppearingAtTheQuestionOrMidWrite(t *testing.T) {
 			return nil
 		}
 	})
-	stdout, errs, code := e.reset("--target-wal kafka --run --max-txn-ops 2")
+	stdout, errs, code := e.reset("--target-wal kafka --run --max-txn-ops 4")
 	e.withTune(nil)
 	if code != framework.ExitFailed || strings.Contains(stdout, "verify: ok") || !strings.Contains(stdout, "STOPPED: 4 of 18 keys written") ||
 		!strings.Contains(errs, "a Milvus component is running: "+session+" (datacoord, lease ") || !strings.Contains(stdout, "  a Milvus component is running: "+session) {

@@ -384,7 +384,7 @@ func TestInterruptedRun(t *testing.T) {
 	e.tune = func(o *apply.Options) {
 		o.AfterTxn = func(n int) error { return context.Canceled }
 	}
-	out, errs, code := e.resetWAL(e.minio() + " --max-txn-ops 1 --run")
+	out, errs, code := e.resetWAL(e.minio() + " --max-txn-ops 3 --run")
 	if code == 0 {
 		t.Fatalf("interrupted run: exit 0\n%s%s", out, errs)
 	}
@@ -410,7 +410,7 @@ func TestInterruptedRun(t *testing.T) {
 	e.tune = func(o *apply.Options) {
 		o.AfterTxn = func(n int) error { return context.Canceled }
 	}
-	if _, _, code := e.resetWAL(e.minio() + " --max-txn-ops 1 --run"); code == 0 {
+	if _, _, code := e.resetWAL(e.minio() + " --max-txn-ops 3 --run"); code == 0 {
 		t.Fatal("second interrupted run: exit 0")
 	}
 	e.tune = nil
@@ -512,7 +512,7 @@ func TestObjectsFirstEtcdSecond(t *testing.T) {
 			return nil
 		}
 	}
-	out, errs, code := e.resetWAL(e.minio() + " --max-txn-ops 2 --run")
+	out, errs, code := e.resetWAL(e.minio() + " --max-txn-ops 4 --run")
 	if code != 0 {
 		t.Fatalf("run: exit %d\n%s%s", code, out, errs)
 	}

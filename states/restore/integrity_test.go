@@ -162,7 +162,7 @@ func TestRestoreChainOrderAndSplit(t *testing.T) {
 	original := e.dump()
 	first := e.resetRun()
 	e.tune = func(o *apply.Options) {
-		o.Concurrency, o.MaxTxnOps = 1, 2
+		o.Concurrency, o.MaxTxnOps = 1, 4
 		o.AfterTxn = func(n int) error {
 			if n == 3 {
 				return errors.New("simulated crash")
@@ -175,7 +175,7 @@ func TestRestoreChainOrderAndSplit(t *testing.T) {
 	}
 	e.tune = nil
 
-	out, errs, code := e.run("reset checkpoint --target-wal kafka --max-txn-ops 3 --run --format json --backup-dir " + e.dir)
+	out, errs, code := e.run("reset checkpoint --target-wal kafka --max-txn-ops 5 --run --format json --backup-dir " + e.dir)
 	if code != 0 {
 		t.Fatalf("reset of the split state: exit %d\n%s\n%s", code, out, errs)
 	}
@@ -275,7 +275,7 @@ func TestStoppedRunCountsWhatItWrote(t *testing.T) {
 	e := newEnv(t, cli, ep, "by-dev")
 	backup := e.resetRun()
 	e.tune = func(o *apply.Options) {
-		o.Concurrency, o.MaxTxnOps = 1, 2
+		o.Concurrency, o.MaxTxnOps = 1, 4
 		o.AfterTxn = func(n int) error {
 			if n == 3 {
 				return errors.New("simulated crash")

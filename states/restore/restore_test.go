@@ -57,7 +57,7 @@ var diff = shelltest.DiffKeys
 // resetRun resets the instance to kafka and returns the backup path.
 func (e *env) resetRun() string {
 	e.t.Helper()
-	out, errs, code := e.run("reset checkpoint --target-wal kafka --max-txn-ops 3 --run --format json --backup-dir " + e.dir)
+	out, errs, code := e.run("reset checkpoint --target-wal kafka --max-txn-ops 5 --run --format json --backup-dir " + e.dir)
 	if code != 0 {
 		e.t.Fatalf("reset: exit %d\n%s\n%s", code, out, errs)
 	}
@@ -186,7 +186,7 @@ func TestRestoreInterruptedThenCompleted(t *testing.T) {
 	original := e.dump()
 	backup := e.resetRun()
 	e.tune = func(o *apply.Options) {
-		o.Concurrency, o.MaxTxnOps = 1, 2
+		o.Concurrency, o.MaxTxnOps = 1, 4
 		o.AfterTxn = func(n int) error {
 			if n == 3 {
 				return errors.New("simulated crash")

@@ -16,7 +16,7 @@ mkdir -p "$BK"
 
 # stopped_run N: reset --run stopped after N transactions.
 stopped_run() {
-	printf '%s\n' "$(connect_line)" "reset checkpoint --target-wal kafka --max-txn-ops 2 --max-inflight 1 --run --backup-dir $BK" |
+	printf '%s\n' "$(connect_line)" "reset checkpoint --target-wal kafka --max-txn-ops 4 --max-inflight 1 --run --backup-dir $BK" |
 		HERON_APPLY_FAIL_AFTER_TXNS=$1 "$HERON" >"$WORK/out" 2>"$WORK/err"
 	RC=$?
 	OUT=$(cat "$WORK/out")

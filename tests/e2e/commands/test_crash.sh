@@ -18,7 +18,7 @@ mkdir -p "$BK" "$POD1" "$POD2"
 
 # killed_run: reset to kafka --run from pod1, SIGKILLed after 2 transactions.
 killed_run() {
-	(cd "$POD1" && printf '%s\n' "$(connect_line)" "reset checkpoint --target-wal kafka --max-txn-ops 2 --run --backup-dir $BK" |
+	(cd "$POD1" && printf '%s\n' "$(connect_line)" "reset checkpoint --target-wal kafka --max-txn-ops 4 --run --backup-dir $BK" |
 		HERON_APPLY_CONCURRENCY=1 HERON_APPLY_KILL_AFTER_TXNS=2 "$HERON" >"$WORK/out" 2>"$WORK/err") 2>/dev/null # no "Killed" job notice
 	RC=$?
 	OUT=$(cat "$WORK/out")

@@ -51,7 +51,7 @@ if cmp -s "$WORK/a.dump" "$WORK/b.dump"; then pass "the instance is A's, byte fo
 # C (to woodpecker) writes one key a transaction,
 # 300 ms apart; once its first transactions are in, another writer puts
 # the last key of its backup.
-printf '%s\n' "$(connect_line "$ROOT")" "reset checkpoint --target-wal woodpecker --run --yes --max-txn-ops 1 --backup-dir $WORK/bk-c" |
+printf '%s\n' "$(connect_line "$ROOT")" "reset checkpoint --target-wal woodpecker --run --yes --max-txn-ops 3 --backup-dir $WORK/bk-c" |
 	HERON_APPLY_TXN_DELAY=300ms HERON_APPLY_CONCURRENCY=1 "$HERON" >"$WORK/out" 2>"$WORK/err" &
 cpid=$!
 for _ in $(seq 1 200); do

@@ -18,7 +18,7 @@ BK=$WORK/backups
 mkdir -p "$BK" "$WORK/rbk"
 backup_of() { printf '%s' "$ERR" | sed -n 's/^backup: \(.*\) ([0-9]* keys, synced)$/\1/p' | head -1; }
 
-printf '%s\n' "$(connect_line)" "reset wal --target woodpecker --max-txn-ops 1 --run --yes --backup-dir $BK" |
+printf '%s\n' "$(connect_line)" "reset wal --target woodpecker --max-txn-ops 3 --run --yes --backup-dir $BK" |
 	HERON_APPLY_CONCURRENCY=1 HERON_APPLY_FAIL_AFTER_TXNS=3 "$HERON" >"$WORK/out" 2>"$WORK/err"
 RC=$?
 OUT=$(cat "$WORK/out")

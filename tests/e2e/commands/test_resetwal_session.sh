@@ -1,9 +1,10 @@
 # reset wal keeps the session guard like every write command (issue 24,
 # case 1), against Debian's etcd, with bin/heron-failpoints throttled by
-# HERON_APPLY_TXN_DELAY and --max-txn-ops 1: a datacoord session attached
+# HERON_APPLY_TXN_DELAY and --max-txn-ops 3 (one key a transaction beside
+# the session guard's two compares): a datacoord session attached
 # to a lease (etcdctl lease grant + put --lease, as a starting component
 # registers) that lands mid `reset wal --target woodpecker --run --yes`
-# stops the run between transactions, exit 1, naming the session key, its
+# fails the next transaction, exit 1, naming the session key, its
 # role and lease, with the STOPPED block and no "verify: ok". The guard is
 # the kit's (the instance's), not the command's: reset wal names none.
 # (The re-check after the [y/N] question: test_question.sh, reset wal case.)
@@ -21,7 +22,7 @@ seed --wal pulsar --rootPath "$ROOT" >/dev/null || { echo "seeding failed" >&2; 
 "$ETCDTOOL" wpseed --etcd "$ETCD" --file "$FIX/wp_milvus30.json" >/dev/null || { echo "wpseed failed" >&2; exit 1; }
 
 mkdir -p "$WORK/bk"
-printf '%s\n' "$(connect_line "$ROOT")" "reset wal --target woodpecker --run --yes --max-txn-ops 1 --backup-dir $WORK/bk" |
+printf '%s\n' "$(connect_line "$ROOT")" "reset wal --target woodpecker --run --yes --max-txn-ops 3 --backup-dir $WORK/bk" |
 	HERON_APPLY_TXN_DELAY=500ms HERON_APPLY_CONCURRENCY=1 "$HERON" >"$WORK/out" 2>"$WORK/err" &
 hpid=$!
 for _ in $(seq 1 200); do

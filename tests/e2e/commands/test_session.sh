@@ -43,7 +43,7 @@ dump_to "$WORK/reference"
 # the first transactions are in.
 reseed
 mkdir -p "$WORK/bk-mid"
-printf '%s\n' "$(connect_line "$ROOT")" "reset checkpoint --target-wal kafka --run --max-txn-ops 2 --max-inflight 1 --backup-dir $WORK/bk-mid" |
+printf '%s\n' "$(connect_line "$ROOT")" "reset checkpoint --target-wal kafka --run --max-txn-ops 4 --max-inflight 1 --backup-dir $WORK/bk-mid" |
 	HERON_APPLY_TXN_DELAY=300ms "$HERON" >"$WORK/out" 2>"$WORK/err" &
 hpid=$!
 for _ in $(seq 1 200); do
@@ -53,7 +53,7 @@ done
 sleep 0.5
 # The component writes its old checkpoint back over the first key heron
 # wrote (the backup's first entry: its first transaction's), and registers
-# its session (the guard, read before each transaction, stops the run).
+# its session (the guard, compared by every transaction, stops the run).
 OVER=$(python3 -c 'import json,sys; e=json.loads(open(sys.argv[1]).readlines()[1]); print(e["key"])' "$(find "$WORK/bk-mid" -name 'heron-backup-*.jsonl')")
 python3 -c 'import base64,json,sys; sys.stdout.buffer.write(base64.b64decode(json.loads(open(sys.argv[1]).readlines()[1])["value"]))' "$(find "$WORK/bk-mid" -name 'heron-backup-*.jsonl')" |
 	ctl put "$OVER" >/dev/null || { echo "overwrite failed" >&2; exit 1; }
