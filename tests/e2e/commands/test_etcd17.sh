@@ -82,7 +82,7 @@ reset_run "$WORK/bk-full"
 show_err
 expect_rc 1 "out of space mid-write: the run stops"
 expect_err "(which was NOT applied: etcd is out of space|applied transaction [0-9]+ .* and then reported that etcd is out of space)" "the stop says whether etcd applied the transaction it refused"
-expect_err "etcdctl --endpoints=$ETCD compact [0-9]+\).*defrag --cluster.*alarm disarm.*then re-run heron: stopped after [0-9]+ transactions" "the recovery comes before re-run"
+expect_err "etcdctl --endpoints=$ETCD compact --physical [0-9]+\).*defrag --cluster.*alarm disarm.*then re-run heron: stopped after [0-9]+ transactions" "the recovery comes before re-run"
 if printf '%s' "$ERR" | grep -q "may or may not"; then fail "a refusal is reported as an unknown outcome"; else pass "no 'may or may not be written'"; fi
 alarms=$(ctl alarm list)
 case "$alarms" in *NOSPACE*) pass "etcd raised NOSPACE" ;; *) fail "no NOSPACE alarm: $alarms" ;; esac
@@ -103,7 +103,7 @@ expect_rc 3 "under NOSPACE: restore is refused too"
 
 # The recovery the message names, then the re-run completes.
 r=$(rev)
-ctl compact "$r" >/dev/null && ctl defrag --cluster >/dev/null && ctl alarm disarm >/dev/null || { echo "recovery failed" >&2; exit 1; }
+ctl compact --physical "$r" >/dev/null && ctl defrag --cluster >/dev/null && ctl alarm disarm >/dev/null || { echo "recovery failed" >&2; exit 1; }
 reset_run "$WORK/bk-full"
 show_err
 expect_rc 0 "after compact, defrag and alarm disarm: the re-run completes"
