@@ -7,12 +7,15 @@
 #
 # The quota is derived from sizes measured here, not a fixed margin: etcd 3.4
 # checks a write against the backend size it last committed (every 100 ms by
-# default), so a pipelined reset wrote its whole ~1.4 MiB before etcd saw the
-# size pass a fixed quota (no NOSPACE), or, when it stopped early, left more
-# to re-write than the quota held after defrag (NOSPACE again). etcd here
-# commits after every write (--backend-batch-limit 1: the size is current),
-# and the quota sits 3/4 of the way through the reset's measured growth: the
-# run stops past half way, and the re-run's rest fits after compact and defrag.
+# default), so a pipelined reset could write its whole ~1.4 MiB before etcd
+# saw the size pass a fixed quota (no NOSPACE); and a run that stopped early
+# left more to re-write (each put a new revision) than the quota held after
+# defrag (NOSPACE again). etcd here commits after every write
+# (--backend-batch-limit 1: the size is current), and the quota sits 3/4 of
+# the way through the reset's measured growth: the run stops past half way,
+# and the re-run's rest fits after the recovery. The recovery compacts with
+# --physical (as heron says): a plain compact returns before etcd removed the
+# old revisions, and the defrag right after it reclaimed nothing.
 . "$(dirname "$0")/../lib.sh"
 
 use_gen
