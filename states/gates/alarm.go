@@ -115,10 +115,10 @@ func (s *Space) Warning() string {
 		return ""
 	}
 	if after >= s.Quota {
-		return fmt.Sprintf("etcd space: the database would grow to about %s, over its quota of %s: etcd would raise NOSPACE mid-write and refuse the rest (a split state); compact and defragment etcd first (etcdctl compact, etcdctl defrag --cluster) or raise --quota-backend-bytes",
+		return fmt.Sprintf("etcd space: the database would grow to about %s, over its quota of %s: etcd would raise NOSPACE mid-write and refuse the rest (a split state); compact and defragment etcd first (etcdctl compact --physical, etcdctl defrag --cluster) or raise --quota-backend-bytes",
 			humanBytes(after), humanBytes(s.Quota))
 	}
-	return fmt.Sprintf("etcd space: the database would grow to about %s, past %d%% of its quota of %s: compacting and defragmenting etcd first leaves room (etcdctl compact, etcdctl defrag --cluster)",
+	return fmt.Sprintf("etcd space: the database would grow to about %s, past %d%% of its quota of %s: compacting and defragmenting etcd first leaves room (etcdctl compact --physical, etcdctl defrag --cluster)",
 		humanBytes(after), SpaceWarnPercent, humanBytes(s.Quota))
 }
 

@@ -67,12 +67,13 @@ func TestAlarmGateRefusesUnderNoSpaceUntilRecovered(t *testing.T) {
 	}
 
 	// The recovery the gate names (after removing what filled it): compact
-	// to the current revision, defragment, disarm.
+	// to the current revision (physical: done before the defrag), defragment,
+	// disarm.
 	del, err := cli.Delete(ctx, "junk/", clientv3.WithPrefix())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := cli.Compact(ctx, del.Header.Revision); err != nil {
+	if _, err := cli.Compact(ctx, del.Header.Revision, clientv3.WithCompactPhysical()); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := cli.Defragment(ctx, ep); err != nil {
