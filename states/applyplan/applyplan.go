@@ -93,7 +93,11 @@ func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.St
 	s := &Summary{Command: "apply", File: p.File, Plan: h, Heron: apply.HeronBuild(), Revision: rev, Differences: []apply.Difference{}}
 	writer := gates.Writer(h.Planner, "")
 	scope, known := gates.WriteScope(inst.Layout, writer)
-	known = known && apply.Registered(inst, writer)
+	// A plan never records apply itself (apply --file --plan-out records
+	// the command it plans again): a header naming it is edited, and
+	// planning it again would open the file it names, maybe itself, for
+	// ever.
+	known = known && writer != "apply" && apply.Registered(inst, writer)
 	fileGates := []framework.Gate{externalGate(h), plannerGate(h, known)}
 	if p.ExpectDigest != "" {
 		digest, err := apply.ClaimedDigest(p.File)
@@ -183,6 +187,8 @@ func plannerGate(h apply.Header, known bool) framework.Gate {
 	switch {
 	case known:
 		return g
+	case h.Planner == "apply":
+		g.Detail = "the plan's header names planner \"apply\", which heron never records (a plan saved by apply --file records the command it planned again): an edited header, not applied"
 	case h.Planner == "":
 		g.Detail = "the plan's header records no command (a plan saved by an older heron, or an edited header): heron cannot plan it again, so it does not apply it"
 	default:

@@ -2,11 +2,15 @@ package applyplan
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
 
@@ -182,5 +186,69 @@ func TestApplyPlanDocument(t *testing.T) {
 	if code != 0 || json.Unmarshal([]byte(out), &doc) != nil || doc.Compared != 18 || doc.Differences == nil || len(doc.Differences) != 0 ||
 		doc.Replan.TotalKeys != 18 || doc.Plan.Planner != "reset checkpoint" || strings.Join(doc.Plan.Params, " ") != "--target-wal=kafka" || doc.Plan.Heron != apply.HeronBuild() {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+}
+
+// A header naming apply itself as its planner, with --file naming the plan
+// (checksum recomputed, as anyone can), is refused at once: planning it
+// again would open the plan again, for ever. An apply --file --plan-out
+// records the command it planned again, which applies.
+func TestApplyRefusesAPlanOfApply(t *testing.T) {
+	e := newEnv(t)
+	plan := filepath.Join(e.dir, "plan.jsonl")
+	if _, errs, code := e.run("reset checkpoint --target-wal kafka --plan-out " + plan); code != 0 {
+		t.Fatalf("plan-out: exit %d\n%s", code, errs)
+	}
+	again := filepath.Join(e.dir, "again.jsonl")
+	if _, errs, code := e.run("apply --file " + plan + " --plan-out " + again); code != 0 {
+		t.Fatalf("apply --plan-out: exit %d\n%s", code, errs)
+	}
+	if h, err := apply.ReadBackupHeader(again); err != nil || h.Planner != "reset checkpoint" {
+		t.Fatalf("apply --plan-out records %+v %v", h, err)
+	}
+	loop := filepath.Join(e.dir, "loop.jsonl")
+	rewritePlan(t, plan, loop, func(h *apply.Header) { h.Planner, h.Params = "apply", []string{"--file=" + loop} })
+	r0 := e.rev()
+	done := make(chan struct{})
+	var out, errs string
+	var code int
+	go func() {
+		defer close(done)
+		out, errs, code = e.run("apply --file " + loop + " --run --backup-dir " + e.dir)
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("apply of a plan naming apply itself did not end")
+	}
+	if code != framework.ExitRefused || e.rev() != r0 || !strings.Contains(out, `REFUSED  a command heron plans again`) || !strings.Contains(out, `names planner "apply"`) {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+}
+
+// rewritePlan copies the plan src to dst with its header changed by edit
+// and its end line (count and SHA-256) computed again, as anyone can.
+func rewritePlan(t *testing.T, src, dst string, edit func(*apply.Header)) {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	var h apply.Header
+	if err := json.Unmarshal([]byte(lines[0]), &h); err != nil {
+		t.Fatal(err)
+	}
+	edit(&h)
+	hb, err := json.Marshal(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := lines[1 : len(lines)-1]
+	data := string(hb) + "\n" + strings.Join(body, "\n") + "\n"
+	sum := sha256.Sum256([]byte(data))
+	end := fmt.Sprintf(`{"end":true,"ops":%d,"sha256":"%s"}`, len(body), hex.EncodeToString(sum[:]))
+	if err := os.WriteFile(dst, []byte(data+end+"\n"), 0o600); err != nil {
+		t.Fatal(err)
 	}
 }
