@@ -15,6 +15,7 @@ import (
 	"github.com/heron-shell/heron/framework"
 	"github.com/heron-shell/heron/framework/apply"
 	"github.com/heron-shell/heron/tests/etcdtest"
+	"github.com/heron-shell/heron/tests/shelltest"
 )
 
 // lines splits a backup file into its lines (without newlines).
@@ -97,6 +98,45 @@ func TestRestoreRefusesATamperedBackup(t *testing.T) {
 	}
 	if m, _ := filepath.Glob(filepath.Join(e.dir, "heron-backup-by-dev-restore-*")); len(m) != 0 {
 		t.Fatalf("a refused restore left a backup: %v", m)
+	}
+}
+
+// TestRestoreRefusesAnEntryTheRuleDoesNotWrite: a reset checkpoint backup
+// holds only keys its rule writes. Entries added under the meta root, with
+// the checksum recomputed (a collection key with other bytes, the absence
+// of a key the reset never creates), are not keys the reset writes: the
+// restore refuses them, naming the line, instead of putting back bytes
+// nobody wrote (the moved-on gate cannot derive them and let them pass).
+func TestRestoreRefusesAnEntryTheRuleDoesNotWrite(t *testing.T) {
+	cli, ep := etcdtest.Start(t)
+	e := newEnv(t, cli, ep, "by-dev")
+	before := e.dump()
+	backup := e.resetRun()
+	ls := lines(t, backup)
+	const info = "by-dev/meta/root-coord/database/collection-info/1/400"
+	if _, ok := before[info]; !ok {
+		t.Fatalf("the seed has no %s", info)
+	}
+	garbage := base64.StdEncoding.EncodeToString([]byte("garbage"))
+	for _, add := range []string{
+		`{"key":"` + info + `","value":"` + garbage + `","mod_revision":2,"phase":1,"op":"put"}`,
+		`{"key":"` + info + `","value":"","absent":true,"mod_revision":0,"phase":1,"op":"put"}`,
+	} {
+		injected := append(append([]string{}, ls[:len(ls)-1]...), add, "")
+		inj := filepath.Join(e.dir, "injected.jsonl")
+		writeLines(t, inj, injected, true)
+		r0 := e.rev()
+		_, errs, code := e.run("restore --backup-dir " + e.dir + " --file " + inj + " --run")
+		if code != framework.ExitFailed || e.rev() != r0 || !strings.Contains(errs, fmt.Sprintf("line %d: key %s is not one", len(injected)-1, info)) {
+			t.Fatalf("%s: exit %d\n%s", add, code, errs)
+		}
+	}
+	// The untouched backup restores.
+	if _, errs, code := e.run("restore --backup-dir " + e.dir + " --file " + backup + " --run"); code != 0 {
+		t.Fatalf("restore: exit %d\n%s", code, errs)
+	}
+	if d := shelltest.DiffKeys(before, e.dump()); len(d) != 0 {
+		t.Fatalf("restore left %v", d)
 	}
 }
 

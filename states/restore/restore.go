@@ -300,7 +300,9 @@ func (pl *Plan) scan(ctx context.Context, sink func(apply.Op) error) error {
 		read(1)
 		delete(created, e.Key)
 		if op != nil {
-			pl.movedOn(e, cur)
+			if err := pl.movedOn(e, cur); err != nil {
+				return err
+			}
 		}
 		if op == nil {
 			s.Unchanged++
@@ -334,16 +336,23 @@ func (pl *Plan) scan(ctx context.Context, sink func(apply.Op) error) error {
 }
 
 // movedOn compares a key that does not hold its backed-up state with what
-// the backed-up command wrote there.
-func (pl *Plan) movedOn(e apply.Entry, cur instance.KV) {
+// the backed-up command wrote there. A backup whose header names a rule
+// holds only keys that rule writes (its run wrote each with it): an entry
+// the rule does not write (a key the command keeps, or creates never) was
+// added to the file, and refuses it.
+func (pl *Plan) movedOn(e apply.Entry, cur instance.KV) error {
 	m := &pl.MovedOn
 	if pl.written == nil {
-		return
+		return nil
 	}
 	w, err := pl.written(e)
+	if err != nil && pl.Backup.Rule != "" {
+		return fmt.Errorf("backup %s line %d: key %s is not one %q writes (its rule %s does not write this value there): the file was changed; nothing was restored",
+			pl.File, e.Line, e.Key, pl.Backup.Command, pl.Backup.Rule)
+	}
 	if err != nil {
 		m.Unknown++
-		return
+		return nil
 	}
 	exists := cur.ModRevision != 0
 	switch {
@@ -354,6 +363,7 @@ func (pl *Plan) movedOn(e apply.Entry, cur instance.KV) {
 	case !w.Delete && !bytes.Equal(cur.Value, w.Value):
 		m.add(&m.Changed, e.Key)
 	}
+	return nil
 }
 
 // readCreated reads the keys created under the backup's prefixes since the
