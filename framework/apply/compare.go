@@ -33,6 +33,7 @@ const (
 	DiffNewValue   = "new value differs"
 	DiffNoNewValue = "new value missing: the file names no rule and the line carries none"
 	DiffOutOfStep  = "not compared: too many keys out of step"
+	DiffTwice      = "key twice: the file holds more than one op for it"
 )
 
 // maxDifferences bounds the differences listed (all are counted).
@@ -146,6 +147,12 @@ func (c *Comparison) side(key string, s opSum, mine, other map[string]opSum, fro
 			f, a = o, s
 		}
 		c.compareSums(key, f, a)
+		return
+	}
+	if _, twice := mine[key]; twice {
+		// Held twice on one side (a file line repeated out of step): the
+		// second would replace the first, unseen.
+		c.differ(key, DiffTwice)
 		return
 	}
 	if len(mine) >= maxOutOfStep {
