@@ -211,7 +211,8 @@ func opSumOf(op Op) opSum {
 
 // HeaderDifferences are the fields of a plan file's header that decide
 // what is written and differ from the header of the plan made again: the
-// rule and its params (a file with a rule carries no new values), the root
+// command line (the one a refusal and a STOPPED block advise), the rule
+// and its params (a file with a rule carries no new values), the root
 // path, the prefixes, the restore order and check, the target and scope.
 func HeaderDifferences(file, again Header) []Difference {
 	var out []Difference
@@ -222,6 +223,7 @@ func HeaderDifferences(file, again Header) []Difference {
 			out = append(out, Difference{Key: "(header) " + name, What: fmt.Sprintf("the file says %s, heron plans %s", fb, ab)})
 		}
 	}
+	field("command", file.Command, again.Command)
 	field("root_path", file.RootPath, again.RootPath)
 	field("rule", file.Rule, again.Rule)
 	field("rule_params", compactJSON(file.RuleParams), compactJSON(again.RuleParams))

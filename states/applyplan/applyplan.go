@@ -98,7 +98,7 @@ func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.St
 	// planning it again would open the file it names, maybe itself, for
 	// ever.
 	known = known && writer != "apply" && apply.Registered(inst, writer)
-	fileGates := []framework.Gate{externalGate(h), plannerGate(h, known)}
+	fileGates := []framework.Gate{externalGate(apply.Header{External: h.External, Planner: h.Planner, Params: h.Params}), plannerGate(h, known)}
 	if p.ExpectDigest != "" {
 		digest, err := apply.ClaimedDigest(p.File)
 		if err != nil {
@@ -153,9 +153,9 @@ func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.St
 		}
 	}
 	if len(effects) > 0 {
-		s.Gates = append(s.Gates, externalGate(apply.Header{External: effects, Command: h.Command}))
+		s.Gates = append(s.Gates, externalGate(apply.Header{External: effects, Planner: h.Planner, Params: h.Params, Command: againHeader.Command}))
 	}
-	s.Gates = append(s.Gates, versionGate(h, s.Heron), s.sameGate(writer, h))
+	s.Gates = append(s.Gates, versionGate(h, s.Heron), s.sameGate(writer, h, commandLine(apply.Header{Planner: h.Planner, Params: h.Params, Command: againHeader.Command})))
 	for _, g := range s.Gates {
 		s.Refused = s.Refused || !g.OK
 	}
@@ -228,8 +228,20 @@ func orUnknown(s string) string {
 	return s
 }
 
-// sameGate is the verdict of the comparison.
-func (s *Summary) sameGate(writer string, h apply.Header) framework.Gate {
+// commandLine is the command line that plans what h records: the one
+// heron's planning again recorded (h.Command, when set from it), else its
+// planner and recorded flags; never a file's own command line, which
+// nothing checks (an edited one could advise --allow-growing).
+func commandLine(h apply.Header) string {
+	if h.Command != "" {
+		return h.Command
+	}
+	return strings.Join(append(append([]string{h.Planner}, h.Params...), "--run"), " ")
+}
+
+// sameGate is the verdict of the comparison; command is the command line
+// that plans it again (commandLine).
+func (s *Summary) sameGate(writer string, h apply.Header, command string) framework.Gate {
 	g := framework.Gate{Name: "the plan is what heron plans now", OK: s.DifferencesTotal == 0, Count: s.DifferencesTotal,
 		Detail: fmt.Sprintf("%s planned again at revision %d: the file equals it op for op (%d ops: keys, old values as etcd holds them now, new values)", writer, s.Revision, s.Compared)}
 	if g.OK {
@@ -240,7 +252,7 @@ func (s *Summary) sameGate(writer string, h apply.Header) framework.Gate {
 	}
 	g.Detail = fmt.Sprintf("%s between the file and what %s plans now at revision %d: the instance changed since the plan was made at revision %d, or the file was changed; nothing was written",
 		framework.Plural(s.DifferencesTotal, "difference", "differences"), writer, s.Revision, h.Revision)
-	g.Fix = []framework.Step{{Order: framework.StepRerun, Text: fmt.Sprintf("do not re-run this plan: plan again (%s --plan-out FILE), review it, and apply the new file", strings.TrimSuffix(h.Command, " --run"))}}
+	g.Fix = []framework.Step{{Order: framework.StepRerun, Text: fmt.Sprintf("do not re-run this plan: plan again (%s --plan-out FILE), review it, and apply the new file", strings.TrimSuffix(command, " --run"))}}
 	return g
 }
 
@@ -313,7 +325,7 @@ func externalGate(h apply.Header) framework.Gate {
 		what[i] = e.String()
 	}
 	g.Detail = fmt.Sprintf("the plan would also %s, outside etcd, which apply cannot do (a plan file holds no credentials): run the command that planned it instead (%s), or plan again without what reaches outside etcd",
-		strings.Join(what, " and "), h.Command)
-	g.Fix = []framework.Step{{Order: framework.StepRerun, Text: fmt.Sprintf("do not re-run apply: run %s instead", h.Command)}}
+		strings.Join(what, " and "), commandLine(h))
+	g.Fix = []framework.Step{{Order: framework.StepRerun, Text: fmt.Sprintf("do not re-run apply: run %s instead", commandLine(h))}}
 	return g
 }

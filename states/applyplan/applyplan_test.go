@@ -252,3 +252,23 @@ func rewritePlan(t *testing.T, src, dst string, edit func(*apply.Header)) {
 		t.Fatal(err)
 	}
 }
+
+// The file's command line is a claim too: one edited to say
+// --allow-growing (checksum recomputed) differs from the command line
+// heron records for the flags it plans again, and refuses; the next step
+// names heron's command line, never the file's.
+func TestApplyRefusesAnEditedCommandLine(t *testing.T) {
+	e := newEnv(t)
+	plan := filepath.Join(e.dir, "plan.jsonl")
+	if _, errs, code := e.run("reset checkpoint --target-wal kafka --plan-out " + plan); code != 0 {
+		t.Fatalf("plan-out: exit %d\n%s", code, errs)
+	}
+	edited := filepath.Join(e.dir, "edited.jsonl")
+	rewritePlan(t, plan, edited, func(h *apply.Header) { h.Command = "reset checkpoint --target-wal kafka --allow-growing --run" })
+	r0 := e.rev()
+	out, errs, code := e.run("apply --file " + edited + " --run --backup-dir " + e.dir)
+	if code != framework.ExitRefused || e.rev() != r0 || !strings.Contains(out, "(header) command") ||
+		!strings.Contains(out, "plan again (reset checkpoint --target-wal kafka --plan-out FILE)") || strings.Contains(errs, "plan again (reset checkpoint --target-wal kafka --allow-growing") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+}
