@@ -22,6 +22,7 @@ import (
 	"github.com/heron-shell/heron/framework/apply"
 	"github.com/heron-shell/heron/states/gates"
 	"github.com/heron-shell/heron/states/instance"
+	"github.com/heron-shell/heron/states/targetcheck"
 )
 
 // Params are the flags of `apply`.
@@ -98,7 +99,7 @@ func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.St
 	// planning it again would open the file it names, maybe itself, for
 	// ever.
 	known = known && writer != "apply" && apply.Registered(inst, writer)
-	fileGates := []framework.Gate{externalGate(apply.Header{External: h.External, Planner: h.Planner, Params: h.Params}), plannerGate(h, known)}
+	fileGates := []framework.Gate{externalGate(apply.Header{External: h.External, Planner: h.Planner, Params: h.Params}), plannerGate(h, known), credentialGate(h)}
 	if p.ExpectDigest != "" {
 		digest, err := apply.ClaimedDigest(p.File)
 		if err != nil {
@@ -195,6 +196,24 @@ func plannerGate(h apply.Header, known bool) framework.Gate {
 		g.Detail = fmt.Sprintf("the plan's header names planner %q, which this heron does not know: it cannot plan it again, so it does not apply it (an edited header, or a plan of another heron)", h.Planner)
 	}
 	g.Fix = []framework.Step{{Order: framework.StepRerun, Text: "do not re-run apply: plan again with this heron (the write command with --plan-out FILE), review it, and apply the new file"}}
+	return g
+}
+
+// credentialGate refuses a plan whose recorded flags would make planning
+// it again log in, with a credential heron reads itself (a token file's
+// content, a SASL password from the environment), at an address the file
+// names: whoever can edit the file could send them anywhere, even with a
+// dry run. Its own command, typed by the operator, may.
+func credentialGate(h apply.Header) framework.Gate {
+	words := targetcheck.SendsCredential(h.Params)
+	g := framework.Gate{Name: "no credential sent where the file says", OK: len(words) == 0, Count: int64(len(words)),
+		Detail: "planning again sends no credential to an address the file names"}
+	if g.OK {
+		return g
+	}
+	g.Detail = fmt.Sprintf("the recorded flags %s would make heron log in with a credential it reads itself (a token file's content, the SASL password of the environment) at an address the plan file names: apply does not let a file choose where a credential goes, so it does not plan it again",
+		strings.Join(words, " "))
+	g.Fix = []framework.Step{{Order: framework.StepRerun, Text: fmt.Sprintf("do not re-run apply: check the addresses in the plan's flags and run its command yourself (%s), or plan again without the authenticated target check", commandLine(apply.Header{Planner: h.Planner, Params: h.Params}))}}
 	return g
 }
 

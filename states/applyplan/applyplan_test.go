@@ -6,9 +6,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -270,5 +273,37 @@ func TestApplyRefusesAnEditedCommandLine(t *testing.T) {
 	if code != framework.ExitRefused || e.rev() != r0 || !strings.Contains(out, "(header) command") ||
 		!strings.Contains(out, "plan again (reset checkpoint --target-wal kafka --plan-out FILE)") || strings.Contains(errs, "plan again (reset checkpoint --target-wal kafka --allow-growing") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+}
+
+// A plan file does not choose where a credential goes: recorded flags that
+// make the target check log in (a token file's content, sent as a bearer
+// token, at the --pulsar-admin the file names) refuse the plan before it
+// is planned again, dry run too: the address is never contacted.
+func TestApplyRefusesToSendACredentialWhereTheFileSays(t *testing.T) {
+	e := newEnv(t)
+	plan := filepath.Join(e.dir, "plan.jsonl")
+	if _, errs, code := e.run("reset checkpoint --target-wal kafka --plan-out " + plan); code != 0 {
+		t.Fatalf("plan-out: exit %d\n%s", code, errs)
+	}
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+	token := filepath.Join(e.dir, "token")
+	if err := os.WriteFile(token, []byte("the operator's token\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	edited := filepath.Join(e.dir, "edited.jsonl")
+	rewritePlan(t, plan, edited, func(h *apply.Header) {
+		h.Params = []string{"--target-wal=pulsar", "--pulsar-admin=" + srv.URL, "--pulsar-token-file=" + token}
+	})
+	for _, line := range []string{"apply --file " + edited, "apply --file " + edited + " --run --backup-dir " + e.dir} {
+		out, errs, code := e.run(line)
+		if code != framework.ExitRefused || hits.Load() != 0 || !strings.Contains(out, "REFUSED  no credential sent where the file says") {
+			t.Fatalf("%s: exit %d, %d requests\n%s\n%s", line, code, hits.Load(), out, errs)
+		}
 	}
 }
