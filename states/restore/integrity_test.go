@@ -1,6 +1,7 @@
 package restore
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
@@ -131,8 +132,33 @@ func TestRestoreRefusesAnEntryTheRuleDoesNotWrite(t *testing.T) {
 			t.Fatalf("%s: exit %d\n%s", add, code, errs)
 		}
 	}
+	// A backup of another heron, whose rule may have decided that key
+	// otherwise: refused the same, and restored with --force-moved-on.
+	var h map[string]any
+	if err := json.Unmarshal([]byte(ls[0]), &h); err != nil {
+		t.Fatal(err)
+	}
+	h["heron"] = "v0.0.1 (vcs 0000000, go1.20)"
+	hb, _ := json.Marshal(h)
+	other := append(append([]string{string(hb)}, ls[1:len(ls)-1]...), `{"key":"`+info+`","value":"`+garbage+`","mod_revision":2,"phase":1,"op":"put"}`, "")
+	inj := filepath.Join(e.dir, "other.jsonl")
+	writeLines(t, inj, other, true)
+	r0 := e.rev()
+	if _, errs, code := e.run("restore --backup-dir " + e.dir + " --file " + inj + " --run"); code != framework.ExitFailed || e.rev() != r0 ||
+		!strings.Contains(errs, "or the backup of v0.0.1 (vcs 0000000, go1.20) decided that key otherwise: --force-moved-on restores it anyway") {
+		t.Fatalf("another heron's backup: exit %d\n%s", code, errs)
+	}
+	if _, errs, code := e.run("restore --backup-dir " + e.dir + " --file " + inj + " --force-moved-on --run"); code != 0 {
+		t.Fatalf("another heron's backup, --force-moved-on: exit %d\n%s", code, errs)
+	}
+	if got := e.dump()[info]; got != "garbage" {
+		t.Fatalf("--force-moved-on put back %q", got)
+	}
+	if _, err := e.cli.Put(context.Background(), info, before[info]); err != nil {
+		t.Fatal(err)
+	}
 	// The untouched backup restores.
-	if _, errs, code := e.run("restore --backup-dir " + e.dir + " --file " + backup + " --run"); code != 0 {
+	if _, errs, code := e.run("restore --backup-dir " + e.dir + " --file " + backup + " --force-moved-on --run"); code != 0 {
 		t.Fatalf("restore: exit %d\n%s", code, errs)
 	}
 	if d := shelltest.DiffKeys(before, e.dump()); len(d) != 0 {

@@ -339,7 +339,8 @@ func (pl *Plan) scan(ctx context.Context, sink func(apply.Op) error) error {
 // the backed-up command wrote there. A backup whose header names a rule
 // holds only keys that rule writes (its run wrote each with it): an entry
 // the rule does not write (a key the command keeps, or creates never) was
-// added to the file, and refuses it.
+// added to the file, and refuses it; only a backup of another heron, whose
+// rule may have decided otherwise, is restored anyway with --force-moved-on.
 func (pl *Plan) movedOn(e apply.Entry, cur instance.KV) error {
 	m := &pl.MovedOn
 	if pl.written == nil {
@@ -347,8 +348,10 @@ func (pl *Plan) movedOn(e apply.Entry, cur instance.KV) error {
 	}
 	w, err := pl.written(e)
 	if err != nil && pl.Backup.Rule != "" {
-		return fmt.Errorf("backup %s line %d: key %s is not one %q writes (its rule %s does not write this value there): the file was changed; nothing was restored",
-			pl.File, e.Line, e.Key, pl.Backup.Command, pl.Backup.Rule)
+		if pl.Backup.Heron == apply.HeronBuild() || !pl.params.ForceMovedOn {
+			return fmt.Errorf("backup %s line %d: key %s is not one %q writes (its rule %s does not write this value there): the file was changed; nothing was restored%s",
+				pl.File, e.Line, e.Key, pl.Backup.Command, pl.Backup.Rule, otherHeron(pl.Backup))
+		}
 	}
 	if err != nil {
 		m.Unknown++
@@ -364,6 +367,19 @@ func (pl *Plan) movedOn(e apply.Entry, cur instance.KV) error {
 		m.add(&m.Changed, e.Key)
 	}
 	return nil
+}
+
+// otherHeron is what a refusal of an entry adds for a backup of another
+// heron (whose rule may have decided that key otherwise).
+func otherHeron(h apply.Header) string {
+	if h.Heron == apply.HeronBuild() {
+		return ""
+	}
+	heron := h.Heron
+	if heron == "" {
+		heron = "a heron that did not record its version"
+	}
+	return fmt.Sprintf(" (or the backup of %s decided that key otherwise: --force-moved-on restores it anyway)", heron)
 }
 
 // readCreated reads the keys created under the backup's prefixes since the
