@@ -63,7 +63,10 @@ type Summary struct {
 	// TotalKeys the plan made again writes; Compared ops of it were
 	// compared with the file; Differences lists the first differences (of
 	// DifferencesTotal).
-	TotalKeys        int64              `json:"total_keys"`
+	TotalKeys int64 `json:"total_keys"`
+	// SplitState: planning again found the instance split (positions in
+	// more than one WAL: an interrupted run), which a refusal must not hide.
+	SplitState       bool               `json:"split_state"`
 	Compared         int64              `json:"compared"`
 	Differences      []apply.Difference `json:"differences"`
 	DifferencesTotal int64              `json:"differences_total"`
@@ -136,7 +139,7 @@ func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.St
 	if err := cmp.Finish(); err != nil {
 		return nil, fmt.Errorf("apply: %w", err)
 	}
-	s.Again, s.TotalKeys, s.Compared = again.View, again.Keys, cmp.Compared
+	s.Again, s.TotalKeys, s.Compared, s.SplitState = again.View, again.Keys, cmp.Compared, again.SplitState
 	s.Differences = append(append(s.Differences, apply.HeaderDifferences(h, againHeader)...), cmp.Differences...)
 	s.DifferencesTotal = int64(len(s.Differences)) - int64(len(cmp.Differences)) + cmp.Total
 	if len(s.Differences) > maxDifferences {
@@ -310,6 +313,9 @@ func (s *Summary) Table(w io.Writer) error {
 		}
 	}
 	fmt.Fprintf(tw, "\nkeys to write or delete: %d\n", s.TotalKeys)
+	if s.SplitState {
+		fmt.Fprintf(tw, "\nSPLIT STATE: %s plans again over an instance whose positions name more than one WAL (an interrupted run?): do not start Milvus until a run completes it or a restore of the interrupted run's backup rolls it back\n", s.Plan.Planner)
+	}
 	return tw.Flush()
 }
 

@@ -307,3 +307,34 @@ func TestApplyRefusesToSendACredentialWhereTheFileSays(t *testing.T) {
 		}
 	}
 }
+
+// A plan refused over an instance an interrupted run left split says so:
+// "nothing was written" by the apply must not read as "the instance is
+// fine".
+func TestApplyRefusedOverASplitStateSaysSo(t *testing.T) {
+	e := newEnv(t)
+	original := e.dump()
+	plan := filepath.Join(e.dir, "plan.jsonl")
+	if _, errs, code := e.run("reset checkpoint --target-wal kafka --plan-out " + plan); code != 0 {
+		t.Fatalf("plan-out: exit %d\n%s", code, errs)
+	}
+	if _, errs, code := e.run("reset checkpoint --target-wal kafka --run --backup-dir " + e.dir); code != 0 {
+		t.Fatalf("reset --run: exit %d\n%s", code, errs)
+	}
+	// One segment back on its pulsar position: the instance is split.
+	key := e.s.Inst.Layout.Meta(models.SegmentKey(100, 101, 1001))
+	if _, err := e.s.Cli.Put(context.Background(), key, original[key]); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := e.run("apply --file " + plan + " --run --backup-dir " + e.dir)
+	if code != framework.ExitRefused || !strings.Contains(out, "SPLIT STATE: reset checkpoint plans again over an instance whose positions name more than one WAL") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	out, _, _ = e.run("apply --file " + plan + " --format json")
+	var doc struct {
+		SplitState bool `json:"split_state"`
+	}
+	if json.Unmarshal([]byte(out), &doc) != nil || !doc.SplitState {
+		t.Fatalf("json: %s", out)
+	}
+}
