@@ -338,3 +338,15 @@ func TestApplyRefusedOverASplitStateSaysSo(t *testing.T) {
 		t.Fatalf("json: %s", out)
 	}
 }
+
+// --plan-out into a folder that does not exist fails, nothing written,
+// with a step that works: the plan is staged in its own folder, so
+// --backup-dir alone would not help.
+func TestPlanOutIntoAMissingFolderNamesIt(t *testing.T) {
+	e := newEnv(t)
+	r0 := e.rev()
+	_, errs, code := e.run("reset checkpoint --target-wal kafka --plan-out " + filepath.Join(e.dir, "missing", "plan.jsonl"))
+	if code != framework.ExitFailed || e.rev() != r0 || !strings.Contains(errs, "--plan-out FILE: FILE's folder") {
+		t.Fatalf("exit %d\n%s", code, errs)
+	}
+}
