@@ -166,6 +166,36 @@ func TestRestoreRefusesAnEntryTheRuleDoesNotWrite(t *testing.T) {
 	}
 }
 
+// TestRestoreRefusesAnEndlessRestoreOrder: restore reads the file once per
+// group of its header's restore_order; a header edited to hold many groups
+// (checksum recomputed) is refused before the file is read again, instead
+// of reading it once per group for hours.
+func TestRestoreRefusesAnEndlessRestoreOrder(t *testing.T) {
+	cli, ep := etcdtest.Start(t)
+	e := newEnv(t, cli, ep, "by-dev")
+	backup := e.resetRun()
+	ls := lines(t, backup)
+	var h map[string]any
+	if err := json.Unmarshal([]byte(ls[0]), &h); err != nil {
+		t.Fatal(err)
+	}
+	var order [][]int
+	const groups = 17 // a write command records at most 16
+	for i := 8; i < 8+groups-2; i++ {
+		order = append(order, []int{i})
+	}
+	h["restore_order"] = append(order, []int{7, 6}, []int{1, 2, 3, 4, 5})
+	hb, _ := json.Marshal(h)
+	ls[0] = string(hb)
+	long := filepath.Join(e.dir, "long.jsonl")
+	writeLines(t, long, ls, true)
+	r0 := e.rev()
+	_, errs, code := e.run("restore --backup-dir " + e.dir + " --file " + long + " --run")
+	if code != framework.ExitFailed || e.rev() != r0 || !strings.Contains(errs, fmt.Sprintf("restore_order has %d groups", groups)) {
+		t.Fatalf("exit %d\n%s", code, errs)
+	}
+}
+
 // TestRestoreWithoutChecksum: a backup of an older heron (no checksum, no
 // prefixes) restores only with --no-checksum, which the plan says; an
 // injected key in it is still refused (the meta root and {root}/config/).

@@ -137,6 +137,10 @@ type Plan struct {
 
 const maxExamples = 5
 
+// maxRestoreGroups bounds a header's RestoreOrder (reset checkpoint records
+// 2 groups): the file is read once per group.
+const maxRestoreGroups = 16
+
 // Build checks the backup file whole (checksum, prefixes), reads the gates
 // at one revision, then plans every key of the file through st, in the
 // order its header names, and returns the complete plan.
@@ -247,6 +251,12 @@ func build(ctx context.Context, inst *instance.Instance, p *Params) (*Plan, erro
 	rev, err := inst.Revision(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if len(header.RestoreOrder) > maxRestoreGroups {
+		// The file is read once per group: an edited order of a million
+		// groups read it a million times.
+		return nil, fmt.Errorf("backup %s: its header's restore_order has %d groups, more than the %d a write command records: the header was changed; nothing was restored",
+			p.File, len(header.RestoreOrder), maxRestoreGroups)
 	}
 	pl := &Plan{inst: inst, params: *p, groups: map[int]int{}, phases: 1}
 	for i, group := range header.RestoreOrder {
