@@ -167,9 +167,10 @@ func TestRestoreRefusesAnEntryTheRuleDoesNotWrite(t *testing.T) {
 }
 
 // TestRestoreRefusesAnEndlessRestoreOrder: restore reads the file once per
-// group of its header's restore_order; a header edited to hold many groups
-// (checksum recomputed) is refused before the file is read again, instead
-// of reading it once per group for hours.
+// group of its header's restore_order, and scans each of its prefixes; a
+// header edited to hold many groups, or a prefix many times (checksum
+// recomputed), is refused before the file is read again, instead of
+// reading it once per group (or scanning once per prefix) for hours.
 func TestRestoreRefusesAnEndlessRestoreOrder(t *testing.T) {
 	cli, ep := etcdtest.Start(t)
 	e := newEnv(t, cli, ep, "by-dev")
@@ -193,6 +194,18 @@ func TestRestoreRefusesAnEndlessRestoreOrder(t *testing.T) {
 	_, errs, code := e.run("restore --backup-dir " + e.dir + " --file " + long + " --run")
 	if code != framework.ExitFailed || e.rev() != r0 || !strings.Contains(errs, fmt.Sprintf("restore_order has %d groups", groups)) {
 		t.Fatalf("exit %d\n%s", code, errs)
+	}
+	// Its prefixes, each scanned whole, named again and again.
+	if err := json.Unmarshal([]byte(lines(t, backup)[0]), &h); err != nil {
+		t.Fatal(err)
+	}
+	h["prefixes"] = []string{"by-dev/meta/", "by-dev/meta/", "by-dev/config/"}
+	hb, _ = json.Marshal(h)
+	ls[0] = string(hb)
+	writeLines(t, long, ls, true)
+	_, errs, code = e.run("restore --backup-dir " + e.dir + " --file " + long + " --run")
+	if code != framework.ExitFailed || e.rev() != r0 || !strings.Contains(errs, "names 3 prefixes, some twice") {
+		t.Fatalf("prefixes: exit %d\n%s", code, errs)
 	}
 }
 

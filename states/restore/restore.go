@@ -138,7 +138,8 @@ type Plan struct {
 const maxExamples = 5
 
 // maxRestoreGroups bounds a header's RestoreOrder (reset checkpoint records
-// 2 groups): the file is read once per group.
+// 2 groups): the file is read once per group; and its Prefixes, each
+// scanned whole.
 const maxRestoreGroups = 16
 
 // Build checks the backup file whole (checksum, prefixes), reads the gates
@@ -588,6 +589,13 @@ func allowedPrefixes(file string, h apply.Header, scope []string) (prefixes, leg
 		return nil, nil, fmt.Errorf("backup %s: its header names no root path", file)
 	}
 	prefixes = h.Prefixes
+	if len(prefixes) > maxRestoreGroups || len(slices.Compact(slices.Sorted(slices.Values(prefixes)))) != len(prefixes) {
+		// Each prefix is scanned whole (keys created since): an edited
+		// header repeating the meta root thousands of times scanned it
+		// thousands of times.
+		return nil, nil, fmt.Errorf("backup %s: its header names %d prefixes, some twice or more than the %d a write command records: the header was changed; nothing was restored",
+			file, len(prefixes), maxRestoreGroups)
+	}
 	if len(prefixes) == 0 {
 		prefixes = scope
 		legacy = []string{h.RootPath + "/config/"}
