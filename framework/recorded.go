@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // A saved plan records the flags of the command that planned it, so that
@@ -78,9 +79,14 @@ func (f *flagSpec) words(field reflect.Value) []string {
 // (RecordedFlags), as its command line would: defaults, secret flags from
 // the environment, Validate. It returns a pointer to the param struct.
 // A word that is not one RecordedFlags writes (a secret, a write or output
-// flag, --run) is refused: the words come from a file.
+// flag, --run) is refused: the words come from a file. So is a word with a
+// control character (a newline, an escape): no flag value holds one, and
+// an error quoting the value would lay out lines the file chose.
 func (c *Command) ParseRecorded(words []string) (any, error) {
 	for _, w := range words {
+		if strings.ContainsFunc(w, unicode.IsControl) {
+			return nil, Usagef("%s: recorded flag %q holds a control character", c.Path(), w)
+		}
 		name, _, ok := strings.Cut(strings.TrimPrefix(w, "--"), "=")
 		f := c.spec.flag(name)
 		if !ok || !strings.HasPrefix(w, "--") || f == nil || f.index == nil || f.Secret || slices.Contains(recordedSkip, c.paramType.Field(f.index[0]).Type) {

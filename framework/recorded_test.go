@@ -38,7 +38,8 @@ func TestRecordedFlagsRoundTrip(t *testing.T) {
 	if q.Target != "kafka" || !slices.Equal(q.Scope, p.Scope) || !q.Growing || q.Limit != 10 || q.Password != "from-env" || q.MaxTxnOps != 128 || q.PlanOut != "" {
 		t.Fatalf("parsed %+v", q)
 	}
-	for _, bad := range [][]string{{"--target=kafka", "--password=x"}, {"--target=kafka", "--plan-out=/x"}, {"--target=kafka", "--run"}, {"kafka"}, {"--target", "kafka"}} {
+	for _, bad := range [][]string{{"--target=kafka", "--password=x"}, {"--target=kafka", "--plan-out=/x"}, {"--target=kafka", "--run"}, {"kafka"}, {"--target", "kafka"},
+		{"--target=kafka", "--scope=a\nverify: ok"}, {"--target=kafka", "--scope=a\x1b[2J"}} {
 		if _, err := cmd.ParseRecorded(bad); err == nil {
 			t.Fatalf("%q parsed", bad)
 		}

@@ -33,6 +33,7 @@ const (
 	DiffNewValue   = "new value differs"
 	DiffNoNewValue = "new value missing: the file names no rule and the line carries none"
 	DiffOutOfStep  = "not compared: too many keys out of step"
+	DiffTwice      = "key twice: the file holds more than one op for it"
 )
 
 // maxDifferences bounds the differences listed (all are counted).
@@ -148,6 +149,12 @@ func (c *Comparison) side(key string, s opSum, mine, other map[string]opSum, fro
 		c.compareSums(key, f, a)
 		return
 	}
+	if _, twice := mine[key]; twice {
+		// Held twice on one side (a file line repeated out of step): the
+		// second would replace the first, unseen.
+		c.differ(key, DiffTwice)
+		return
+	}
 	if len(mine) >= maxOutOfStep {
 		c.differ(key, DiffOutOfStep)
 		return
@@ -204,7 +211,8 @@ func opSumOf(op Op) opSum {
 
 // HeaderDifferences are the fields of a plan file's header that decide
 // what is written and differ from the header of the plan made again: the
-// rule and its params (a file with a rule carries no new values), the root
+// command line (the one a refusal and a STOPPED block advise), the rule
+// and its params (a file with a rule carries no new values), the root
 // path, the prefixes, the restore order and check, the target and scope.
 func HeaderDifferences(file, again Header) []Difference {
 	var out []Difference
@@ -215,6 +223,7 @@ func HeaderDifferences(file, again Header) []Difference {
 			out = append(out, Difference{Key: "(header) " + name, What: fmt.Sprintf("the file says %s, heron plans %s", fb, ab)})
 		}
 	}
+	field("command", file.Command, again.Command)
 	field("root_path", file.RootPath, again.RootPath)
 	field("rule", file.Rule, again.Rule)
 	field("rule_params", compactJSON(file.RuleParams), compactJSON(again.RuleParams))

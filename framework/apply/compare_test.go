@@ -98,6 +98,26 @@ func TestComparisonNamesEachDifference(t *testing.T) {
 	}
 }
 
+// A key the file holds twice while the two sides are out of step (an
+// edited line before the true one) is a difference, and the edited line
+// is compared: the true one does not hide it.
+func TestComparisonNamesAKeyHeldTwice(t *testing.T) {
+	h := apply.Header{Command: "flip", RootPath: "r"}
+	file := []apply.Entry{put("r/b", "edited", "x", 5), put("r/b", "1", "x", 5), put("r/a", "1", "x", 5)}
+	c := apply.NewComparison(planFile(t, h, file), "flip", []string{"r/"})
+	for _, o := range []apply.Op{op("r/a", "1", "x", 5), op("r/b", "1", "x", 5)} {
+		if err := c.Op(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	if want := []apply.Difference{{Key: "r/b", What: apply.DiffTwice}, {Key: "r/b", What: apply.DiffOldValue}}; !slices.Equal(c.Differences, want) || c.Total != 2 {
+		t.Fatalf("differences %v, want %v", c.Differences, want)
+	}
+}
+
 // A file whose header names a rule carries no new values: its lines are
 // compared by key, op and old value, and its header with the plan made
 // again (a stripped rule is a difference, not a licence to write "new").

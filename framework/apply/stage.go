@@ -92,7 +92,9 @@ func (s *Stage) Scan(ctx context.Context, h Header, name string, scan Scan) erro
 	opt.BackupPath = BackupPath(opt.BackupDir, h.RootPath, name, h.Revision, time.Now())
 	st, err := newStaged(opt, "scan", h.Rule == "")
 	if err != nil {
-		return fmt.Errorf("%w; nothing was written: choose a writable folder with --backup-dir", err)
+		// A dry run with --plan-out stages in the plan's folder, not
+		// --backup-dir's: the step names both.
+		return fmt.Errorf("%w; nothing was written: choose a writable folder with --backup-dir (a dry run with --plan-out FILE: FILE's folder)", err)
 	}
 	st.ctx = ctx
 	s.staged = st

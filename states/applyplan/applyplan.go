@@ -22,6 +22,7 @@ import (
 	"github.com/heron-shell/heron/framework/apply"
 	"github.com/heron-shell/heron/states/gates"
 	"github.com/heron-shell/heron/states/instance"
+	"github.com/heron-shell/heron/states/targetcheck"
 )
 
 // Params are the flags of `apply`.
@@ -62,7 +63,10 @@ type Summary struct {
 	// TotalKeys the plan made again writes; Compared ops of it were
 	// compared with the file; Differences lists the first differences (of
 	// DifferencesTotal).
-	TotalKeys        int64              `json:"total_keys"`
+	TotalKeys int64 `json:"total_keys"`
+	// SplitState: planning again found the instance split (positions in
+	// more than one WAL: an interrupted run), which a refusal must not hide.
+	SplitState       bool               `json:"split_state"`
 	Compared         int64              `json:"compared"`
 	Differences      []apply.Difference `json:"differences"`
 	DifferencesTotal int64              `json:"differences_total"`
@@ -93,8 +97,12 @@ func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.St
 	s := &Summary{Command: "apply", File: p.File, Plan: h, Heron: apply.HeronBuild(), Revision: rev, Differences: []apply.Difference{}}
 	writer := gates.Writer(h.Planner, "")
 	scope, known := gates.WriteScope(inst.Layout, writer)
-	known = known && apply.Registered(inst, writer)
-	fileGates := []framework.Gate{externalGate(h), plannerGate(h, known)}
+	// A plan never records apply itself (apply --file --plan-out records
+	// the command it plans again): a header naming it is edited, and
+	// planning it again would open the file it names, maybe itself, for
+	// ever.
+	known = known && writer != "apply" && apply.Registered(inst, writer)
+	fileGates := []framework.Gate{externalGate(apply.Header{External: h.External, Planner: h.Planner, Params: h.Params}), plannerGate(h, known), credentialGate(h)}
 	if p.ExpectDigest != "" {
 		digest, err := apply.ClaimedDigest(p.File)
 		if err != nil {
@@ -131,7 +139,7 @@ func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.St
 	if err := cmp.Finish(); err != nil {
 		return nil, fmt.Errorf("apply: %w", err)
 	}
-	s.Again, s.TotalKeys, s.Compared = again.View, again.Keys, cmp.Compared
+	s.Again, s.TotalKeys, s.Compared, s.SplitState = again.View, again.Keys, cmp.Compared, again.SplitState
 	s.Differences = append(append(s.Differences, apply.HeaderDifferences(h, againHeader)...), cmp.Differences...)
 	s.DifferencesTotal = int64(len(s.Differences)) - int64(len(cmp.Differences)) + cmp.Total
 	if len(s.Differences) > maxDifferences {
@@ -149,9 +157,9 @@ func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.St
 		}
 	}
 	if len(effects) > 0 {
-		s.Gates = append(s.Gates, externalGate(apply.Header{External: effects, Command: h.Command}))
+		s.Gates = append(s.Gates, externalGate(apply.Header{External: effects, Planner: h.Planner, Params: h.Params, Command: againHeader.Command}))
 	}
-	s.Gates = append(s.Gates, versionGate(h, s.Heron), s.sameGate(writer, h))
+	s.Gates = append(s.Gates, versionGate(h, s.Heron), s.sameGate(writer, h, commandLine(apply.Header{Planner: h.Planner, Params: h.Params, Command: againHeader.Command})))
 	for _, g := range s.Gates {
 		s.Refused = s.Refused || !g.OK
 	}
@@ -183,12 +191,32 @@ func plannerGate(h apply.Header, known bool) framework.Gate {
 	switch {
 	case known:
 		return g
+	case h.Planner == "apply":
+		g.Detail = "the plan's header names planner \"apply\", which heron never records (a plan saved by apply --file records the command it planned again): an edited header, not applied"
 	case h.Planner == "":
 		g.Detail = "the plan's header records no command (a plan saved by an older heron, or an edited header): heron cannot plan it again, so it does not apply it"
 	default:
 		g.Detail = fmt.Sprintf("the plan's header names planner %q, which this heron does not know: it cannot plan it again, so it does not apply it (an edited header, or a plan of another heron)", h.Planner)
 	}
 	g.Fix = []framework.Step{{Order: framework.StepRerun, Text: "do not re-run apply: plan again with this heron (the write command with --plan-out FILE), review it, and apply the new file"}}
+	return g
+}
+
+// credentialGate refuses a plan whose recorded flags would make planning
+// it again log in, with a credential heron reads itself (a token file's
+// content, a SASL password from the environment), at an address the file
+// names: whoever can edit the file could send them anywhere, even with a
+// dry run. Its own command, typed by the operator, may.
+func credentialGate(h apply.Header) framework.Gate {
+	words := targetcheck.SendsCredential(h.Params)
+	g := framework.Gate{Name: "no credential sent where the file says", OK: len(words) == 0, Count: int64(len(words)),
+		Detail: "planning again sends no credential to an address the file names"}
+	if g.OK {
+		return g
+	}
+	g.Detail = fmt.Sprintf("the recorded flags %s would make heron log in with a credential it reads itself (a token file's content, the SASL password of the environment) at an address the plan file names: apply does not let a file choose where a credential goes, so it does not plan it again",
+		strings.Join(words, " "))
+	g.Fix = []framework.Step{{Order: framework.StepRerun, Text: fmt.Sprintf("do not re-run apply: check the addresses in the plan's flags and run its command yourself (%s), or plan again without the authenticated target check", commandLine(apply.Header{Planner: h.Planner, Params: h.Params}))}}
 	return g
 }
 
@@ -222,8 +250,20 @@ func orUnknown(s string) string {
 	return s
 }
 
-// sameGate is the verdict of the comparison.
-func (s *Summary) sameGate(writer string, h apply.Header) framework.Gate {
+// commandLine is the command line that plans what h records: the one
+// heron's planning again recorded (h.Command, when set from it), else its
+// planner and recorded flags; never a file's own command line, which
+// nothing checks (an edited one could advise --allow-growing).
+func commandLine(h apply.Header) string {
+	if h.Command != "" {
+		return h.Command
+	}
+	return strings.Join(append(append([]string{h.Planner}, h.Params...), "--run"), " ")
+}
+
+// sameGate is the verdict of the comparison; command is the command line
+// that plans it again (commandLine).
+func (s *Summary) sameGate(writer string, h apply.Header, command string) framework.Gate {
 	g := framework.Gate{Name: "the plan is what heron plans now", OK: s.DifferencesTotal == 0, Count: s.DifferencesTotal,
 		Detail: fmt.Sprintf("%s planned again at revision %d: the file equals it op for op (%d ops: keys, old values as etcd holds them now, new values)", writer, s.Revision, s.Compared)}
 	if g.OK {
@@ -234,7 +274,7 @@ func (s *Summary) sameGate(writer string, h apply.Header) framework.Gate {
 	}
 	g.Detail = fmt.Sprintf("%s between the file and what %s plans now at revision %d: the instance changed since the plan was made at revision %d, or the file was changed; nothing was written",
 		framework.Plural(s.DifferencesTotal, "difference", "differences"), writer, s.Revision, h.Revision)
-	g.Fix = []framework.Step{{Order: framework.StepRerun, Text: fmt.Sprintf("do not re-run this plan: plan again (%s --plan-out FILE), review it, and apply the new file", strings.TrimSuffix(h.Command, " --run"))}}
+	g.Fix = []framework.Step{{Order: framework.StepRerun, Text: fmt.Sprintf("do not re-run this plan: plan again (%s --plan-out FILE), review it, and apply the new file", strings.TrimSuffix(command, " --run"))}}
 	return g
 }
 
@@ -273,6 +313,9 @@ func (s *Summary) Table(w io.Writer) error {
 		}
 	}
 	fmt.Fprintf(tw, "\nkeys to write or delete: %d\n", s.TotalKeys)
+	if s.SplitState {
+		fmt.Fprintf(tw, "\nSPLIT STATE: %s plans again over an instance whose positions name more than one WAL (an interrupted run?): do not start Milvus until a run completes it or a restore of the interrupted run's backup rolls it back\n", s.Plan.Planner)
+	}
 	return tw.Flush()
 }
 
@@ -307,7 +350,7 @@ func externalGate(h apply.Header) framework.Gate {
 		what[i] = e.String()
 	}
 	g.Detail = fmt.Sprintf("the plan would also %s, outside etcd, which apply cannot do (a plan file holds no credentials): run the command that planned it instead (%s), or plan again without what reaches outside etcd",
-		strings.Join(what, " and "), h.Command)
-	g.Fix = []framework.Step{{Order: framework.StepRerun, Text: fmt.Sprintf("do not re-run apply: run %s instead", h.Command)}}
+		strings.Join(what, " and "), commandLine(h))
+	g.Fix = []framework.Step{{Order: framework.StepRerun, Text: fmt.Sprintf("do not re-run apply: run %s instead", commandLine(h))}}
 	return g
 }

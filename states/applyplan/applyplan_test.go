@@ -2,11 +2,18 @@ package applyplan
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
 
@@ -182,5 +189,164 @@ func TestApplyPlanDocument(t *testing.T) {
 	if code != 0 || json.Unmarshal([]byte(out), &doc) != nil || doc.Compared != 18 || doc.Differences == nil || len(doc.Differences) != 0 ||
 		doc.Replan.TotalKeys != 18 || doc.Plan.Planner != "reset checkpoint" || strings.Join(doc.Plan.Params, " ") != "--target-wal=kafka" || doc.Plan.Heron != apply.HeronBuild() {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+}
+
+// A header naming apply itself as its planner, with --file naming the plan
+// (checksum recomputed, as anyone can), is refused at once: planning it
+// again would open the plan again, for ever. An apply --file --plan-out
+// records the command it planned again, which applies.
+func TestApplyRefusesAPlanOfApply(t *testing.T) {
+	e := newEnv(t)
+	plan := filepath.Join(e.dir, "plan.jsonl")
+	if _, errs, code := e.run("reset checkpoint --target-wal kafka --plan-out " + plan); code != 0 {
+		t.Fatalf("plan-out: exit %d\n%s", code, errs)
+	}
+	again := filepath.Join(e.dir, "again.jsonl")
+	if _, errs, code := e.run("apply --file " + plan + " --plan-out " + again); code != 0 {
+		t.Fatalf("apply --plan-out: exit %d\n%s", code, errs)
+	}
+	if h, err := apply.ReadBackupHeader(again); err != nil || h.Planner != "reset checkpoint" {
+		t.Fatalf("apply --plan-out records %+v %v", h, err)
+	}
+	loop := filepath.Join(e.dir, "loop.jsonl")
+	rewritePlan(t, plan, loop, func(h *apply.Header) { h.Planner, h.Params = "apply", []string{"--file=" + loop} })
+	r0 := e.rev()
+	done := make(chan struct{})
+	var out, errs string
+	var code int
+	go func() {
+		defer close(done)
+		out, errs, code = e.run("apply --file " + loop + " --run --backup-dir " + e.dir)
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("apply of a plan naming apply itself did not end")
+	}
+	if code != framework.ExitRefused || e.rev() != r0 || !strings.Contains(out, `REFUSED  a command heron plans again`) || !strings.Contains(out, `names planner "apply"`) {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+}
+
+// rewritePlan copies the plan src to dst with its header changed by edit
+// and its end line (count and SHA-256) computed again, as anyone can.
+func rewritePlan(t *testing.T, src, dst string, edit func(*apply.Header)) {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	var h apply.Header
+	if err := json.Unmarshal([]byte(lines[0]), &h); err != nil {
+		t.Fatal(err)
+	}
+	edit(&h)
+	hb, err := json.Marshal(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := lines[1 : len(lines)-1]
+	data := string(hb) + "\n" + strings.Join(body, "\n") + "\n"
+	sum := sha256.Sum256([]byte(data))
+	end := fmt.Sprintf(`{"end":true,"ops":%d,"sha256":"%s"}`, len(body), hex.EncodeToString(sum[:]))
+	if err := os.WriteFile(dst, []byte(data+end+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The file's command line is a claim too: one edited to say
+// --allow-growing (checksum recomputed) differs from the command line
+// heron records for the flags it plans again, and refuses; the next step
+// names heron's command line, never the file's.
+func TestApplyRefusesAnEditedCommandLine(t *testing.T) {
+	e := newEnv(t)
+	plan := filepath.Join(e.dir, "plan.jsonl")
+	if _, errs, code := e.run("reset checkpoint --target-wal kafka --plan-out " + plan); code != 0 {
+		t.Fatalf("plan-out: exit %d\n%s", code, errs)
+	}
+	edited := filepath.Join(e.dir, "edited.jsonl")
+	rewritePlan(t, plan, edited, func(h *apply.Header) { h.Command = "reset checkpoint --target-wal kafka --allow-growing --run" })
+	r0 := e.rev()
+	out, errs, code := e.run("apply --file " + edited + " --run --backup-dir " + e.dir)
+	if code != framework.ExitRefused || e.rev() != r0 || !strings.Contains(out, "(header) command") ||
+		!strings.Contains(out, "plan again (reset checkpoint --target-wal kafka --plan-out FILE)") || strings.Contains(errs, "plan again (reset checkpoint --target-wal kafka --allow-growing") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+}
+
+// A plan file does not choose where a credential goes: recorded flags that
+// make the target check log in (a token file's content, sent as a bearer
+// token, at the --pulsar-admin the file names) refuse the plan before it
+// is planned again, dry run too: the address is never contacted.
+func TestApplyRefusesToSendACredentialWhereTheFileSays(t *testing.T) {
+	e := newEnv(t)
+	plan := filepath.Join(e.dir, "plan.jsonl")
+	if _, errs, code := e.run("reset checkpoint --target-wal kafka --plan-out " + plan); code != 0 {
+		t.Fatalf("plan-out: exit %d\n%s", code, errs)
+	}
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+	token := filepath.Join(e.dir, "token")
+	if err := os.WriteFile(token, []byte("the operator's token\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	edited := filepath.Join(e.dir, "edited.jsonl")
+	rewritePlan(t, plan, edited, func(h *apply.Header) {
+		h.Params = []string{"--target-wal=pulsar", "--pulsar-admin=" + srv.URL, "--pulsar-token-file=" + token}
+	})
+	for _, line := range []string{"apply --file " + edited, "apply --file " + edited + " --run --backup-dir " + e.dir} {
+		out, errs, code := e.run(line)
+		if code != framework.ExitRefused || hits.Load() != 0 || !strings.Contains(out, "REFUSED  no credential sent where the file says") {
+			t.Fatalf("%s: exit %d, %d requests\n%s\n%s", line, code, hits.Load(), out, errs)
+		}
+	}
+}
+
+// A plan refused over an instance an interrupted run left split says so:
+// "nothing was written" by the apply must not read as "the instance is
+// fine".
+func TestApplyRefusedOverASplitStateSaysSo(t *testing.T) {
+	e := newEnv(t)
+	original := e.dump()
+	plan := filepath.Join(e.dir, "plan.jsonl")
+	if _, errs, code := e.run("reset checkpoint --target-wal kafka --plan-out " + plan); code != 0 {
+		t.Fatalf("plan-out: exit %d\n%s", code, errs)
+	}
+	if _, errs, code := e.run("reset checkpoint --target-wal kafka --run --backup-dir " + e.dir); code != 0 {
+		t.Fatalf("reset --run: exit %d\n%s", code, errs)
+	}
+	// One segment back on its pulsar position: the instance is split.
+	key := e.s.Inst.Layout.Meta(models.SegmentKey(100, 101, 1001))
+	if _, err := e.s.Cli.Put(context.Background(), key, original[key]); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := e.run("apply --file " + plan + " --run --backup-dir " + e.dir)
+	if code != framework.ExitRefused || !strings.Contains(out, "SPLIT STATE: reset checkpoint plans again over an instance whose positions name more than one WAL") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	out, _, _ = e.run("apply --file " + plan + " --format json")
+	var doc struct {
+		SplitState bool `json:"split_state"`
+	}
+	if json.Unmarshal([]byte(out), &doc) != nil || !doc.SplitState {
+		t.Fatalf("json: %s", out)
+	}
+}
+
+// --plan-out into a folder that does not exist fails, nothing written,
+// with a step that works: the plan is staged in its own folder, so
+// --backup-dir alone would not help.
+func TestPlanOutIntoAMissingFolderNamesIt(t *testing.T) {
+	e := newEnv(t)
+	r0 := e.rev()
+	_, errs, code := e.run("reset checkpoint --target-wal kafka --plan-out " + filepath.Join(e.dir, "missing", "plan.jsonl"))
+	if code != framework.ExitFailed || e.rev() != r0 || !strings.Contains(errs, "--plan-out FILE: FILE's folder") {
+		t.Fatalf("exit %d\n%s", code, errs)
 	}
 }

@@ -1,6 +1,7 @@
 package restore
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
@@ -15,6 +16,7 @@ import (
 	"github.com/heron-shell/heron/framework"
 	"github.com/heron-shell/heron/framework/apply"
 	"github.com/heron-shell/heron/tests/etcdtest"
+	"github.com/heron-shell/heron/tests/shelltest"
 )
 
 // lines splits a backup file into its lines (without newlines).
@@ -97,6 +99,113 @@ func TestRestoreRefusesATamperedBackup(t *testing.T) {
 	}
 	if m, _ := filepath.Glob(filepath.Join(e.dir, "heron-backup-by-dev-restore-*")); len(m) != 0 {
 		t.Fatalf("a refused restore left a backup: %v", m)
+	}
+}
+
+// TestRestoreRefusesAnEntryTheRuleDoesNotWrite: a reset checkpoint backup
+// holds only keys its rule writes. Entries added under the meta root, with
+// the checksum recomputed (a collection key with other bytes, the absence
+// of a key the reset never creates), are not keys the reset writes: the
+// restore refuses them, naming the line, instead of putting back bytes
+// nobody wrote (the moved-on gate cannot derive them and let them pass).
+func TestRestoreRefusesAnEntryTheRuleDoesNotWrite(t *testing.T) {
+	cli, ep := etcdtest.Start(t)
+	e := newEnv(t, cli, ep, "by-dev")
+	before := e.dump()
+	backup := e.resetRun()
+	ls := lines(t, backup)
+	const info = "by-dev/meta/root-coord/database/collection-info/1/400"
+	if _, ok := before[info]; !ok {
+		t.Fatalf("the seed has no %s", info)
+	}
+	garbage := base64.StdEncoding.EncodeToString([]byte("garbage"))
+	for _, add := range []string{
+		`{"key":"` + info + `","value":"` + garbage + `","mod_revision":2,"phase":1,"op":"put"}`,
+		`{"key":"` + info + `","value":"","absent":true,"mod_revision":0,"phase":1,"op":"put"}`,
+	} {
+		injected := append(append([]string{}, ls[:len(ls)-1]...), add, "")
+		inj := filepath.Join(e.dir, "injected.jsonl")
+		writeLines(t, inj, injected, true)
+		r0 := e.rev()
+		_, errs, code := e.run("restore --backup-dir " + e.dir + " --file " + inj + " --run")
+		if code != framework.ExitFailed || e.rev() != r0 || !strings.Contains(errs, fmt.Sprintf("line %d: key %s is not one", len(injected)-1, info)) {
+			t.Fatalf("%s: exit %d\n%s", add, code, errs)
+		}
+	}
+	// A backup of another heron, whose rule may have decided that key
+	// otherwise: refused the same, and restored with --force-moved-on.
+	var h map[string]any
+	if err := json.Unmarshal([]byte(ls[0]), &h); err != nil {
+		t.Fatal(err)
+	}
+	h["heron"] = "v0.0.1 (vcs 0000000, go1.20)"
+	hb, _ := json.Marshal(h)
+	other := append(append([]string{string(hb)}, ls[1:len(ls)-1]...), `{"key":"`+info+`","value":"`+garbage+`","mod_revision":2,"phase":1,"op":"put"}`, "")
+	inj := filepath.Join(e.dir, "other.jsonl")
+	writeLines(t, inj, other, true)
+	r0 := e.rev()
+	if _, errs, code := e.run("restore --backup-dir " + e.dir + " --file " + inj + " --run"); code != framework.ExitFailed || e.rev() != r0 ||
+		!strings.Contains(errs, "or the backup of v0.0.1 (vcs 0000000, go1.20) decided that key otherwise: --force-moved-on restores it anyway") {
+		t.Fatalf("another heron's backup: exit %d\n%s", code, errs)
+	}
+	if _, errs, code := e.run("restore --backup-dir " + e.dir + " --file " + inj + " --force-moved-on --run"); code != 0 {
+		t.Fatalf("another heron's backup, --force-moved-on: exit %d\n%s", code, errs)
+	}
+	if got := e.dump()[info]; got != "garbage" {
+		t.Fatalf("--force-moved-on put back %q", got)
+	}
+	if _, err := e.cli.Put(context.Background(), info, before[info]); err != nil {
+		t.Fatal(err)
+	}
+	// The untouched backup restores.
+	if _, errs, code := e.run("restore --backup-dir " + e.dir + " --file " + backup + " --force-moved-on --run"); code != 0 {
+		t.Fatalf("restore: exit %d\n%s", code, errs)
+	}
+	if d := shelltest.DiffKeys(before, e.dump()); len(d) != 0 {
+		t.Fatalf("restore left %v", d)
+	}
+}
+
+// TestRestoreRefusesAnEndlessRestoreOrder: restore reads the file once per
+// group of its header's restore_order, and scans each of its prefixes; a
+// header edited to hold many groups, or a prefix many times (checksum
+// recomputed), is refused before the file is read again, instead of
+// reading it once per group (or scanning once per prefix) for hours.
+func TestRestoreRefusesAnEndlessRestoreOrder(t *testing.T) {
+	cli, ep := etcdtest.Start(t)
+	e := newEnv(t, cli, ep, "by-dev")
+	backup := e.resetRun()
+	ls := lines(t, backup)
+	var h map[string]any
+	if err := json.Unmarshal([]byte(ls[0]), &h); err != nil {
+		t.Fatal(err)
+	}
+	var order [][]int
+	const groups = 17 // a write command records at most 16
+	for i := 8; i < 8+groups-2; i++ {
+		order = append(order, []int{i})
+	}
+	h["restore_order"] = append(order, []int{7, 6}, []int{1, 2, 3, 4, 5})
+	hb, _ := json.Marshal(h)
+	ls[0] = string(hb)
+	long := filepath.Join(e.dir, "long.jsonl")
+	writeLines(t, long, ls, true)
+	r0 := e.rev()
+	_, errs, code := e.run("restore --backup-dir " + e.dir + " --file " + long + " --run")
+	if code != framework.ExitFailed || e.rev() != r0 || !strings.Contains(errs, fmt.Sprintf("restore_order has %d groups", groups)) {
+		t.Fatalf("exit %d\n%s", code, errs)
+	}
+	// Its prefixes, each scanned whole, named again and again.
+	if err := json.Unmarshal([]byte(lines(t, backup)[0]), &h); err != nil {
+		t.Fatal(err)
+	}
+	h["prefixes"] = []string{"by-dev/meta/", "by-dev/meta/", "by-dev/config/"}
+	hb, _ = json.Marshal(h)
+	ls[0] = string(hb)
+	writeLines(t, long, ls, true)
+	_, errs, code = e.run("restore --backup-dir " + e.dir + " --file " + long + " --run")
+	if code != framework.ExitFailed || e.rev() != r0 || !strings.Contains(errs, "names 3 prefixes, some twice") {
+		t.Fatalf("prefixes: exit %d\n%s", code, errs)
 	}
 }
 

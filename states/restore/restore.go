@@ -137,6 +137,11 @@ type Plan struct {
 
 const maxExamples = 5
 
+// maxRestoreGroups bounds a header's RestoreOrder (reset checkpoint records
+// 2 groups): the file is read once per group; and its Prefixes, each
+// scanned whole.
+const maxRestoreGroups = 16
+
 // Build is restore's plan, as the kit's phases (gates.Write): the context
 // (the backup file checked whole: checksum, prefixes; the keys created
 // since under its prefixes), the scan of every key of the file in the
@@ -311,6 +316,12 @@ func build(ctx context.Context, inst *instance.Instance, p *Params, rev int64) (
 		}
 		prefixes = legacy
 	}
+	if len(header.RestoreOrder) > maxRestoreGroups {
+		// The file is read once per group: an edited order of a million
+		// groups read it a million times.
+		return nil, fmt.Errorf("backup %s: its header's restore_order has %d groups, more than the %d a write command records: the header was changed; nothing was restored",
+			p.File, len(header.RestoreOrder), maxRestoreGroups)
+	}
 	pl := &Plan{inst: inst, params: *p, groups: map[int]int{}, phases: 1}
 	for i, group := range header.RestoreOrder {
 		for _, ph := range group {
@@ -355,7 +366,9 @@ func (pl *Plan) scan(ctx context.Context, read func(n int), sink func(apply.Op) 
 		read(1)
 		delete(created, e.Key)
 		if op != nil {
-			pl.movedOn(e, cur)
+			if err := pl.movedOn(e, cur); err != nil {
+				return err
+			}
 		}
 		if op == nil {
 			s.Unchanged++
@@ -389,16 +402,26 @@ func (pl *Plan) scan(ctx context.Context, read func(n int), sink func(apply.Op) 
 }
 
 // movedOn compares a key that does not hold its backed-up state with what
-// the backed-up command wrote there.
-func (pl *Plan) movedOn(e apply.Entry, cur instance.KV) {
+// the backed-up command wrote there. A backup whose header names a rule
+// holds only keys that rule writes (its run wrote each with it): an entry
+// the rule does not write (a key the command keeps, or creates never) was
+// added to the file, and refuses it; only a backup of another heron, whose
+// rule may have decided otherwise, is restored anyway with --force-moved-on.
+func (pl *Plan) movedOn(e apply.Entry, cur instance.KV) error {
 	m := &pl.MovedOn
 	if pl.written == nil {
-		return
+		return nil
 	}
 	w, err := pl.written(e)
+	if err != nil && pl.Backup.Rule != "" {
+		if pl.Backup.Heron == apply.HeronBuild() || !pl.params.ForceMovedOn {
+			return fmt.Errorf("backup %s line %d: key %s is not one %q writes (its rule %s does not write this value there): the file was changed; nothing was restored%s",
+				pl.File, e.Line, e.Key, pl.Backup.Command, pl.Backup.Rule, otherHeron(pl.Backup))
+		}
+	}
 	if err != nil {
 		m.Unknown++
-		return
+		return nil
 	}
 	exists := cur.ModRevision != 0
 	switch {
@@ -409,6 +432,20 @@ func (pl *Plan) movedOn(e apply.Entry, cur instance.KV) {
 	case !w.Delete && !bytes.Equal(cur.Value, w.Value):
 		m.add(&m.Changed, e.Key)
 	}
+	return nil
+}
+
+// otherHeron is what a refusal of an entry adds for a backup of another
+// heron (whose rule may have decided that key otherwise).
+func otherHeron(h apply.Header) string {
+	if h.Heron == apply.HeronBuild() {
+		return ""
+	}
+	heron := h.Heron
+	if heron == "" {
+		heron = "a heron that did not record its version"
+	}
+	return fmt.Sprintf(" (or the backup of %s decided that key otherwise: --force-moved-on restores it anyway)", heron)
 }
 
 // readCreated reads the keys created under the backup's prefixes since the
@@ -610,6 +647,13 @@ func allowedPrefixes(file string, h apply.Header, scope []string) (prefixes, leg
 		return nil, nil, fmt.Errorf("backup %s: its header names no root path", file)
 	}
 	prefixes = h.Prefixes
+	if len(prefixes) > maxRestoreGroups || len(slices.Compact(slices.Sorted(slices.Values(prefixes)))) != len(prefixes) {
+		// Each prefix is scanned whole (keys created since): an edited
+		// header repeating the meta root thousands of times scanned it
+		// thousands of times.
+		return nil, nil, fmt.Errorf("backup %s: its header names %d prefixes, some twice or more than the %d a write command records: the header was changed; nothing was restored",
+			file, len(prefixes), maxRestoreGroups)
+	}
 	if len(prefixes) == 0 {
 		prefixes = scope
 		legacy = []string{h.RootPath + "/config/"}

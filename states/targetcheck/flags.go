@@ -37,6 +37,27 @@ type Flags struct {
 	MilvusVersion         string `name:"milvus-version" placeholder:"X.Y.Z" complete:"-" desc:"the instance's Milvus release when no session names it (a stopped instance's sessions expire): 2.6.0-2.6.8 write Pulsar topics to public/default; 3.x reads Kafka's earliest as -2"`
 }
 
+// credentialFlags are the flags whose check logs in, at the address the
+// flags name, with a credential the flags do not hold: the content of
+// --pulsar-token-file (a bearer token), the SASL password of the
+// environment (--kafka-sasl-mechanisms).
+var credentialFlags = []string{"pulsar-token-file", "kafka-sasl-mechanisms"}
+
+// SendsCredential are the recorded flag words (framework.RecordedFlags,
+// "--name=value") that make the check send a credential to an address the
+// words name: words read from a plan file must not choose where a token or
+// a password goes.
+func SendsCredential(words []string) []string {
+	var out []string
+	for _, w := range words {
+		name, _, _ := strings.Cut(strings.TrimPrefix(w, "--"), "=")
+		if slices.Contains(credentialFlags, name) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
 // Kafka reports whether the Kafka check was asked for.
 func (f *Flags) Kafka() bool { return f.KafkaBrokers != "" }
 
