@@ -144,6 +144,12 @@ def exited(timeout):
     end = time.time() + timeout
     while time.time() < end:
         if p.poll() is not None:
+            # What it wrote just before it exited may still sit in the pty:
+            # read until the pty is empty (EOF or EIO once the slave is gone).
+            while True:
+                n = len(buf)
+                if not pump(0.5) or len(buf) == n:
+                    break
             return p.returncode
         pump(0.1)
     return None
