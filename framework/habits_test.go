@@ -92,3 +92,18 @@ func TestHelpWrapsToWidth(t *testing.T) {
 	}
 	assert.Equal(t, "a b\n  c", wrapText("a b c", 4, "  "))
 }
+
+// Piped help (`heron --olc "reset checkpoint --help" | less`) keeps to the
+// width every piped table keeps to: a flag's long description wraps.
+func TestPipedHelpKeepsPipeWidth(t *testing.T) {
+	sh, out := newDocShell(t)
+	c := sh.index().byPath["reset doc"]
+	c.spec.Desc = strings.Repeat("a long description ", 12)
+	require.NoError(t, sh.Run(context.Background(), "reset doc --help"))
+	lines := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
+	for _, l := range lines {
+		assert.LessOrEqual(t, len(l), PipeWidth, l)
+	}
+	assert.Contains(t, lines[0], "reset doc: a long description")
+	assert.True(t, strings.HasPrefix(lines[1], "  ") && !strings.HasPrefix(lines[1], "   "), "continuation indented: %q", lines[1])
+}

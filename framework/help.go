@@ -168,10 +168,10 @@ func (h *helpResult) list() []*Command {
 	return h.cmds
 }
 
-// Table writes the help, each description wrapped to the width of w's
-// terminal; piped, lines are not wrapped.
+// Table writes the help, each description wrapped to the width output
+// keeps to (Width: the terminal's, piped PipeWidth like every table).
 func (h *helpResult) Table(w io.Writer) error {
-	width, _ := TerminalWidth(w)
+	width := Width(w)
 	var sb strings.Builder
 	if h.builtin != "" {
 		sb.WriteString(wrapText(builtinHelp[h.builtin], width, ""))

@@ -23,7 +23,7 @@ func Width(w io.Writer) int {
 }
 
 // TerminalWidth is the width of the terminal w writes to; false when w is
-// not a terminal (then output keeps its piped layout: help does not wrap).
+// not a terminal (then output keeps its piped layout, PipeWidth).
 func TerminalWidth(w io.Writer) (int, bool) {
 	if ww, ok := w.(interface{ terminalColumns() int }); ok {
 		return ww.terminalColumns(), true
