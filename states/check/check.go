@@ -35,7 +35,7 @@ type Params struct {
 	Online              bool   `name:"online" desc:"follow Milvus's online switch (alter_wal_state stages, the AlterWAL broadcast's acks, config/mqtype)"`
 	StuckAfter          string `name:"stuck-after" default:"5m" placeholder:"DURATION" desc:"stuck: a broadcast task in flight unchanged this long across reads, an online-switch stage this long after the switch message"`
 	MaxLag              string `name:"max-lag" placeholder:"DURATION" desc:"channel checkpoint max lag (default: the instance's dataCoord.compaction.channelMaxCPLag, else 900s)"`
-	targetcheck.Flags
+	targetcheck.KafkaFlags
 	framework.Output
 }
 
@@ -71,10 +71,10 @@ func (p *Params) Validate() error {
 	if _, err := show.ParseMaxLag(p.MaxLag); err != nil {
 		return err
 	}
-	if p.Pulsar() {
-		return framework.Usagef("check: --pulsar-admin: check reads a Kafka target's records only (--kafka-brokers)")
+	if p.Kafka() && p.TargetWAL != "" && p.TargetWAL != "kafka" {
+		return framework.Usagef("check: --kafka-brokers reads a Kafka target, not --target-wal %s", p.TargetWAL)
 	}
-	return p.Flags.Validate("check", p.TargetWAL)
+	return p.KafkaFlags.Validate("check")
 }
 
 // Commands are the check command on a connected instance.

@@ -52,7 +52,7 @@ func TestPulsarTenantIgnoredByEarly26(t *testing.T) {
 	inst := instance.New(cli, layout, []string{ep})
 	const pc = "by-dev-rootcoord-dml_0"
 	admin := pulsarStats(t, map[string]string{"public/default/" + pc: "3"})
-	f := &targetcheck.Flags{PulsarAdmin: admin.URL, PulsarTenant: "tn", PulsarNamespace: "ns"}
+	f := &targetcheck.Flags{PulsarFlags: targetcheck.PulsarFlags{PulsarAdmin: admin.URL, PulsarTenant: "tn", PulsarNamespace: "ns"}}
 	gate := func(f *targetcheck.Flags) Target {
 		t.Helper()
 		g, err := TargetGate(ctx, inst, 0, "pulsar", f, []string{pc}, false)
@@ -98,18 +98,18 @@ func TestPulsarTenantIgnoredByEarly26(t *testing.T) {
 	}
 
 	// Unchecked, the reminder names the public/default topics too.
-	unchecked, err := TargetGate(ctx, inst, 0, "pulsar", &targetcheck.Flags{PulsarTenant: "tn", PulsarNamespace: "ns", MilvusVersion: "2.6.4"}, []string{pc}, false)
+	unchecked, err := TargetGate(ctx, inst, 0, "pulsar", &targetcheck.Flags{PulsarFlags: targetcheck.PulsarFlags{PulsarTenant: "tn", PulsarNamespace: "ns"}, MilvusVersion: "2.6.4"}, []string{pc}, false)
 	if err != nil || !strings.Contains(unchecked.Reminder, "persistent://tn/ns/"+pc) || !strings.Contains(unchecked.Reminder, "the same topics under persistent://public/default/ must be absent or empty too") {
 		t.Fatalf("unchecked: %v %q", err, unchecked.Reminder)
 	}
-	unchecked, _ = TargetGate(ctx, inst, 0, "pulsar", &targetcheck.Flags{PulsarTenant: "tn", PulsarNamespace: "ns", MilvusVersion: "2.6.10"}, []string{pc}, false)
+	unchecked, _ = TargetGate(ctx, inst, 0, "pulsar", &targetcheck.Flags{PulsarFlags: targetcheck.PulsarFlags{PulsarTenant: "tn", PulsarNamespace: "ns"}, MilvusVersion: "2.6.10"}, []string{pc}, false)
 	if strings.Contains(unchecked.Reminder, "public/default") {
 		t.Fatalf("unchecked on 2.6.10: %q", unchecked.Reminder)
 	}
 
 	// public/default itself is checked once.
 	put("2.6.3")
-	pd := &targetcheck.Flags{PulsarAdmin: admin.URL}
+	pd := &targetcheck.Flags{PulsarFlags: targetcheck.PulsarFlags{PulsarAdmin: admin.URL}}
 	if g := gate(pd); g.Gate.OK || g.Topics[0].PublicDefault != nil {
 		t.Fatalf("public/default: %+v", g.Gate)
 	}

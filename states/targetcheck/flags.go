@@ -14,13 +14,22 @@ import (
 	"github.com/heron-shell/heron/models"
 )
 
-// Flags are the target-check flags of reset checkpoint and show checkpoint.
-// The Kafka ones mirror Milvus's kafka.* settings (pkg/v2@v2.6.23
-// util/paramtable/service_param.go: brokerList, saslUsername, saslPassword,
-// saslMechanisms, securityProtocol, ssl.enabled, ssl.tlsCert, ssl.tlsKey,
-// ssl.tlsCaCert, ssl.tlsKeyPassword); secrets also come from the environment.
+// Flags are the target-check flags of reset checkpoint and show checkpoint:
+// the Kafka and the Pulsar target's, and the Milvus release the checks
+// assume when no session names it.
 type Flags struct {
-	KafkaBrokers          string `name:"kafka-brokers" placeholder:"HOST:PORT[,...]" complete:"-" desc:"check the Kafka target: each pchannel's topic (partition 0) must be absent or empty (Milvus's kafka.brokerList)"`
+	KafkaFlags
+	PulsarFlags
+	MilvusVersion string `name:"milvus-version" placeholder:"X.Y.Z" complete:"-" desc:"the instance's Milvus release when no session names it (a stopped instance's sessions expire): 2.6.0-2.6.8 write Pulsar topics to public/default; 3.x reads Kafka's earliest as -2"`
+}
+
+// KafkaFlags are the flags that reach a Kafka target; they mirror Milvus's
+// kafka.* settings (pkg/v2@v2.6.23 util/paramtable/service_param.go:
+// brokerList, saslUsername, saslPassword, saslMechanisms, securityProtocol,
+// ssl.enabled, ssl.tlsCert, ssl.tlsKey, ssl.tlsCaCert, ssl.tlsKeyPassword);
+// secrets also come from the environment. check reads a Kafka target alone.
+type KafkaFlags struct {
+	KafkaBrokers          string `name:"kafka-brokers" placeholder:"HOST:PORT[,...]" complete:"-" desc:"the Kafka target's brokers (Milvus's kafka.brokerList): read each pchannel's topic (partition 0)"`
 	KafkaSASLUsername     string `name:"kafka-sasl-username" placeholder:"USER" complete:"-" env:"KAFKA_SASL_USERNAME" desc:"SASL user for --kafka-brokers (kafka.saslUsername)"`
 	KafkaSASLPassword     string `name:"kafka-sasl-password" placeholder:"PASSWORD" complete:"-" secret:"true" env:"KAFKA_SASL_PASSWORD" desc:"SASL password for --kafka-brokers (kafka.saslPassword; better from the environment)"`
 	KafkaSASLMechanisms   string `name:"kafka-sasl-mechanisms" enum:"PLAIN,SCRAM-SHA-256,SCRAM-SHA-512" complete:"-" desc:"SASL mechanism (kafka.saslMechanisms): PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512"`
@@ -30,11 +39,14 @@ type Flags struct {
 	KafkaSSLCert          string `name:"kafka-ssl-cert" placeholder:"FILE" complete:"-" desc:"PEM client certificate (kafka.ssl.tlsCert)"`
 	KafkaSSLKey           string `name:"kafka-ssl-key" placeholder:"FILE" complete:"-" desc:"PEM client private key (kafka.ssl.tlsKey)"`
 	KafkaSSLKeyPassword   string `name:"kafka-ssl-key-password" placeholder:"PASSWORD" complete:"-" secret:"true" env:"KAFKA_SSL_KEY_PASSWORD" desc:"passphrase of an encrypted --kafka-ssl-key (kafka.ssl.tlsKeyPassword)"`
-	PulsarAdmin           string `name:"pulsar-admin" placeholder:"URL" complete:"-" desc:"check the Pulsar target through its admin API, e.g. http://pulsar:8080 (pulsar.webport): each pchannel's topic must be absent or empty"`
-	PulsarTenant          string `name:"pulsar-tenant" placeholder:"TENANT" complete:"-" desc:"Pulsar tenant of the topics (default: the instance's pulsar.tenant override in etcd, else public)"`
-	PulsarNamespace       string `name:"pulsar-namespace" placeholder:"NAMESPACE" complete:"-" desc:"Pulsar namespace of the topics (default: the instance's pulsar.namespace override in etcd, else default)"`
-	PulsarTokenFile       string `name:"pulsar-token-file" placeholder:"FILE" complete:"-" desc:"file holding a token for the admin API (sent as a bearer token)"`
-	MilvusVersion         string `name:"milvus-version" placeholder:"X.Y.Z" complete:"-" desc:"the instance's Milvus release when no session names it (a stopped instance's sessions expire): 2.6.0-2.6.8 write Pulsar topics to public/default; 3.x reads Kafka's earliest as -2"`
+}
+
+// PulsarFlags are the flags that reach a Pulsar target's admin API.
+type PulsarFlags struct {
+	PulsarAdmin     string `name:"pulsar-admin" placeholder:"URL" complete:"-" desc:"the Pulsar target's admin API, e.g. http://pulsar:8080 (pulsar.webport): read each pchannel's topic"`
+	PulsarTenant    string `name:"pulsar-tenant" placeholder:"TENANT" complete:"-" desc:"Pulsar tenant of the topics (default: the instance's pulsar.tenant override in etcd, else public)"`
+	PulsarNamespace string `name:"pulsar-namespace" placeholder:"NAMESPACE" complete:"-" desc:"Pulsar namespace of the topics (default: the instance's pulsar.namespace override in etcd, else default)"`
+	PulsarTokenFile string `name:"pulsar-token-file" placeholder:"FILE" complete:"-" desc:"file holding a token for the admin API (sent as a bearer token)"`
 }
 
 // credentialFlags are the flags whose check logs in, at the address the
@@ -59,30 +71,19 @@ func SendsCredential(words []string) []string {
 }
 
 // Kafka reports whether the Kafka check was asked for.
-func (f *Flags) Kafka() bool { return f.KafkaBrokers != "" }
+func (f *KafkaFlags) Kafka() bool { return f.KafkaBrokers != "" }
 
 // Pulsar reports whether the Pulsar check was asked for.
-func (f *Flags) Pulsar() bool { return f.PulsarAdmin != "" }
+func (f *PulsarFlags) Pulsar() bool { return f.PulsarAdmin != "" }
 
 // Validate checks that the flags given fit the target WAL (target "" : any,
 // as show checkpoint allows) and one another. It reads no file.
 func (f *Flags) Validate(command, target string) error {
-	kafkaOnly := map[string]bool{
-		"kafka-sasl-username": f.KafkaSASLUsername != "", "kafka-sasl-password": f.KafkaSASLPassword != "",
-		"kafka-sasl-mechanisms": f.KafkaSASLMechanisms != "", "kafka-security-protocol": f.KafkaSecurityProtocol != "",
-		"kafka-ssl-enabled": f.KafkaSSLEnabled, "kafka-ssl-ca-cert": f.KafkaSSLCACert != "", "kafka-ssl-cert": f.KafkaSSLCert != "",
-		"kafka-ssl-key": f.KafkaSSLKey != "", "kafka-ssl-key-password": f.KafkaSSLKeyPassword != "",
+	if err := f.KafkaFlags.Validate(command); err != nil {
+		return err
 	}
-	pulsarOnly := map[string]bool{"pulsar-tenant": f.PulsarTenant != "", "pulsar-namespace": f.PulsarNamespace != "", "pulsar-token-file": f.PulsarTokenFile != ""}
-	for _, n := range sortedTrue(kafkaOnly) {
-		if !f.Kafka() {
-			return framework.Usagef("%s: --%s needs --kafka-brokers", command, n)
-		}
-	}
-	for _, n := range sortedTrue(pulsarOnly) {
-		if !f.Pulsar() {
-			return framework.Usagef("%s: --%s needs --pulsar-admin", command, n)
-		}
+	if err := f.PulsarFlags.Validate(command); err != nil {
+		return err
 	}
 	if f.MilvusVersion != "" {
 		if _, err := models.ParseMilvusVersion(f.MilvusVersion); err != nil {
@@ -98,49 +99,74 @@ func (f *Flags) Validate(command, target string) error {
 	if f.Pulsar() && target != "" && target != "pulsar" {
 		return framework.Usagef("%s: --pulsar-admin checks a Pulsar target, not --target-wal %s", command, target)
 	}
-	if f.Kafka() {
-		for _, b := range strings.Split(f.KafkaBrokers, ",") {
-			if _, port, ok := strings.Cut(strings.TrimSpace(b), ":"); !ok || port == "" || strings.TrimSpace(b) == "" {
-				return framework.Usagef("%s: --kafka-brokers %q: want HOST:PORT[,HOST:PORT...]", command, f.KafkaBrokers)
-			}
+	return nil
+}
+
+// Validate checks the Kafka flags given fit one another. It reads no file.
+func (f *KafkaFlags) Validate(command string) error {
+	given := map[string]bool{
+		"kafka-sasl-username": f.KafkaSASLUsername != "", "kafka-sasl-password": f.KafkaSASLPassword != "",
+		"kafka-sasl-mechanisms": f.KafkaSASLMechanisms != "", "kafka-security-protocol": f.KafkaSecurityProtocol != "",
+		"kafka-ssl-enabled": f.KafkaSSLEnabled, "kafka-ssl-ca-cert": f.KafkaSSLCACert != "", "kafka-ssl-cert": f.KafkaSSLCert != "",
+		"kafka-ssl-key": f.KafkaSSLKey != "", "kafka-ssl-key-password": f.KafkaSSLKeyPassword != "",
+	}
+	if !f.Kafka() {
+		for _, n := range sortedTrue(given) {
+			return framework.Usagef("%s: --%s needs --kafka-brokers", command, n)
 		}
-		if (f.KafkaSASLUsername == "") != (f.KafkaSASLPassword == "") {
-			return framework.Usagef("%s: --kafka-sasl-username and --kafka-sasl-password (or $KAFKA_SASL_PASSWORD) go together", command)
-		}
-		if f.KafkaSASLUsername != "" && f.KafkaSASLMechanisms == "" {
-			return framework.Usagef("%s: --kafka-sasl-username needs --kafka-sasl-mechanisms (PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512)", command)
-		}
-		if strings.HasPrefix(f.KafkaSecurityProtocol, "SASL_") && f.KafkaSASLUsername == "" {
-			return framework.Usagef("%s: --kafka-security-protocol %s needs --kafka-sasl-username and a password", command, f.KafkaSecurityProtocol)
-		}
-		if (f.KafkaSSLCert == "") != (f.KafkaSSLKey == "") {
-			return framework.Usagef("%s: --kafka-ssl-cert and --kafka-ssl-key go together", command)
-		}
-		if !f.kafkaTLS() && (f.KafkaSSLCACert != "" || f.KafkaSSLCert != "" || f.KafkaSSLKeyPassword != "") {
-			return framework.Usagef("%s: the --kafka-ssl-* files need --kafka-ssl-enabled or --kafka-security-protocol SSL or SASL_SSL", command)
+		return nil
+	}
+	for _, b := range strings.Split(f.KafkaBrokers, ",") {
+		if _, port, ok := strings.Cut(strings.TrimSpace(b), ":"); !ok || port == "" || strings.TrimSpace(b) == "" {
+			return framework.Usagef("%s: --kafka-brokers %q: want HOST:PORT[,HOST:PORT...]", command, f.KafkaBrokers)
 		}
 	}
-	if f.Pulsar() {
-		u, err := url.Parse(f.PulsarAdmin)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return framework.Usagef("%s: --pulsar-admin %q: want http://HOST:PORT or https://HOST:PORT (the admin API, pulsar.webport)", command, f.PulsarAdmin)
+	if (f.KafkaSASLUsername == "") != (f.KafkaSASLPassword == "") {
+		return framework.Usagef("%s: --kafka-sasl-username and --kafka-sasl-password (or $KAFKA_SASL_PASSWORD) go together", command)
+	}
+	if f.KafkaSASLUsername != "" && f.KafkaSASLMechanisms == "" {
+		return framework.Usagef("%s: --kafka-sasl-username needs --kafka-sasl-mechanisms (PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512)", command)
+	}
+	if strings.HasPrefix(f.KafkaSecurityProtocol, "SASL_") && f.KafkaSASLUsername == "" {
+		return framework.Usagef("%s: --kafka-security-protocol %s needs --kafka-sasl-username and a password", command, f.KafkaSecurityProtocol)
+	}
+	if (f.KafkaSSLCert == "") != (f.KafkaSSLKey == "") {
+		return framework.Usagef("%s: --kafka-ssl-cert and --kafka-ssl-key go together", command)
+	}
+	if !f.kafkaTLS() && (f.KafkaSSLCACert != "" || f.KafkaSSLCert != "" || f.KafkaSSLKeyPassword != "") {
+		return framework.Usagef("%s: the --kafka-ssl-* files need --kafka-ssl-enabled or --kafka-security-protocol SSL or SASL_SSL", command)
+	}
+	return nil
+}
+
+// Validate checks the Pulsar flags given fit one another. It reads no file.
+func (f *PulsarFlags) Validate(command string) error {
+	given := map[string]bool{"pulsar-tenant": f.PulsarTenant != "", "pulsar-namespace": f.PulsarNamespace != "", "pulsar-token-file": f.PulsarTokenFile != ""}
+	if !f.Pulsar() {
+		for _, n := range sortedTrue(given) {
+			return framework.Usagef("%s: --%s needs --pulsar-admin", command, n)
 		}
-		for n, v := range map[string]string{"pulsar-tenant": f.PulsarTenant, "pulsar-namespace": f.PulsarNamespace} {
-			if strings.ContainsAny(v, "/?#% ") {
-				return framework.Usagef("%s: --%s %q: a Pulsar name has no '/', '?', '#', '%%' or space", command, n, v)
-			}
+		return nil
+	}
+	u, err := url.Parse(f.PulsarAdmin)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return framework.Usagef("%s: --pulsar-admin %q: want http://HOST:PORT or https://HOST:PORT (the admin API, pulsar.webport)", command, f.PulsarAdmin)
+	}
+	for n, v := range map[string]string{"pulsar-tenant": f.PulsarTenant, "pulsar-namespace": f.PulsarNamespace} {
+		if strings.ContainsAny(v, "/?#% ") {
+			return framework.Usagef("%s: --%s %q: a Pulsar name has no '/', '?', '#', '%%' or space", command, n, v)
 		}
 	}
 	return nil
 }
 
-func (f *Flags) kafkaTLS() bool {
+func (f *KafkaFlags) kafkaTLS() bool {
 	return f.KafkaSSLEnabled || f.KafkaSecurityProtocol == "SSL" || f.KafkaSecurityProtocol == "SASL_SSL"
 }
 
 // KafkaConfig reads the TLS files the flags name into a Kafka check's
 // configuration. Call it after Validate.
-func (f *Flags) KafkaConfig() (KafkaConfig, error) {
+func (f *KafkaFlags) KafkaConfig() (KafkaConfig, error) {
 	c := KafkaConfig{Mechanism: f.KafkaSASLMechanisms, User: f.KafkaSASLUsername, Password: f.KafkaSASLPassword}
 	for _, b := range strings.Split(f.KafkaBrokers, ",") {
 		c.Brokers = append(c.Brokers, strings.TrimSpace(b))

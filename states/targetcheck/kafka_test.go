@@ -152,28 +152,28 @@ func TestFlagsValidate(t *testing.T) {
 		target string
 		want   string
 	}{
-		{targetcheck.Flags{KafkaBrokers: "k:9092"}, "pulsar", "--kafka-brokers checks a Kafka target"},
-		{targetcheck.Flags{PulsarAdmin: "http://p:8080"}, "woodpecker", "--pulsar-admin checks a Pulsar target"},
-		{targetcheck.Flags{KafkaSASLUsername: "u"}, "kafka", "--kafka-sasl-username needs --kafka-brokers"},
-		{targetcheck.Flags{PulsarTenant: "t"}, "pulsar", "--pulsar-tenant needs --pulsar-admin"},
-		{targetcheck.Flags{KafkaBrokers: "k"}, "kafka", "want HOST:PORT"},
-		{targetcheck.Flags{KafkaBrokers: "k:1", KafkaSASLUsername: "u"}, "kafka", "go together"},
-		{targetcheck.Flags{KafkaBrokers: "k:1", KafkaSASLUsername: "u", KafkaSASLPassword: "p"}, "kafka", "needs --kafka-sasl-mechanisms"},
-		{targetcheck.Flags{KafkaBrokers: "k:1", KafkaSSLCACert: "ca.pem"}, "kafka", "need --kafka-ssl-enabled"},
-		{targetcheck.Flags{PulsarAdmin: "pulsar:8080"}, "pulsar", "want http://HOST:PORT"},
-		{targetcheck.Flags{PulsarAdmin: "http://p:8080", PulsarTenant: "a/b"}, "pulsar", "no '/'"},
+		{targetcheck.Flags{KafkaFlags: targetcheck.KafkaFlags{KafkaBrokers: "k:9092"}}, "pulsar", "--kafka-brokers checks a Kafka target"},
+		{targetcheck.Flags{PulsarFlags: targetcheck.PulsarFlags{PulsarAdmin: "http://p:8080"}}, "woodpecker", "--pulsar-admin checks a Pulsar target"},
+		{targetcheck.Flags{KafkaFlags: targetcheck.KafkaFlags{KafkaSASLUsername: "u"}}, "kafka", "--kafka-sasl-username needs --kafka-brokers"},
+		{targetcheck.Flags{PulsarFlags: targetcheck.PulsarFlags{PulsarTenant: "t"}}, "pulsar", "--pulsar-tenant needs --pulsar-admin"},
+		{targetcheck.Flags{KafkaFlags: targetcheck.KafkaFlags{KafkaBrokers: "k"}}, "kafka", "want HOST:PORT"},
+		{targetcheck.Flags{KafkaFlags: targetcheck.KafkaFlags{KafkaBrokers: "k:1", KafkaSASLUsername: "u"}}, "kafka", "go together"},
+		{targetcheck.Flags{KafkaFlags: targetcheck.KafkaFlags{KafkaBrokers: "k:1", KafkaSASLUsername: "u", KafkaSASLPassword: "p"}}, "kafka", "needs --kafka-sasl-mechanisms"},
+		{targetcheck.Flags{KafkaFlags: targetcheck.KafkaFlags{KafkaBrokers: "k:1", KafkaSSLCACert: "ca.pem"}}, "kafka", "need --kafka-ssl-enabled"},
+		{targetcheck.Flags{PulsarFlags: targetcheck.PulsarFlags{PulsarAdmin: "pulsar:8080"}}, "pulsar", "want http://HOST:PORT"},
+		{targetcheck.Flags{PulsarFlags: targetcheck.PulsarFlags{PulsarAdmin: "http://p:8080", PulsarTenant: "a/b"}}, "pulsar", "no '/'"},
 	} {
 		err := bad.f.Validate("reset checkpoint", bad.target)
 		require.Error(t, err, bad.want)
 		assert.Contains(t, err.Error(), bad.want)
 	}
-	ok := targetcheck.Flags{KafkaBrokers: "a:1, b:2", KafkaSASLUsername: "u", KafkaSASLPassword: "p", KafkaSASLMechanisms: "PLAIN", KafkaSecurityProtocol: "SASL_SSL"}
+	ok := targetcheck.Flags{KafkaFlags: targetcheck.KafkaFlags{KafkaBrokers: "a:1, b:2", KafkaSASLUsername: "u", KafkaSASLPassword: "p", KafkaSASLMechanisms: "PLAIN", KafkaSecurityProtocol: "SASL_SSL"}}
 	require.NoError(t, ok.Validate("reset checkpoint", "kafka"))
 	c, err := ok.KafkaConfig()
 	require.NoError(t, err)
 	assert.Equal(t, []string{"a:1", "b:2"}, c.Brokers)
 	assert.NotNil(t, c.TLS, "SASL_SSL is TLS")
-	bad := targetcheck.Flags{KafkaBrokers: "a:1", KafkaSSLEnabled: true, KafkaSSLCACert: "/nonexistent/ca.pem"}
+	bad := targetcheck.Flags{KafkaFlags: targetcheck.KafkaFlags{KafkaBrokers: "a:1", KafkaSSLEnabled: true, KafkaSSLCACert: "/nonexistent/ca.pem"}}
 	_, err = bad.KafkaConfig()
 	assert.ErrorContains(t, err, "--kafka-ssl-ca-cert")
 }
@@ -181,10 +181,8 @@ func TestFlagsValidate(t *testing.T) {
 // Every secret flag is tagged secret (help and errors hide it) and has a
 // name that framework/history.go redacts whatever the state ("pas").
 func TestSecretFlagsRedacted(t *testing.T) {
-	typ := reflect.TypeOf(targetcheck.Flags{})
 	secrets := 0
-	for i := 0; i < typ.NumField(); i++ {
-		f := typ.Field(i)
+	for _, f := range reflect.VisibleFields(reflect.TypeOf(targetcheck.Flags{})) {
 		name := f.Tag.Get("name")
 		if strings.Contains(name, "password") {
 			secrets++

@@ -66,7 +66,7 @@ func TestPulsarToken(t *testing.T) {
 
 	file := filepath.Join(t.TempDir(), "token")
 	require.NoError(t, os.WriteFile(file, []byte("tok-123\n"), 0o600))
-	f := targetcheck.Flags{PulsarAdmin: s.URL + "/", PulsarTokenFile: file}
+	f := targetcheck.Flags{PulsarFlags: targetcheck.PulsarFlags{PulsarAdmin: s.URL + "/", PulsarTokenFile: file}}
 	require.NoError(t, f.Validate("reset checkpoint", "pulsar"))
 	c, err := f.PulsarConfig("public", "default")
 	require.NoError(t, err)

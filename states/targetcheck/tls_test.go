@@ -51,7 +51,7 @@ func TestKafkaTLS(t *testing.T) {
 	ca := filepath.Join(t.TempDir(), "ca.pem")
 	require.NoError(t, os.WriteFile(ca, caPEM, 0o600))
 
-	f := targetcheck.Flags{KafkaBrokers: c.ListenAddrs()[0], KafkaSSLEnabled: true, KafkaSSLCACert: ca}
+	f := targetcheck.Flags{KafkaFlags: targetcheck.KafkaFlags{KafkaBrokers: c.ListenAddrs()[0], KafkaSSLEnabled: true, KafkaSSLCACert: ca}}
 	require.NoError(t, f.Validate("show checkpoint", ""))
 	cfg, err := f.KafkaConfig()
 	require.NoError(t, err)

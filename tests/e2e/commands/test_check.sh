@@ -72,6 +72,10 @@ check "--since-backup $WORK/other.jsonl"
 expect_rc 1 "a backup of another root path (or a changed one)"
 check "--kafka-brokers 127.0.0.1:1 --target-wal pulsar"
 expect_rc 2 "--kafka-brokers with a pulsar target"
+check "--pulsar-admin http://127.0.0.1:1"
+expect_rc 2 "--pulsar-admin: check reads a Kafka target alone"
+check "--help"
+if printf '%s' "$OUT" | grep -q -- "--pulsar-"; then fail "check --help lists no --pulsar-* flag"; else pass "check --help lists no --pulsar-* flag"; fi
 
 check "$SINCE"
 expect_rc 0 "healthy restart"
