@@ -114,20 +114,16 @@ func (r *replay) Close() error { return r.br.Close() }
 // readContext opens the file, reads its header and gates it at rev; a
 // file the gates refuse is read whole (its checksum: a changed file is
 // named) and not planned again.
-func readContext(ctx context.Context, inst *instance.Instance, p *Params, rev int64) (*replay, error) {
+func readContext(_ context.Context, inst *instance.Instance, p *Params, rev int64) (_ *replay, err error) {
 	br, err := apply.OpenBackup(p.File)
 	if err != nil {
 		return nil, fmt.Errorf("apply: %w", err)
 	}
-	r, err := fileContext(inst, p, rev, br)
-	if err != nil {
-		br.Close()
-		return nil, err
-	}
-	return r, nil
-}
-
-func fileContext(inst *instance.Instance, p *Params, rev int64, br *apply.BackupReader) (*replay, error) {
+	defer func() {
+		if err != nil {
+			br.Close()
+		}
+	}()
 	h := br.Header
 	r := &replay{inst: inst, br: br, h: h, writer: gates.Writer(h.Planner, ""),
 		s: &Summary{Command: "apply", File: p.File, Plan: h, Heron: apply.HeronBuild(), Revision: rev, Differences: []apply.Difference{}}}
@@ -138,6 +134,7 @@ func fileContext(inst *instance.Instance, p *Params, rev int64, br *apply.Backup
 	// planning it again would open the file it names, maybe itself, for
 	// ever.
 	known = known && r.writer != "apply" && apply.Registered(inst, r.writer)
+	// The order plans show them in; plannerAt is plannerGate's.
 	r.fileGates = []framework.Gate{gates.FileGate(inst, gates.File{What: "plan", Made: "made for", RootPath: h.RootPath}),
 		externalGate(apply.Header{External: h.External, Planner: h.Planner, Params: h.Params}), plannerGate(h, known), credentialGate(h)}
 	if p.ExpectDigest != "" {
@@ -170,8 +167,8 @@ func (r *replay) scan(ctx context.Context, st *apply.Stage) error {
 	var recorded *apply.RecordedError
 	switch {
 	case errors.As(err, &recorded):
-		r.fileGates[2] = plannerGate(r.h, false)
-		r.fileGates[2].Detail = recorded.Error()
+		r.fileGates[plannerAt] = plannerGate(r.h, false)
+		r.fileGates[plannerAt].Detail = recorded.Error()
 		r.refused = true
 		return nil
 	case err != nil:
@@ -240,6 +237,9 @@ func (r *replay) view(gs []framework.Gate) *apply.Plan {
 	}
 	return out
 }
+
+// plannerAt is the place of plannerGate among the file's gates.
+const plannerAt = 2
 
 // maxDifferences bounds the differences the plan lists.
 const maxDifferences = 20
