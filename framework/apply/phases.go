@@ -2,6 +2,7 @@ package apply
 
 import (
 	"context"
+	"io"
 
 	"github.com/heron-shell/heron/framework"
 )
@@ -36,6 +37,12 @@ type Phases[S Guarded, P, C any] struct {
 	// View is the plan shown, a pure function of c and every gate: the kit
 	// sets the plan's Gates.
 	View func(c C, gates []framework.Gate) *Plan
+	// Replay, set instead of Header and Scan, is a scan that plans another
+	// write command again through st (apply --file: the command a saved
+	// plan records, see Replay): that command's build stages the ops and
+	// runs the instance gates, so the kit runs none of its own (they would
+	// run twice), and Gates shows them.
+	Replay func(c C, ctx context.Context, st *Stage) error
 }
 
 // Instance runs the gates every write command's plan shows first (the
@@ -51,7 +58,8 @@ type Revisioned interface {
 
 // Phased is the Build of a command's phases: the revision, the instance
 // gates (read side by side with the command's context), the scan through
-// the stage, the gates after it, the view.
+// the stage, the gates after it, the view. A context that holds a file open
+// (an io.Closer) is closed once the scan has read it.
 func Phased[S Revisioned, P, C any](instance Instance[S], ph Phases[S, P, C]) Build[S, P] {
 	return func(ctx context.Context, s S, p *P, st *Stage) (*Plan, error) {
 		rev, err := s.Revision(ctx)
@@ -63,18 +71,28 @@ func Phased[S Revisioned, P, C any](instance Instance[S], ph Phases[S, P, C]) Bu
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			instanceGates, gateErr = instance(ctx, s, rev)
+			if ph.Replay == nil {
+				instanceGates, gateErr = instance(ctx, s, rev)
+			}
 		}()
 		c, err := ph.Context(ctx, s, p, rev)
 		<-done
 		if err != nil {
 			return nil, err
 		}
+		if cl, ok := any(c).(io.Closer); ok {
+			defer cl.Close()
+		}
 		if gateErr != nil {
 			return nil, gateErr
 		}
-		h, name := ph.Header(c)
-		if err := st.Scan(ctx, h, name, func(ctx context.Context, yield func(Op) error) error { return ph.Scan(c, ctx, st.read, yield) }); err != nil {
+		if ph.Replay != nil {
+			err = ph.Replay(c, ctx, st)
+		} else {
+			h, name := ph.Header(c)
+			err = st.Scan(ctx, h, name, func(ctx context.Context, yield func(Op) error) error { return ph.Scan(c, ctx, st.read, yield) })
+		}
+		if err != nil {
 			return nil, err
 		}
 		gates := instanceGates

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -76,112 +77,172 @@ type Summary struct {
 	Again framework.Result `json:"-"`
 }
 
-// Build checks the plan file (checksum, a command heron knows, made for this
-// instance, nothing outside etcd), plans its command again through st with
-// the recorded flags, comparing the file with that plan op for op as it is
-// staged, and gates: the recorded command's gates, and no difference.
-func Build(ctx context.Context, inst *instance.Instance, p *Params, st *apply.Stage) (*apply.Plan, error) {
-	// The file is read once, side by side with the re-plan, and its
-	// checksum checked at its end line before anything is written (a
-	// refusal below reads it whole first, so that a changed file is named).
+// Build is apply --file as the kit's phases: the context (the file's
+// header, its recorded command and the gates of the file: this instance's,
+// a command heron plans again, nothing outside etcd, no credential, the
+// digest reviewed), the scan (the recorded command planned again through
+// the stage with its recorded flags, its own gates with it, the file
+// compared with its ops as they are staged), the gates (the command's, its
+// version, the same ops) and the view. Its instance gates are the recorded
+// command's (Phases.Replay): a file refused before it is planned again
+// shows them itself.
+var Build = gates.Write(apply.Phases[*instance.Instance, Params, *replay]{
+	Context: readContext, Replay: (*replay).scan, Gates: (*replay).gates, View: (*replay).view})
+
+// replay is apply's context: the file, read once side by side with the
+// plan made again (its checksum checked at its end line before anything is
+// written), and what planning again found.
+type replay struct {
+	inst   *instance.Instance
+	br     *apply.BackupReader
+	h      apply.Header
+	s      *Summary
+	writer string
+	scope  []string
+	// fileGates are the gates of the file; refused: they refuse it (or its
+	// recorded command did not parse), so it is not planned again.
+	fileGates []framework.Gate
+	refused   bool
+	// again is the plan made again and the header its scan staged under.
+	again       *apply.Plan
+	againHeader apply.Header
+}
+
+// Close closes the file (the kit does, once the scan has read it).
+func (r *replay) Close() error { return r.br.Close() }
+
+// readContext opens the file, reads its header and gates it at rev; a
+// file the gates refuse is read whole (its checksum: a changed file is
+// named) and not planned again.
+func readContext(_ context.Context, inst *instance.Instance, p *Params, rev int64) (_ *replay, err error) {
 	br, err := apply.OpenBackup(p.File)
 	if err != nil {
 		return nil, fmt.Errorf("apply: %w", err)
 	}
-	defer br.Close()
+	defer func() {
+		if err != nil {
+			br.Close()
+		}
+	}()
 	h := br.Header
-	rev, err := inst.Revision(ctx)
-	if err != nil {
-		return nil, err
-	}
-	s := &Summary{Command: "apply", File: p.File, Plan: h, Heron: apply.HeronBuild(), Revision: rev, Differences: []apply.Difference{}}
-	writer := gates.Writer(h.Planner, "")
-	scope, known := gates.WriteScope(inst.Layout, writer)
+	r := &replay{inst: inst, br: br, h: h, writer: gates.Writer(h.Planner, ""),
+		s: &Summary{Command: "apply", File: p.File, Plan: h, Heron: apply.HeronBuild(), Revision: rev, Differences: []apply.Difference{}}}
+	var known bool
+	r.scope, known = gates.WriteScope(inst.Layout, r.writer)
 	// A plan never records apply itself (apply --file --plan-out records
 	// the command it plans again): a header naming it is edited, and
 	// planning it again would open the file it names, maybe itself, for
 	// ever.
-	known = known && writer != "apply" && apply.Registered(inst, writer)
-	fileGates := []framework.Gate{externalGate(apply.Header{External: h.External, Planner: h.Planner, Params: h.Params}), plannerGate(h, known), credentialGate(h)}
+	known = known && r.writer != "apply" && apply.Registered(inst, r.writer)
+	// The order plans show them in; plannerAt is plannerGate's.
+	r.fileGates = []framework.Gate{gates.FileGate(inst, gates.File{What: "plan", Made: "made for", RootPath: h.RootPath}),
+		externalGate(apply.Header{External: h.External, Planner: h.Planner, Params: h.Params}), plannerGate(h, known), credentialGate(h)}
 	if p.ExpectDigest != "" {
 		digest, err := apply.ClaimedDigest(p.File)
 		if err != nil {
 			return nil, fmt.Errorf("apply: %w", err)
 		}
-		fileGates = append(fileGates, digestGate(p.ExpectDigest, digest))
+		r.fileGates = append(r.fileGates, digestGate(p.ExpectDigest, digest))
 	}
-	s.Gates, err = gates.FileGates(ctx, inst, rev, gates.File{What: "plan", Made: "made for", RootPath: h.RootPath}, fileGates...)
-	if err != nil {
-		return nil, err
-	}
-	fileGates = s.Gates[:1+len(fileGates)]
-	out := &apply.Plan{Command: "apply", Title: "apply " + p.File, View: s, Root: inst.Layout.RootPath, Put: "put", Nothing: "nothing to write, the plan is empty"}
-	if framework.Refusal("apply", fileGates) != nil {
+	if framework.Refusal("apply", r.fileGates) != nil {
 		// Another instance's plan, one heron cannot plan again, one that
 		// reaches outside etcd or not the one reviewed: nothing to compare
 		// it with.
 		if _, err := apply.VerifyBackup(p.File, false, nil); err != nil {
 			return nil, fmt.Errorf("apply: %w", err)
 		}
-		return s.refused(out), nil
+		r.refused = true
 	}
-	cmp := apply.NewComparison(br, writer, scope)
-	again, againHeader, err := apply.Replay(ctx, inst, h, st, cmp.Op)
+	return r, nil
+}
+
+// scan plans the recorded command again through st, comparing the file
+// with its ops as they are staged, then reads the rest of the file.
+func (r *replay) scan(ctx context.Context, st *apply.Stage) error {
+	if r.refused {
+		return nil
+	}
+	cmp := apply.NewComparison(r.br, r.writer, r.scope)
+	again, againHeader, err := apply.Replay(ctx, r.inst, r.h, st, cmp.Op)
 	var recorded *apply.RecordedError
 	switch {
 	case errors.As(err, &recorded):
-		s.Gates[2] = plannerGate(h, false)
-		s.Gates[2].Detail = recorded.Error()
-		return s.refused(out), nil
+		r.fileGates[plannerAt] = plannerGate(r.h, false)
+		r.fileGates[plannerAt].Detail = recorded.Error()
+		r.refused = true
+		return nil
 	case err != nil:
-		return nil, fmt.Errorf("apply: planning %s again: %w", writer, err)
+		return fmt.Errorf("apply: planning %s again: %w", r.writer, err)
 	}
 	if err := cmp.Finish(); err != nil {
-		return nil, fmt.Errorf("apply: %w", err)
+		return fmt.Errorf("apply: %w", err)
 	}
+	s := r.s
+	r.again, r.againHeader = again, againHeader
 	s.Again, s.TotalKeys, s.Compared, s.SplitState = again.View, again.Keys, cmp.Compared, again.SplitState
-	s.Differences = append(append(s.Differences, apply.HeaderDifferences(h, againHeader)...), cmp.Differences...)
+	s.Differences = append(append(s.Differences, apply.HeaderDifferences(r.h, againHeader)...), cmp.Differences...)
 	s.DifferencesTotal = int64(len(s.Differences)) - int64(len(cmp.Differences)) + cmp.Total
 	if len(s.Differences) > maxDifferences {
 		s.Differences = s.Differences[:maxDifferences]
 	}
-	s.Gates = fileGates // the instance's gates are the command's too, below
-	for _, g := range again.Gates {
-		g.Name = writer + ": " + g.Name
-		s.Gates = append(s.Gates, g)
+	return nil
+}
+
+// gates are the file's gates, then: for a file planned again, the
+// recorded command's (its instance gates among them), what it does outside
+// etcd, the version and the comparison's verdict; for a file refused
+// before, the instance's.
+func (r *replay) gates(ctx context.Context) ([]framework.Gate, error) {
+	out := slices.Clone(r.fileGates)
+	if r.refused {
+		instanceGates, err := gates.Instance(ctx, r.inst, r.s.Revision)
+		if err != nil {
+			return nil, err
+		}
+		return append(out, instanceGates...), nil
+	}
+	h := r.h
+	for _, g := range r.again.Gates {
+		g.Name = r.writer + ": " + g.Name
+		out = append(out, g)
 	}
 	var effects []apply.EffectInfo
-	for _, e := range again.External {
+	for _, e := range r.again.External {
 		if e.Count > 0 {
 			effects = append(effects, e.EffectInfo)
 		}
 	}
 	if len(effects) > 0 {
-		s.Gates = append(s.Gates, externalGate(apply.Header{External: effects, Planner: h.Planner, Params: h.Params, Command: againHeader.Command}))
+		out = append(out, externalGate(apply.Header{External: effects, Planner: h.Planner, Params: h.Params, Command: r.againHeader.Command}))
 	}
-	s.Gates = append(s.Gates, versionGate(h, s.Heron), s.sameGate(writer, h, commandLine(apply.Header{Planner: h.Planner, Params: h.Params, Command: againHeader.Command})))
-	for _, g := range s.Gates {
-		s.Refused = s.Refused || !g.OK
+	return append(out, versionGate(h, r.s.Heron), r.s.sameGate(r.writer, h, commandLine(apply.Header{Planner: h.Planner, Params: h.Params, Command: r.againHeader.Command}))), nil
+}
+
+// view is the plan shown: the plan made again's keys, reminders and checks,
+// under apply's summary; its verify plans the recorded command again, not
+// the file.
+func (r *replay) view(gs []framework.Gate) *apply.Plan {
+	s := r.s
+	s.Gates, s.Refused = gs, framework.Refused(gs)
+	out := &apply.Plan{Command: "apply", Title: "apply " + s.File, View: s, Root: r.inst.Layout.RootPath, Put: "put", Nothing: "nothing to write, the plan is empty"}
+	if r.again == nil {
+		return out
 	}
-	out.Gates, out.Keys, out.SplitState = s.Gates, again.Keys, again.SplitState
+	again, inst, h := r.again, r.inst, r.h
+	out.Keys, out.SplitState = again.Keys, again.SplitState
 	out.Put, out.Nothing, out.Reminders, out.After, out.Replan = again.Put, again.Nothing, again.Reminders, again.After, again.Replan
-	// The verify plans the recorded command again, not the file.
 	out.Again = func(ctx context.Context, st *apply.Stage) (*apply.Plan, error) {
 		pl, _, err := apply.Replay(ctx, inst, h, st, nil)
 		return pl, err
 	}
-	return out, nil
+	return out
 }
+
+// plannerAt is the place of plannerGate among the file's gates.
+const plannerAt = 2
 
 // maxDifferences bounds the differences the plan lists.
 const maxDifferences = 20
-
-// refused is the plan of a file refused before it was planned again.
-func (s *Summary) refused(out *apply.Plan) *apply.Plan {
-	s.Refused = true
-	out.Gates = s.Gates
-	return out
-}
 
 // plannerGate refuses a file whose header names no write command heron
 // knows: apply plans the recorded command again, never trusts the file.

@@ -1,7 +1,6 @@
 package gates
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/heron-shell/heron/framework"
@@ -14,17 +13,6 @@ import (
 type File struct {
 	What, Made string
 	RootPath   string
-}
-
-// FileGates are the gates of a command that writes what a file holds, in
-// the order plans show them: the file is of this instance (its root path),
-// then extra (the command's own checks of the file), then Instance's.
-func FileGates(ctx context.Context, inst *instance.Instance, rev int64, f File, extra ...framework.Gate) ([]framework.Gate, error) {
-	instanceGates, err := Instance(ctx, inst, rev)
-	if err != nil {
-		return nil, err
-	}
-	return append(append([]framework.Gate{FileGate(inst, f)}, extra...), instanceGates...), nil
 }
 
 // FileGate is the gate "FILE of this instance": the file's root path is

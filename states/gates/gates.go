@@ -77,10 +77,6 @@ func StopSteps() []framework.Step {
 	}
 }
 
-// SessionGuard is instance.SessionGuard: the kit guards it on every run
-// (apply.Guarded).
-func SessionGuard(l models.Layout) apply.Guard { return instance.SessionGuard(l) }
-
 // KnownPChannels refuses (a usage error, nothing read further) a --pchannel
 // the instance does not have, naming the ones it has.
 func KnownPChannels(command string, asked []string, known map[string]bool) error {

@@ -10,6 +10,7 @@ import (
 	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
 	"github.com/milvus-io/milvus-proto/go-api/v3/msgpb"
 
+	"github.com/heron-shell/heron/framework"
 	"github.com/heron-shell/heron/models"
 	"github.com/heron-shell/heron/models/msgid"
 )
@@ -199,7 +200,7 @@ type DecodeError struct {
 }
 
 func (e *DecodeError) Error() string {
-	return fmt.Sprintf("the value of %s does not decode (%v): nothing was written; repair or remove that key, then plan again", e.Key, e.Err)
+	return fmt.Sprintf("the value of %s does not decode (%v): nothing was written; repair or remove that key, then plan again", framework.EscapeText(e.Key), e.Err)
 }
 
 func (e *DecodeError) Unwrap() error { return e.Err }

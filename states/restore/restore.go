@@ -293,7 +293,7 @@ func build(ctx context.Context, inst *instance.Instance, p *Params, rev int64) (
 			}
 		}
 		return fmt.Errorf("backup %s line %d: key %s is outside the prefixes the backed-up command writes (%s): the file was changed; nothing was restored",
-			p.File, e.Line, e.Key, strings.Join(prefixes, ", "))
+			p.File, e.Line, framework.EscapeText(e.Key), strings.Join(prefixes, ", "))
 	}
 	// The whole file is checked before anything is planned from it: a
 	// changed byte or a key the backed-up command never writes refuses it.
@@ -416,7 +416,7 @@ func (pl *Plan) movedOn(e apply.Entry, cur instance.KV) error {
 	if err != nil && pl.Backup.Rule != "" {
 		if pl.Backup.Heron == apply.HeronBuild() || !pl.params.ForceMovedOn {
 			return fmt.Errorf("backup %s line %d: key %s is not one %q writes (its rule %s does not write this value there): the file was changed; nothing was restored%s",
-				pl.File, e.Line, e.Key, pl.Backup.Command, pl.Backup.Rule, otherHeron(pl.Backup))
+				pl.File, e.Line, framework.EscapeText(e.Key), pl.Backup.Command, pl.Backup.Rule, otherHeron(pl.Backup))
 		}
 	}
 	if err != nil {
@@ -562,7 +562,7 @@ func (pl *Plan) streamPhase(ctx context.Context, br *apply.BackupReader, rev int
 		}
 		if !(apply.Header{Prefixes: pl.Prefixes}).Allows(e.Key) {
 			return fmt.Errorf("backup %s line %d: key %s is outside the prefixes the backed-up command writes (%s): the file changed since it was checked",
-				pl.File, e.Line, e.Key, strings.Join(pl.Prefixes, ", "))
+				pl.File, e.Line, framework.EscapeText(e.Key), strings.Join(pl.Prefixes, ", "))
 		}
 		if phase != anyPhase && pl.phaseOf(e) != phase {
 			continue

@@ -14,6 +14,8 @@
 //	etcdtool pchannel --etcd HOST:PORT --name P --term N   (puts P ASSIGNED on node 7 at term N)
 //	etcdtool wpseed --etcd HOST:PORT --file F            (puts the etcd keys of a woodpecker
 //	        fixture dump written by the real client, states/resetwal/testdata/wp_*.json)
+//	etcdtool storm --etcd HOST:PORT [--prefix storm/] [--writers 16] [--retention 1000] [--every 100ms]
+//	        (an unrelated writer and a compactor at revision-retention, until SIGTERM)
 //
 // Every subcommand also takes --cacert F [--cert F --key-file F] (https) and
 // --user U (password from $ETCDTOOL_PASSWORD) to reach a secured etcd.
@@ -74,6 +76,9 @@ func run(args []string) error {
 	cert := fs.String("cert", "", "client certificate (PEM)")
 	keyFile := fs.String("key-file", "", "client key (PEM)")
 	user := fs.String("user", "", "etcd user (password from $ETCDTOOL_PASSWORD)")
+	writers := fs.Int("writers", 16, "storm: goroutines putting keys under --prefix")
+	retention := fs.Int64("retention", 1000, "storm: compact to the revision less this")
+	every := fs.Duration("every", 100*time.Millisecond, "storm: compaction interval")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -150,6 +155,11 @@ func run(args []string) error {
 		return err
 	case "wpseed":
 		return wpseed(ctx, cli, *file)
+	case "storm":
+		if *prefix == "" {
+			*prefix = "storm/"
+		}
+		return storm(cli, *prefix, *writers, *retention, *every)
 	case "switched":
 		to, err := msgid.Parse(*walName)
 		if err != nil {
