@@ -97,6 +97,68 @@ finish() {
 	[ "$FAILS" -eq 0 ] || { echo "$FAILS check(s) failed in $(basename "$0")" >&2; exit 1; }
 }
 
+# wait_pause FILE PID: waits until the run PID holds at its HERON_APPLY_PAUSE
+# point (it created FILE; removing FILE lets it go on), for as long as the
+# failpoint holds (a minute): a loaded machine takes its time, and the
+# script acts on etcd at that point of the run, not after a guessed sleep.
+# The script ends when PID ended first or never paused.
+wait_pause() {
+	for _ in $(seq 1 1200); do
+		[ -e "$1" ] && return 0
+		kill -0 "$2" 2>/dev/null || break
+		sleep 0.05
+	done
+	[ -e "$1" ] && return 0
+	echo "$(basename "$0" .sh): the run never paused (no $1)" >&2
+	exit 1
+}
+
+# run_paused POINT COMMAND [VAR=VALUE...]: runs COMMAND on the instance
+# (connect_line "$ROOT") in the background with HERON_APPLY_PAUSE at POINT
+# and the environment given; returns once the run holds there (wait_pause),
+# its process in HPID. resume lets it go on.
+run_paused() {
+	local point=$1 cmd=$2
+	shift 2
+	rm -f "$WORK/pause"
+	printf '%s\n' "$(connect_line "${ROOT:-by-dev}")" "$cmd" |
+		env HERON_APPLY_PAUSE="$point:$WORK/pause" "$@" "$HERON" >"$WORK/paused.out" 2>"$WORK/paused.err" &
+	HPID=$!
+	wait_pause "$WORK/pause" "$HPID"
+}
+
+# resume: lets the run held by run_paused go on and waits for it; sets RC,
+# OUT, ERR.
+resume() {
+	rm -f "$WORK/pause"
+	wait "$HPID"
+	RC=$?
+	OUT=$(cat "$WORK/paused.out")
+	ERR=$(cat "$WORK/paused.err")
+}
+
+# register_session KEY: a Milvus component registers as a starting one does:
+# a lease (etcdctl lease grant) and its session KEY (a datacoord's) put
+# with it; sets LEASE.
+register_session() {
+	LEASE=$(ETCDCTL_API=3 etcdctl --endpoints "$ETCD" lease grant 300 | awk '/granted/ {print $2}')
+	[ -n "$LEASE" ] && ETCDCTL_API=3 etcdctl --endpoints "$ETCD" put --lease="$LEASE" "$1" '{"ServerID":21,"ServerName":"datacoord","Address":"10.0.0.7:13333"}' >/dev/null ||
+		{ echo "$(basename "$0" .sh): registering the session $1 failed" >&2; exit 1; }
+}
+
+# expect_session_stop NAME KEY: the run (RC, OUT, ERR) stopped mid-write on
+# the session guard once register_session registered KEY: exit 1; the
+# error and the STOPPED block name the key, its role and lease; no
+# "verify: ok".
+expect_session_stop() {
+	local name=$1 key=$2
+	expect_rc 1 "$name: the run stops"
+	expect_err "a Milvus component is running: $key \(datacoord, lease $LEASE\); stop it \(every component\).*stopped after [0-9]+ transactions" "$name: the error names the session key, its role and lease"
+	expect_out "^STOPPED: [1-9][0-9]* of [0-9]+ keys written: the instance is split" "$name: the STOPPED block"
+	expect_out "  a Milvus component is running: $key \(datacoord, lease $LEASE\): stop it \(every component\) first" "$name: the STOPPED block names the component"
+	if printf '%s' "$OUT" | grep -q "verify: ok"; then fail "$name: verify: ok printed while a session holds a lease"; else pass "$name: no verify: ok"; fi
+}
+
 # use_failpoints: HERON is bin/heron-failpoints (make build-failpoints: the
 # HERON_APPLY_* hooks), built again when a Go file is newer.
 use_failpoints() {
