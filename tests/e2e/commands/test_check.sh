@@ -169,10 +169,14 @@ ctl del --prefix "$ROOT/woodpecker/" >/dev/null
 situation healthy
 printf '%s\n' "$(connect_line "$ROOT")" "check $SINCE --watch --interval 2s" | "$HERON" >"$WORK/out" 2>"$WORK/err" &
 hpid=$!
-for _ in $(seq 1 100); do # the first read is done: the term rises before the second
+# The first read is done: the term rises before the second (2 s later); a
+# loaded machine may take its time to start heron and read.
+for _ in $(seq 1 1200); do
 	grep -q "check: read 1 " "$WORK/err" && break
+	kill -0 "$hpid" 2>/dev/null || break
 	sleep 0.05
 done
+grep -q "check: read 1 " "$WORK/err" || { echo "test_check: the watch never finished its first read: $(cat "$WORK/err")" >&2; exit 1; }
 "$ETCDTOOL" pchannel --etcd "$ETCD" --name "$P1" --term 9
 wait $hpid
 RC=$? OUT=$(cat "$WORK/out") ERR=$(cat "$WORK/err")

@@ -72,9 +72,9 @@ try:
     expect(PROMPT)
     time.sleep(0.3)
     send(command)
-    expect(r"apply these \d+ key changes to \S+\? \[y/N\] ")
+    expect(r"apply these \d+ key changes to \S+\? \[y/N\] ", 60)
     open(mark + ".asked", "w").close()
-    for _ in range(400):
+    for _ in range(1200):
         if os.path.exists(mark + ".go"):
             break
         time.sleep(0.05)
@@ -104,7 +104,7 @@ ask() {
 	python3 "$WORK/question.py" "$HERON" "$(connect_line "$ROOT")" \
 		"${3:-reset checkpoint --target-wal kafka} --run --backup-dir $WORK/bk-$1" "$mark" 2>"$WORK/err" &
 	local ppid=$!
-	for _ in $(seq 1 400); do
+	for _ in $(seq 1 1200); do
 		[ -e "$mark.asked" ] && break
 		kill -0 "$ppid" 2>/dev/null || break
 		sleep 0.05
@@ -120,8 +120,7 @@ ask() {
 # --- a session appears at the question ----------------------------------------
 dump --prefix "$ROOT/" >"$WORK/before.dump" || exit 1
 session_appears() {
-	LEASE=$(ctl lease grant 300 | awk '/granted/ {print $2}')
-	ctl put --lease="$LEASE" "$SESSION" '{"ServerID":21,"ServerName":"datacoord","Address":"10.0.0.7:13333"}' >/dev/null || { echo "session put failed" >&2; exit 1; }
+	register_session "$SESSION"
 	BEFORE=$(rev)
 }
 ask at-question session_appears
