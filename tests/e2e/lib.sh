@@ -21,45 +21,65 @@ free_port() {
 	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
 }
 
-# start_etcd [extra etcd flags...]: starts etcd, sets ETCD (HOST:PORT). A
-# free port can be taken by a script running beside this one (run.sh runs
-# them in parallel) before etcd binds it: an etcd that exits at once is
-# started again on other ports.
+# etcd_on PORT PEER DIR [etcd flags...]: etcd on fixed loopback ports with
+# its data in DIR (stopped and started again there, it is the same server);
+# sets ETCD and ETCD_PID once it answers, as long as a loaded machine needs
+# (a minute at most: then the script fails). Returns 1 when etcd exited
+# before it answered (a port taken by a script beside this one).
+etcd_on() {
+	local port=$1 peer=$2 dir=$3
+	shift 3
+	ETCD=127.0.0.1:$port
+	etcd --name e2e --data-dir "$dir" \
+		--listen-client-urls "http://$ETCD" --advertise-client-urls "http://$ETCD" \
+		--listen-peer-urls "http://127.0.0.1:$peer" --initial-advertise-peer-urls "http://127.0.0.1:$peer" \
+		--initial-cluster "e2e=http://127.0.0.1:$peer" "$@" >>"$WORK/etcd.log" 2>&1 &
+	ETCD_PID=$!
+	for _ in $(seq 1 600); do
+		ETCDCTL_API=3 etcdctl --endpoints "$ETCD" endpoint health >/dev/null 2>&1 && return 0
+		if ! kill -0 "$ETCD_PID" 2>/dev/null; then
+			wait "$ETCD_PID" 2>/dev/null
+			ETCD_PID=""
+			return 1
+		fi
+		sleep 0.1
+	done
+	echo "etcd did not answer in a minute; log:" >&2
+	tail -20 "$WORK/etcd.log" >&2
+	exit 1
+}
+
+# etcd_up PORT PEER DIR [etcd flags...]: etcd_on, the script failing when
+# etcd exits at its start (a script that restarts etcd where it was).
+etcd_up() {
+	etcd_on "$@" && return 0
+	echo "etcd exited at its start; log:" >&2
+	tail -20 "$WORK/etcd.log" >&2
+	exit 1
+}
+
+# start_etcd [extra etcd flags...]: starts etcd with its data in
+# $WORK/etcd, sets ETCD (HOST:PORT). A free port can be taken by a script
+# running beside this one (run.sh runs them in parallel) before etcd binds
+# it: an etcd that exits at once is started again on other ports.
 start_etcd() {
-	local port peer attempt
+	local attempt
 	for attempt in 1 2 3; do
-		port=$(free_port)
-		peer=$(free_port)
-		ETCD=127.0.0.1:$port
 		# Data written before stays (a script restarts etcd on its data);
 		# only an etcd that never started is started afresh.
 		[ "$attempt" = 1 ] || rm -rf "$WORK/etcd"
-		etcd --name e2e --data-dir "$WORK/etcd" \
-			--listen-client-urls "http://$ETCD" --advertise-client-urls "http://$ETCD" \
-			--listen-peer-urls "http://127.0.0.1:$peer" --initial-advertise-peer-urls "http://127.0.0.1:$peer" \
-			--initial-cluster "e2e=http://127.0.0.1:$peer" "$@" >"$WORK/etcd.log" 2>&1 &
-		ETCD_PID=$!
-		for _ in $(seq 1 100); do
-			if ETCDCTL_API=3 etcdctl --endpoints "$ETCD" endpoint health >/dev/null 2>&1; then
-				return 0
-			fi
-			kill -0 "$ETCD_PID" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill -0 "$ETCD_PID" 2>/dev/null && break
-		wait "$ETCD_PID" 2>/dev/null
-		ETCD_PID=""
+		etcd_on "$(free_port)" "$(free_port)" "$WORK/etcd" "$@" && return 0
 	done
 	echo "etcd did not start; log:" >&2
 	cat "$WORK/etcd.log" >&2
 	exit 1
 }
 
+# stop_etcd: stops the etcd of start_etcd or etcd_up; its data stays.
 stop_etcd() {
 	kill "$ETCD_PID" 2>/dev/null
 	wait "$ETCD_PID" 2>/dev/null
 	ETCD_PID=""
-	rm -rf "$WORK/etcd"
 }
 
 seed() { "$ETCDTOOL" seed --etcd "$ETCD" "$@"; }

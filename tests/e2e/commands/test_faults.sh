@@ -25,23 +25,6 @@ ROOT=by-dev
 GENFLAGS="--rootPath $ROOT --wal pulsar --segments 3000 --collections 100 --shards 2 --pchannels 8 --writers 4"
 TARGET=woodpecker
 
-# etcd_up PORT PEER DIR: starts etcd on fixed ports and a data dir (so that it
-# can be restarted as it was); sets ETCD and ETCD_PID.
-etcd_up() {
-	ETCD=127.0.0.1:$1
-	etcd --name faults --data-dir "$3" \
-		--listen-client-urls "http://$ETCD" --advertise-client-urls "http://$ETCD" \
-		--listen-peer-urls "http://127.0.0.1:$2" --initial-advertise-peer-urls "http://127.0.0.1:$2" \
-		--initial-cluster "faults=http://127.0.0.1:$2" >>"$WORK/etcd.log" 2>&1 &
-	ETCD_PID=$!
-	for _ in $(seq 1 100); do
-		ETCDCTL_API=3 etcdctl --endpoints "$ETCD" endpoint health >/dev/null 2>&1 && return 0
-		sleep 0.1
-	done
-	echo "etcd did not start; log:" >&2
-	tail -20 "$WORK/etcd.log" >&2
-	exit 1
-}
 # A frozen etcd must be thawed before lib.sh's cleanup can stop it.
 trap '[ -z "$ETCD_PID" ] || kill -CONT "$ETCD_PID" 2>/dev/null; umount "$WORK/full" 2>/dev/null; cleanup' EXIT
 PORT=$(free_port)

@@ -86,8 +86,7 @@ dump >"$WORK/restored.dump"
 if cmp -s "$WORK/original.dump" "$WORK/restored.dump"; then pass "restore is byte-identical"; else fail "restore differs"; fi
 
 # The same data under etcd's default request limit.
-kill "$ETCD_PID"
-wait "$ETCD_PID" 2>/dev/null
+stop_etcd
 start_etcd
 cps() { dump --prefix by-dev/meta/streamingnode-meta/wal/ | grep /consume-checkpoint; }
 cps >"$WORK/cp.before"

@@ -37,12 +37,6 @@ start_secure_etcd() {
 	exit 1
 }
 
-stop_secure_etcd() {
-	kill "$ETCD_PID" 2>/dev/null
-	wait "$ETCD_PID" 2>/dev/null
-	ETCD_PID=""
-}
-
 # show_err: with E2E_VERBOSE=1, print the last stderr (to read the messages).
 show_err() { [ -z "${E2E_VERBOSE:-}" ] || printf '  | %s\n' "$ERR"; }
 
@@ -126,7 +120,7 @@ expect_err "no-such-ca.pem" "missing CA: the error names the file"
 
 run_heron "connect --etcd $ETCD --rootPath by-dev --rootCAPem $WORK/ca.pem"
 expect_rc 2 "--rootCAPem without --enableTLS is a usage error"
-stop_secure_etcd
+stop_etcd
 
 # --- user/password auth --------------------------------------------------
 start_secure_etcd http auth
@@ -208,6 +202,6 @@ no_leak "usage error"
 # Nothing heron keeps (history, config, logs) holds the password.
 if grep -rqF -e "$PASS" -e "$WRONG" "$HERON_HOME" 2>/dev/null; then fail "the password is in \$HERON_HOME"; else pass "no password in \$HERON_HOME"; fi
 if grep -qF -e "$PASS" -e "$WRONG" "$WORK/out" "$WORK/err"; then fail "password in the last output files"; else pass "no password in the output files"; fi
-stop_secure_etcd
+stop_etcd
 
 finish
