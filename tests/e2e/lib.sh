@@ -85,6 +85,34 @@ stop_etcd() {
 seed() { "$ETCDTOOL" seed --etcd "$ETCD" "$@"; }
 dump() { "$ETCDTOOL" dump --etcd "$ETCD" "$@"; }
 
+# seeded_instance [seed flags...]: etcd (start_etcd) holding a pulsar
+# instance at by-dev (seed, with the flags given); RC, OUT and ERR cleared;
+# BK, an empty backup folder; the instance's dump in $WORK/original.dump.
+seeded_instance() {
+	start_etcd
+	seed --wal pulsar --rootPath by-dev "$@" >/dev/null || { echo "$(basename "$0" .sh): seeding failed" >&2; exit 1; }
+	RC=0 OUT="" ERR=""
+	BK=$WORK/backups
+	mkdir -p "$BK"
+	dump >"$WORK/original.dump"
+}
+
+# backup_in_err: the backup file the last write command named on stderr
+# (ERR): "backup: FILE (N keys, synced)".
+backup_in_err() { printf '%s' "$ERR" | sed -n 's/^backup: \(.*\) ([0-9]* keys, synced)$/\1/p' | head -1; }
+
+# reset_to_kafka: reset checkpoint --target-wal kafka --run on the instance
+# (checked: exit 0, a backup named); sets backup (its file) and dumps the
+# instance after it into $WORK/reset.dump.
+reset_to_kafka() {
+	run_heron "$(connect_line)
+reset checkpoint --target-wal kafka --run --backup-dir $BK"
+	expect_rc 0 "reset"
+	backup=$(backup_in_err)
+	[ -f "$backup" ] || { echo "$(basename "$0" .sh): the reset named no backup: $ERR" >&2; exit 1; }
+	dump >"$WORK/reset.dump"
+}
+
 # run_heron INPUT: pipes INPUT into heron; sets RC, OUT (stdout), ERR (stderr).
 run_heron() {
 	printf '%s\n' "$1" | "$HERON" >"$WORK/out" 2>"$WORK/err"

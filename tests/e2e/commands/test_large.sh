@@ -74,7 +74,7 @@ reset checkpoint --target-wal kafka --run --max-request-bytes 16777216 --backup-
 expect_rc 0 "reset of a 5 MiB segment against --max-request-bytes 16777216"
 expect_out "verify: ok" "the run verifies"
 if dump --prefix "$BIG" | cut -f2 | grep -q "$(cat "$WORK/tail.hex")"; then pass "the binlogs of the big segment survive the rewrite"; else fail "the big segment lost bytes"; fi
-backup=$(printf '%s' "$ERR" | sed -n 's/^backup: \(.*\) ([0-9]* keys, synced)$/\1/p' | head -1)
+backup=$(backup_in_err)
 run_heron "$(connect_line)
 restore --file $backup --run --backup-dir $BK"
 expect_rc 3 "restore of the big run without --max-request-bytes is refused"

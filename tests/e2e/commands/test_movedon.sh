@@ -70,7 +70,7 @@ mkdir -p "$WORK/bk"
 run_heron "$(connect_line "$ROOT")
 reset checkpoint --target-wal woodpecker --run --backup-dir $WORK/bk"
 expect_rc 0 "reset --run"
-B=$(printf '%s' "$ERR" | sed -n 's/^backup: \(.*\) ([0-9]* keys, synced)$/\1/p')
+B=$(backup_in_err)
 [ -f "$B" ] || { echo "no backup named: $ERR" >&2; exit 1; }
 dump_to "$WORK/reset.dump"
 
