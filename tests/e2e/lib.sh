@@ -84,6 +84,34 @@ stop_etcd() {
 
 seed() { "$ETCDTOOL" seed --etcd "$ETCD" "$@"; }
 dump() { "$ETCDTOOL" dump --etcd "$ETCD" "$@"; }
+ctl() { ETCDCTL_API=3 etcdctl --endpoints "$ETCD" "$@"; }
+
+# rev: etcd's current revision.
+rev() { ctl get x -w json | python3 -c 'import json,sys; print(json.load(sys.stdin)["header"]["revision"])'; }
+
+# dump_to FILE: the keys under the root path ROOT (by-dev), dumped.
+dump_to() { dump --prefix "${ROOT:-by-dev}/" >"$1" || { echo "$(basename "$0" .sh): dump failed" >&2; exit 1; }; }
+
+# same FILE1 FILE2 NAME: the two dumps are byte for byte the same (a check;
+# the first lines that differ shown when not).
+same() {
+	if cmp -s "$1" "$2"; then pass "$3"; else
+		RC=1 OUT="" ERR=$(diff "$1" "$2" | head -4 | cut -c1-200)
+		fail "$3: dumps differ ($(diff "$1" "$2" | grep -c '^[<>]') lines)"
+	fi
+}
+
+# GENFLAGS: the generated instance (bench/gen, use_gen) of the scripts that
+# interrupt a run: about 3400 keys, some 27 transactions of 128 keys.
+GENFLAGS="--rootPath by-dev --wal pulsar --segments 3000 --collections 100 --shards 2 --pchannels 8 --writers 4"
+
+# reseed: the root path holds exactly the generated instance again (its
+# values are deterministic).
+reseed() {
+	ctl del --prefix "${ROOT:-by-dev}/" >/dev/null || exit 1
+	# shellcheck disable=SC2086
+	"$GEN" seed --etcd "$ETCD" $GENFLAGS >/dev/null || { echo "$(basename "$0" .sh): seeding failed" >&2; exit 1; }
+}
 
 # seeded_instance [seed flags...]: etcd (start_etcd) holding a pulsar
 # instance at by-dev (seed, with the flags given); RC, OUT and ERR cleared;

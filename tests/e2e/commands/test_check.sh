@@ -13,7 +13,6 @@ ROOT=by-dev
 M=$ROOT/meta
 P0=$ROOT-rootcoord-dml_0
 P1=$ROOT-rootcoord-dml_1
-ctl() { ETCDCTL_API=3 etcdctl --endpoints "$ETCD" "$@"; }
 situation() { # situation S: a fresh instance in situation S
 	ctl del --prefix "$ROOT/" >/dev/null || exit 1
 	"$ETCDTOOL" switched --etcd "$ETCD" --from pulsar --wal kafka --situation "$1" || { echo "seeding $1 failed" >&2; exit 1; }

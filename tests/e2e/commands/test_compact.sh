@@ -19,21 +19,9 @@ use_failpoints
 use_gen
 RC=0 OUT="" ERR=""
 ROOT=by-dev
-GENFLAGS="--rootPath $ROOT --wal pulsar --segments 3000 --collections 100 --shards 2 --pchannels 8 --writers 4"
-ctl() { ETCDCTL_API=3 etcdctl --endpoints "$ETCD" "$@"; }
-rev() { ctl get x -w json | python3 -c 'import json,sys; print(json.load(sys.stdin)["header"]["revision"])'; }
-reseed() {
-	ctl del --prefix "$ROOT/" >/dev/null || exit 1
-	# shellcheck disable=SC2086
-	"$GEN" seed --etcd "$ETCD" $GENFLAGS >/dev/null || { echo "seeding failed" >&2; exit 1; }
-}
-dump_to() { dump --prefix "$ROOT/" >"$1" || { echo "dump failed" >&2; exit 1; }; }
 same_as_reference() { # same_as_reference NAME
 	dump_to "$WORK/got.dump"
-	if cmp -s "$WORK/reference.dump" "$WORK/got.dump"; then pass "$1: byte for byte the uninterrupted run's keys"; else
-		RC=1 ERR=$(diff "$WORK/reference.dump" "$WORK/got.dump" | head -4 | cut -c1-200)
-		fail "$1: the keys differ from the uninterrupted run's"
-	fi
+	same "$WORK/reference.dump" "$WORK/got.dump" "$1: byte for byte the uninterrupted run's keys"
 }
 never_raw() { # never_raw NAME: no FAILED verify, etcd's error only inside heron's explanation
 	if printf '%s\n%s' "$OUT" "$ERR" | grep -q "verify: FAILED"; then fail "$1: verify: FAILED"; else pass "$1: no verify: FAILED"; fi

@@ -22,7 +22,6 @@ use_gen
 
 # The instance: big enough for a few dozen transactions of 128 keys.
 ROOT=by-dev
-GENFLAGS="--rootPath $ROOT --wal pulsar --segments 3000 --collections 100 --shards 2 --pchannels 8 --writers 4"
 TARGET=woodpecker
 
 # A frozen etcd must be thawed before lib.sh's cleanup can stop it.
@@ -32,19 +31,6 @@ PEER=$(free_port)
 etcd_up "$PORT" "$PEER" "$WORK/etcd"
 
 revision() { "$GEN" count --etcd "$ETCD" --prefix "$ROOT/" | python3 -c 'import json,sys; print(json.load(sys.stdin)["revision"])'; }
-# reseed: the instance exactly as at the start (values are deterministic).
-reseed() {
-	ETCDCTL_API=3 etcdctl --endpoints "$ETCD" del --prefix "$ROOT/" >/dev/null || exit 1
-	# shellcheck disable=SC2086
-	"$GEN" seed --etcd "$ETCD" $GENFLAGS >/dev/null || { echo "seeding failed" >&2; exit 1; }
-}
-dump_to() { dump --prefix "$ROOT/" >"$1" || { echo "dump failed" >&2; exit 1; }; }
-same() { # same FILE1 FILE2 NAME
-	if cmp -s "$1" "$2"; then pass "$3"; else
-		fail "$3: dumps differ ($(diff "$1" "$2" | grep -c '^[<>]') lines)"
-		diff "$1" "$2" | head -4 | cut -c1-200 >&2
-	fi
-}
 # show_err: with E2E_VERBOSE=1, print the last stderr (to read the messages).
 show_err() { [ -z "${E2E_VERBOSE:-}" ] || printf '  | %s\n' "$ERR"; }
 

@@ -58,7 +58,6 @@ if [ "$size" -gt $((5 * 1024 * 1024)) ]; then pass "$BIG holds $size bytes"; els
 dump >"$WORK/original.dump"
 
 # Without --max-request-bytes: refused before anything is written.
-rev() { ETCDCTL_API=3 etcdctl --endpoints "$ETCD" get x -w json | python3 -c 'import json,sys; print(json.load(sys.stdin)["header"]["revision"])'; }
 before=$(rev)
 run_heron "$(connect_line)
 reset checkpoint --target-wal kafka --run --yes --backup-dir $BK"

@@ -13,8 +13,6 @@
 RC=0 OUT="" ERR="" LEASE="" BEFORE=""
 ROOT=by-dev
 SESSION=$ROOT/meta/session/datacoord
-ctl() { ETCDCTL_API=3 etcdctl --endpoints "$ETCD" "$@"; }
-rev() { ctl get x -w json | python3 -c 'import json,sys; print(json.load(sys.stdin)["header"]["revision"])'; }
 
 start_etcd
 seed --wal pulsar --rootPath "$ROOT" --mqtype >/dev/null || { echo "seeding failed" >&2; exit 1; }

@@ -13,8 +13,6 @@
 use_failpoints
 RC=0 OUT="" ERR=""
 ROOT=by-dev
-ctl() { ETCDCTL_API=3 etcdctl --endpoints "$ETCD" "$@"; }
-dump_to() { dump --prefix "$ROOT/" >"$1" || { echo "dump failed" >&2; exit 1; }; }
 
 start_etcd
 seed --wal pulsar --rootPath "$ROOT" --mqtype >/dev/null || { echo "seeding failed" >&2; exit 1; }

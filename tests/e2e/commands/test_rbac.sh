@@ -8,7 +8,6 @@
 
 RC=0 OUT="" ERR=""
 PASS=rbac-e2e-pass
-ctl() { ETCDCTL_API=3 etcdctl --endpoints "$ETCD" "$@"; }
 as_milvus() { echo "connect --etcd $ETCD --rootPath by-dev --etcdUserName milvus --etcdPassword $PASS"; }
 
 start_etcd

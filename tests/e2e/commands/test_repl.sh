@@ -26,23 +26,10 @@ RC=0 OUT="" ERR=""
 # The instance: about 3400 keys, some 27 transactions of 128 keys; at 200ms
 # a transaction (two in flight) the run writes for about five seconds.
 ROOT=by-dev
-GENFLAGS="--rootPath $ROOT --wal pulsar --segments 3000 --collections 100 --shards 2 --pchannels 8 --writers 4"
 TARGET=woodpecker
 DELAY=${REPL_TXN_DELAY:-200ms}
 
 start_etcd
-reseed() {
-	ETCDCTL_API=3 etcdctl --endpoints "$ETCD" del --prefix "$ROOT/" >/dev/null || exit 1
-	# shellcheck disable=SC2086
-	"$GEN" seed --etcd "$ETCD" $GENFLAGS >/dev/null || { echo "seeding failed" >&2; exit 1; }
-}
-dump_to() { dump --prefix "$ROOT/" >"$1" || { echo "dump failed" >&2; exit 1; }; }
-same() { # same FILE1 FILE2 NAME
-	if cmp -s "$1" "$2"; then pass "$3"; else
-		RC=1 OUT="" ERR=$(diff "$1" "$2" | head -4 | cut -c1-200)
-		fail "$3: dumps differ ($(diff "$1" "$2" | grep -c '^[<>]') lines)"
-	fi
-}
 backup_of() { find "$1" -maxdepth 1 -type f -name 'heron-backup-*' | head -1; }
 # reset_script DIR: the reset in script mode (no throttle); sets RC, OUT, ERR.
 reset_script() {

@@ -3,7 +3,6 @@
 start_etcd
 BK=$WORK/backups
 mkdir -p "$BK"
-rev() { ETCDCTL_API=3 etcdctl --endpoints "$ETCD" endpoint status -w json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["Status"]["header"]["revision"])'; }
 
 # Each gate refuses with exit 3 and leaves etcd's revision where it was.
 for gate in live-session growing sealed flushing segment-assign broadcast-pending broadcast-waitack broadcast-replicated; do

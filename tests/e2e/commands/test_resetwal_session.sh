@@ -15,7 +15,6 @@ RC=0 OUT="" ERR=""
 ROOT=by-dev
 SESSION=$ROOT/meta/session/datacoord
 FIX=$REPO/states/resetwal/testdata
-ctl() { ETCDCTL_API=3 etcdctl --endpoints "$ETCD" "$@"; }
 
 start_etcd
 seed --wal pulsar --rootPath "$ROOT" >/dev/null || { echo "seeding failed" >&2; exit 1; }

@@ -125,7 +125,6 @@ stop_etcd
 # --- user/password auth --------------------------------------------------
 start_secure_etcd http auth
 seed --wal kafka >/dev/null || { echo "seeding failed" >&2; exit 1; }
-ctl() { ETCDCTL_API=3 etcdctl --endpoints "$ETCD" "$@"; }
 {
 	ctl user add "root:$PASS" &&
 		ctl user add "milvus:$PASS" &&

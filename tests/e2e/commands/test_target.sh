@@ -6,7 +6,6 @@ KAFKAFAKE=${KAFKAFAKE:-$REPO/bin/kafkafake}
 start_etcd
 BK=$WORK/backups
 mkdir -p "$BK"
-rev() { ETCDCTL_API=3 etcdctl --endpoints "$ETCD" endpoint status -w json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["Status"]["header"]["revision"])'; }
 
 KAFKA_PID=""
 stop_kafka() {
