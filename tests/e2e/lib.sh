@@ -10,7 +10,10 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/heron-e2e.XXXXXX")
 ETCD_PID=""
 FAILS=0
 
+KAFKA_PIDS=""
+
 cleanup() {
+	stop_kafka
 	[ -z "$ETCD_PID" ] || kill "$ETCD_PID" 2>/dev/null
 	[ -z "$ETCD_PID" ] || wait "$ETCD_PID" 2>/dev/null
 	rm -rf "$WORK"
@@ -141,9 +144,12 @@ reset checkpoint --target-wal kafka --run --backup-dir $BK"
 	dump >"$WORK/reset.dump"
 }
 
-# run_heron INPUT: pipes INPUT into heron; sets RC, OUT (stdout), ERR (stderr).
+# run_heron INPUT [VAR=VALUE...]: pipes INPUT into heron, with the
+# environment given (the failpoints'); sets RC, OUT (stdout), ERR (stderr).
+# In a subshell: bash's "Killed" notice of a heron that killed itself goes
+# nowhere.
 run_heron() {
-	printf '%s\n' "$1" | "$HERON" >"$WORK/out" 2>"$WORK/err"
+	(printf '%s\n' "$1" | env "${@:2}" "$HERON" >"$WORK/out" 2>"$WORK/err") 2>/dev/null
 	RC=$?
 	OUT=$(cat "$WORK/out")
 	ERR=$(cat "$WORK/err")
@@ -171,6 +177,39 @@ expect_err() {
 }
 finish() {
 	[ "$FAILS" -eq 0 ] || { echo "$FAILS check(s) failed in $(basename "$0")" >&2; exit 1; }
+}
+
+# start_kafka NAME ARGS...: a Kafka broker (bin/kafkafake, built when
+# missing) with the topics ARGS give, stopped on exit; sets KAFKA (its
+# address) once it listens.
+start_kafka() {
+	local name=$1 pid
+	shift
+	KAFKAFAKE=${KAFKAFAKE:-$REPO/bin/kafkafake}
+	[ -x "$KAFKAFAKE" ] || (cd "$REPO" && CGO_ENABLED=0 go build -o "$KAFKAFAKE" ./tests/e2e/kafkafake) ||
+		{ echo "$(basename "$0" .sh): cannot build kafkafake" >&2; exit 1; }
+	"$KAFKAFAKE" "$@" >"$WORK/$name.addr" 2>"$WORK/$name.log" &
+	pid=$!
+	KAFKA_PIDS="$KAFKA_PIDS $pid"
+	for _ in $(seq 1 600); do
+		KAFKA=$(head -1 "$WORK/$name.addr")
+		[ -z "$KAFKA" ] || return 0
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "$(basename "$0" .sh): kafkafake did not start:" >&2
+	cat "$WORK/$name.log" >&2
+	exit 1
+}
+
+# stop_kafka: stops every broker start_kafka started.
+stop_kafka() {
+	local p
+	for p in $KAFKA_PIDS; do
+		kill "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	KAFKA_PIDS=""
 }
 
 # wait_pause FILE PID: waits until the run PID holds at its HERON_APPLY_PAUSE

@@ -11,11 +11,8 @@ P=$WORK/plan.jsonl
 run_heron "$(connect_line)
 reset checkpoint --target-wal kafka --plan-out $P"
 expect_rc 0 "plan saved"
-printf '%s\n' "$(connect_line)" "apply --file $P --max-txn-ops 4 --run --yes --backup-dir $BK" |
-	HERON_APPLY_CONCURRENCY=1 HERON_APPLY_FAIL_AFTER_TXNS=2 "$HERON" >"$WORK/out" 2>"$WORK/err"
-RC=$?
-OUT=$(cat "$WORK/out")
-ERR=$(cat "$WORK/err")
+run_heron "$(connect_line)
+apply --file $P --max-txn-ops 4 --run --yes --backup-dir $BK" HERON_APPLY_CONCURRENCY=1 HERON_APPLY_FAIL_AFTER_TXNS=2
 expect_rc 1 "the apply stopped after 2 transactions"
 A=$(backup_in_err)
 expect_out "to complete it: +reset checkpoint --target-wal kafka --run --backup-dir $BK" "STOPPED names the recorded command to complete it"

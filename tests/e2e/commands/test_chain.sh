@@ -11,11 +11,8 @@ seeded_instance
 
 # stopped_run N: reset --run stopped after N transactions.
 stopped_run() {
-	printf '%s\n' "$(connect_line)" "reset checkpoint --target-wal kafka --max-txn-ops 4 --max-inflight 1 --run --backup-dir $BK" |
-		HERON_APPLY_FAIL_AFTER_TXNS=$1 "$HERON" >"$WORK/out" 2>"$WORK/err"
-	RC=$?
-	OUT=$(cat "$WORK/out")
-	ERR=$(cat "$WORK/err")
+	run_heron "$(connect_line)
+reset checkpoint --target-wal kafka --max-txn-ops 4 --max-inflight 1 --run --backup-dir $BK" HERON_APPLY_FAIL_AFTER_TXNS="$1"
 }
 
 stopped_run 2

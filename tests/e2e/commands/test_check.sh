@@ -20,24 +20,6 @@ situation() { # situation S: a fresh instance in situation S
 check() { run_heron "$(connect_line "$ROOT")
 check $*"; }
 
-KAFKAFAKE=${KAFKAFAKE:-$REPO/bin/kafkafake}
-[ -x "$KAFKAFAKE" ] || (cd "$REPO" && CGO_ENABLED=0 go build -o "$KAFKAFAKE" ./tests/e2e/kafkafake) || { echo "test_check: cannot build kafkafake" >&2; exit 1; }
-KAFKA_PIDS=""
-trap 'for p in $KAFKA_PIDS; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; cleanup' EXIT
-start_kafka() { # start_kafka NAME ARGS...: a broker; sets KAFKA (its address)
-	local name=$1
-	shift
-	"$KAFKAFAKE" "$@" >"$WORK/$name.addr" 2>"$WORK/$name.log" &
-	KAFKA_PIDS="$KAFKA_PIDS $!"
-	for _ in $(seq 1 100); do
-		KAFKA=$(head -1 "$WORK/$name.addr")
-		[ -z "$KAFKA" ] || return 0
-		sleep 0.1
-	done
-	echo "kafkafake did not start" >&2
-	exit 1
-}
-
 start_etcd
 # A Kafka target that kept records from before the switch.
 start_kafka old --records "$P0=3" --empty "$P1"

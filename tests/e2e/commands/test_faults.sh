@@ -42,12 +42,8 @@ reset_run() {
 	shift
 	rm -rf "$WORK/bk-$name"
 	mkdir -p "$WORK/bk-$name"
-	# In a subshell: bash's own "Killed" notice goes nowhere.
-	(printf '%s\n' "$(connect_line "$ROOT")" "reset checkpoint --target-wal $TARGET --run --format json --backup-dir $WORK/bk-$name${INFLIGHT:+ --max-inflight $INFLIGHT}" |
-		env "$@" "$HERON" >"$WORK/out" 2>"$WORK/err") 2>/dev/null
-	RC=$?
-	OUT=$(cat "$WORK/out")
-	ERR=$(cat "$WORK/err")
+	run_heron "$(connect_line "$ROOT")
+reset checkpoint --target-wal $TARGET --run --format json --backup-dir $WORK/bk-$name${INFLIGHT:+ --max-inflight $INFLIGHT}" "$@"
 }
 backup_of() { find "$WORK/bk-$1" -maxdepth 1 -type f ! -name '.*' | head -1; }
 # restore_from FILE: sets RC, OUT, ERR; the restore's own backup goes to

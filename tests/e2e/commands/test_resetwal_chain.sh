@@ -17,11 +17,8 @@ dump >"$WORK/original.dump"
 BK=$WORK/backups
 mkdir -p "$BK" "$WORK/rbk"
 
-printf '%s\n' "$(connect_line)" "reset wal --target woodpecker --max-txn-ops 3 --run --yes --backup-dir $BK" |
-	HERON_APPLY_CONCURRENCY=1 HERON_APPLY_FAIL_AFTER_TXNS=3 "$HERON" >"$WORK/out" 2>"$WORK/err"
-RC=$?
-OUT=$(cat "$WORK/out")
-ERR=$(cat "$WORK/err")
+run_heron "$(connect_line)
+reset wal --target woodpecker --max-txn-ops 3 --run --yes --backup-dir $BK" HERON_APPLY_CONCURRENCY=1 HERON_APPLY_FAIL_AFTER_TXNS=3
 expect_rc 1 "run A stopped after 3 transactions"
 A=$(backup_in_err)
 [ -n "$A" ] || { echo "no backup of A: $ERR" >&2; exit 1; }

@@ -2,34 +2,12 @@
 # against an in-process broker (bin/kafkafake), an unreachable broker, and
 # the refusal of a Milvus 2.5 root.
 . "$(dirname "$0")/../lib.sh"
-KAFKAFAKE=${KAFKAFAKE:-$REPO/bin/kafkafake}
 start_etcd
 BK=$WORK/backups
 mkdir -p "$BK"
 
-KAFKA_PID=""
-stop_kafka() {
-	[ -z "$KAFKA_PID" ] || kill "$KAFKA_PID" 2>/dev/null
-	[ -z "$KAFKA_PID" ] || wait "$KAFKA_PID" 2>/dev/null
-	KAFKA_PID=""
-}
-trap 'stop_kafka; cleanup' EXIT
-# start_kafka ARGS...: starts kafkafake, sets KAFKA (its address).
-start_kafka() {
-	"$KAFKAFAKE" "$@" >"$WORK/kafka.addr" 2>"$WORK/kafka.log" &
-	KAFKA_PID=$!
-	for _ in $(seq 1 100); do
-		KAFKA=$(head -1 "$WORK/kafka.addr")
-		[ -z "$KAFKA" ] || return 0
-		sleep 0.1
-	done
-	echo "kafkafake did not start:" >&2
-	cat "$WORK/kafka.log" >&2
-	exit 1
-}
-
 seed --wal pulsar --rootPath by-dev
-start_kafka --records by-dev-rootcoord-dml_0=3 --empty by-dev-rootcoord-dml_1
+start_kafka kafka --records by-dev-rootcoord-dml_0=3 --empty by-dev-rootcoord-dml_1
 
 # Topics with records refuse, naming each with its watermarks; nothing is written.
 before=$(rev)
