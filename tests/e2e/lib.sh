@@ -212,6 +212,19 @@ stop_kafka() {
 	KAFKA_PIDS=""
 }
 
+# enable_auth PASS: etcd's auth on, users root and milvus (password PASS),
+# milvus with a role that reads and writes by-dev/ only (least privilege).
+enable_auth() {
+	{
+		ctl user add "root:$1" &&
+			ctl user add "milvus:$1" &&
+			ctl role add milvus-rw &&
+			ctl role grant-permission milvus-rw --prefix=true readwrite by-dev/ &&
+			ctl user grant-role milvus milvus-rw &&
+			ctl auth enable
+	} >"$WORK/auth.log" 2>&1 || { echo "$(basename "$0" .sh): enabling etcd auth failed:" >&2; cat "$WORK/auth.log" >&2; exit 1; }
+}
+
 # wait_pause FILE PID: waits until the run PID holds at its HERON_APPLY_PAUSE
 # point (it created FILE; removing FILE lets it go on), for as long as the
 # failpoint holds (a minute): a loaded machine takes its time, and the

@@ -125,14 +125,7 @@ stop_etcd
 # --- user/password auth --------------------------------------------------
 start_secure_etcd http auth
 seed --wal kafka >/dev/null || { echo "seeding failed" >&2; exit 1; }
-{
-	ctl user add "root:$PASS" &&
-		ctl user add "milvus:$PASS" &&
-		ctl role add milvus-rw &&
-		ctl role grant-permission milvus-rw --prefix=true readwrite by-dev/ &&
-		ctl user grant-role milvus milvus-rw &&
-		ctl auth enable
-} >"$WORK/auth.log" 2>&1 || { echo "enabling etcd auth failed:" >&2; cat "$WORK/auth.log" >&2; exit 1; }
+enable_auth "$PASS"
 
 run_heron "connect --etcd $ETCD --rootPath by-dev --enableTLS"
 expect_rc 1 "TLS against a plain-text etcd fails"
