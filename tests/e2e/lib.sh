@@ -145,12 +145,14 @@ reset checkpoint --target-wal kafka --run --backup-dir $BK"
 }
 
 # run_heron INPUT [VAR=VALUE...]: pipes INPUT into heron, with the
-# environment given (the failpoints'); sets RC, OUT (stdout), ERR (stderr).
-# In a subshell: bash's "Killed" notice of a heron that killed itself goes
-# nowhere.
+# environment given (the failpoints'); sets RC, OUT (stdout), ERR (stderr)
+# and TOOK (the whole seconds it took). In a subshell: bash's "Killed"
+# notice of a heron that killed itself goes nowhere.
 run_heron() {
+	local start=$SECONDS
 	(printf '%s\n' "$1" | env "${@:2}" "$HERON" >"$WORK/out" 2>"$WORK/err") 2>/dev/null
 	RC=$?
+	TOOK=$((SECONDS - start))
 	OUT=$(cat "$WORK/out")
 	ERR=$(cat "$WORK/err")
 }

@@ -86,14 +86,12 @@ run_heron "connect --etcd https://$ETCD --rootPath by-dev --enableTLS --rootCAPe
 show collections"
 expect_rc 0 "TLS: an https:// endpoint works too"
 
-start=$(date +%s)
 run_heron "connect --etcd $ETCD --rootPath by-dev --enableTLS --rootCAPem $WORK/other-ca.pem --etcdCert $WORK/client.pem --etcdKey $WORK/client-key.pem"
-elapsed=$(( $(date +%s) - start ))
 expect_rc 1 "an untrusted CA is refused"
 show_err
 expect_err "error: .*$ETCD" "untrusted CA: the error names the address"
 expect_err "certificate|x509|authority|tls" "untrusted CA: the error says it is the certificate"
-if [ "$elapsed" -le 15 ]; then pass "untrusted CA fails within the dial timeout (${elapsed}s)"; else fail "untrusted CA took ${elapsed}s"; fi
+if [ "$TOOK" -le 15 ]; then pass "untrusted CA fails within the dial timeout (${TOOK}s)"; else fail "untrusted CA took ${TOOK}s"; fi
 
 run_heron "connect --etcd $ETCD --rootPath by-dev --enableTLS --rootCAPem $WORK/ca.pem"
 expect_rc 1 "no client certificate: refused by --client-cert-auth"
@@ -106,13 +104,13 @@ expect_rc 1 "a client certificate from another CA is refused"
 show_err
 expect_err "certificate" "client certificate from another CA: the error says so"
 
-start=$(date +%s)
 run_heron "connect --etcd $ETCD --rootPath by-dev"
-elapsed=$(( $(date +%s) - start ))
 expect_rc 1 "plain text against a TLS-only etcd fails"
 show_err
 expect_err "error: $ETCD: the server expects TLS: add --enableTLS" "plain text against TLS: the error says to add --enableTLS"
-if [ "$elapsed" -le 3 ]; then pass "plain text against TLS fails within 3 s (${elapsed}s)"; else fail "plain text against TLS took ${elapsed}s"; fi
+# At once, not after the 10 s dial timeout (configs.DefaultDialTimeout); 5 s
+# leave a loaded machine its time to start heron.
+if [ "$TOOK" -le 5 ]; then pass "plain text against TLS fails within 5 s (${TOOK}s)"; else fail "plain text against TLS took ${TOOK}s"; fi
 
 run_heron "connect --etcd $ETCD --rootPath by-dev --enableTLS --rootCAPem $WORK/no-such-ca.pem"
 expect_rc 1 "a missing CA file fails"
@@ -155,14 +153,12 @@ show checkpoint"
 expect_rc 0 "auth: a user granted only the root path's prefix can connect and read"
 no_leak "auth as a prefix-scoped user"
 
-start=$(date +%s)
 run_heron "connect --etcd $ETCD --rootPath by-dev --etcdUserName root --etcdPassword $WRONG"
-elapsed=$(( $(date +%s) - start ))
 expect_rc 1 "a wrong password fails"
 show_err
 expect_err "error: .*(auth|password|user)" "wrong password: the error says authentication failed"
 no_leak "wrong password"
-if [ "$elapsed" -le 12 ]; then pass "wrong password fails at once (${elapsed}s)"; else fail "wrong password took ${elapsed}s"; fi
+if [ "$TOOK" -le 12 ]; then pass "wrong password fails at once (${TOOK}s)"; else fail "wrong password took ${TOOK}s"; fi
 
 OUT=$(printf '%s\n' "connect --etcd $ETCD --rootPath by-dev --etcdUserName root" |
 	ETCD_PASSWORD=$WRONG "$HERON" 2>"$WORK/err")

@@ -64,13 +64,11 @@ expect_out "warning: --allow-non-empty-target: Kafka topics .*by-dev-rootcoord-d
 stop_kafka
 seed --wal pulsar --rootPath unreachable
 before=$(rev)
-start=$(date +%s)
 run_heron "$(connect_line unreachable)
 reset checkpoint --target-wal kafka --run --backup-dir $BK --kafka-brokers $KAFKA"
-took=$(( $(date +%s) - start ))
 expect_rc 1 "an unreachable broker fails"
 expect_err "kafka brokers .* are unreachable" "the error says the brokers are unreachable"
-if [ "$took" -le 15 ]; then pass "it fails within seconds (${took}s)"; else fail "it took ${took}s"; fi
+if [ "$TOOK" -le 15 ]; then pass "it fails within seconds (${TOOK}s)"; else fail "it took ${TOOK}s"; fi
 if [ "$(rev)" = "$before" ]; then pass "unreachable: nothing written"; else fail "unreachable: etcd revision moved"; fi
 
 # A Milvus 2.5 root: show works and says so; every write command refuses it.
