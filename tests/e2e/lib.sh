@@ -1,5 +1,8 @@
 # Shared helpers of the e2e scripts: a real etcd server (Debian's etcd-server)
-# on a free loopback port, the seeding tool, and assertions.
+# on a free loopback port, the seeding tools, heron run from a script or held
+# at a failpoint, a Kafka broker, and assertions. The scripts run 4 at a time
+# beside the race tests (scripts/test.sh): every wait here waits for a
+# condition, for as long as a loaded machine needs.
 set -u
 
 E2E_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -8,9 +11,8 @@ HERON=${HERON:-$REPO/bin/heron}
 ETCDTOOL=${ETCDTOOL:-$REPO/bin/etcdtool}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/heron-e2e.XXXXXX")
 ETCD_PID=""
-FAILS=0
-
 KAFKA_PIDS=""
+FAILS=0
 
 cleanup() {
 	stop_kafka
@@ -104,8 +106,9 @@ same() {
 	fi
 }
 
-# GENFLAGS: the generated instance (bench/gen, use_gen) of the scripts that
-# interrupt a run: about 3400 keys, some 27 transactions of 128 keys.
+# GENFLAGS: the generated instance at by-dev (bench/gen, use_gen) of the
+# scripts that interrupt a run: about 3400 keys, some 27 transactions of
+# 128 keys.
 GENFLAGS="--rootPath by-dev --wal pulsar --segments 3000 --collections 100 --shards 2 --pchannels 8 --writers 4"
 
 # reseed: the root path holds exactly the generated instance again (its
@@ -271,8 +274,8 @@ resume() {
 # a lease (etcdctl lease grant) and its session KEY (a datacoord's) put
 # with it; sets LEASE.
 register_session() {
-	LEASE=$(ETCDCTL_API=3 etcdctl --endpoints "$ETCD" lease grant 300 | awk '/granted/ {print $2}')
-	[ -n "$LEASE" ] && ETCDCTL_API=3 etcdctl --endpoints "$ETCD" put --lease="$LEASE" "$1" '{"ServerID":21,"ServerName":"datacoord","Address":"10.0.0.7:13333"}' >/dev/null ||
+	LEASE=$(ctl lease grant 300 | awk '/granted/ {print $2}')
+	[ -n "$LEASE" ] && ctl put --lease="$LEASE" "$1" '{"ServerID":21,"ServerName":"datacoord","Address":"10.0.0.7:13333"}' >/dev/null ||
 		{ echo "$(basename "$0" .sh): registering the session $1 failed" >&2; exit 1; }
 }
 
