@@ -31,6 +31,18 @@ PEER=$(free_port)
 etcd_up "$PORT" "$PEER" "$WORK/etcd"
 
 revision() { "$GEN" count --etcd "$ETCD" --prefix "$ROOT/" | python3 -c 'import json,sys; print(json.load(sys.stdin)["revision"])'; }
+# wait_written REV PID: waits until the throttled run PID wrote a few
+# transactions (etcd's revision past REV + 3), as long as a loaded machine
+# needs; the script fails when the run ended or never wrote.
+wait_written() {
+	for _ in $(seq 1 600); do
+		[ "$(revision)" -gt $(($1 + 3)) ] && return 0
+		kill -0 "$2" 2>/dev/null || break
+		sleep 0.05
+	done
+	echo "test_faults: the run never wrote (revision $(revision), from $1): $(cat "$WORK/err")" >&2
+	exit 1
+}
 # show_err: with E2E_VERBOSE=1, print the last stderr (to read the messages).
 show_err() { [ -z "${E2E_VERBOSE:-}" ] || printf '  | %s\n' "$ERR"; }
 
@@ -153,18 +165,16 @@ for INFLIGHT in 1 16; do
 	kill_case "kill-middle-k$INFLIGHT" yes HERON_APPLY_KILL_AFTER_TXNS=$((TXNS / 2))
 	kill_case "kill-late-k$INFLIGHT" yes HERON_APPLY_KILL_AFTER_TXNS=$((TXNS - 1))
 
-	# From outside: a throttled run, killed once etcd's revision has moved.
+	# From outside: a throttled run, killed once etcd's revision has moved
+	# (250ms a transaction: the run writes for about 7 s, time enough for a
+	# loaded machine to see the revision move and kill it mid-run).
 	reseed
 	rev0=$(revision)
 	rm -rf "$WORK/bk-external" && mkdir -p "$WORK/bk-external"
 	printf '%s\n' "$(connect_line "$ROOT")" "reset checkpoint --target-wal $TARGET --run --backup-dir $WORK/bk-external --max-inflight $INFLIGHT" |
-		HERON_APPLY_TXN_DELAY=100ms "$HERON" >"$WORK/out" 2>"$WORK/err" &
+		HERON_APPLY_TXN_DELAY=250ms "$HERON" >"$WORK/out" 2>"$WORK/err" &
 	hpid=$!
-	for _ in $(seq 1 200); do
-		[ "$(revision)" -gt $((rev0 + 3)) ] && break
-		kill -0 "$hpid" 2>/dev/null || break
-		sleep 0.05
-	done
+	wait_written "$rev0" "$hpid"
 	kill -KILL "$hpid" 2>/dev/null
 	wait "$hpid" 2>/dev/null
 	RC=$?
@@ -194,12 +204,9 @@ etcd_fault() {
 	rev0=$(revision)
 	rm -rf "$WORK/bk-$name" && mkdir -p "$WORK/bk-$name"
 	printf '%s\n' "$(connect_line "$ROOT")" "reset checkpoint --target-wal $TARGET --run --backup-dir $WORK/bk-$name" |
-		HERON_APPLY_TXN_DELAY=100ms HERON_APPLY_STALL_TIMEOUT=3s HERON_APPLY_TXN_TIMEOUT=3s "$HERON" >"$WORK/out" 2>"$WORK/err" &
+		HERON_APPLY_TXN_DELAY=250ms HERON_APPLY_STALL_TIMEOUT=3s HERON_APPLY_TXN_TIMEOUT=3s "$HERON" >"$WORK/out" 2>"$WORK/err" &
 	local hpid=$!
-	for _ in $(seq 1 200); do
-		[ "$(revision)" -gt $((rev0 + 3)) ] && break
-		sleep 0.05
-	done
+	wait_written "$rev0" "$hpid"
 	kill "-$sig" "$ETCD_PID"
 	local t0 t1
 	t0=$(date +%s)
