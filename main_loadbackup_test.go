@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -50,39 +49,19 @@ func TestLoadBackupSignalsRemoveTheFolder(t *testing.T) {
 	folder := regexp.MustCompile(`folder (\S+), removed on exit`)
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGHUP} {
 		t.Run(sig.String(), func(t *testing.T) {
-			cmd := exec.Command(os.Args[0])
-			cmd.Env = append(os.Environ(), mainChildEnv+"=1", mainChildEnv+"_ARGS=load-backup "+file, "HERON_HOME="+t.TempDir())
-			stdin, err := cmd.StdinPipe()
-			require.NoError(t, err)
-			defer stdin.Close()
-			var out, errOut ptytest.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &errOut
-			require.NoError(t, cmd.Start())
-			_, err = io.WriteString(stdin, "show session --format line\n")
-			require.NoError(t, err)
+			c := startChild(t, "load-backup "+file, "show session --format line\n")
 			var dir string
 			require.Eventually(t, func() bool {
-				if m := folder.FindStringSubmatch(errOut.String()); m != nil && strings.Contains(out.String(), "session") {
+				if m := folder.FindStringSubmatch(c.errOut.String()); m != nil && strings.Contains(c.out.String(), "session") {
 					dir = m[1]
 					return true
 				}
 				return false
-			}, 20*time.Second, 10*time.Millisecond, "stderr: %s", errOut.String())
-			_, err = os.Stat(dir)
+			}, 20*time.Second, 10*time.Millisecond, "stderr: %s", c.errOut.String())
+			_, err := os.Stat(dir)
 			require.NoError(t, err, "the folder exists while the shell runs")
-			require.NoError(t, cmd.Process.Signal(sig))
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			select {
-			case err = <-done:
-			case <-time.After(15 * time.Second):
-				_ = cmd.Process.Kill()
-				t.Fatal("load-backup still runs after the signal")
-			}
-			var ee *exec.ExitError
-			require.ErrorAs(t, err, &ee)
-			assert.Equal(t, 1, ee.ExitCode(), "stderr: %s", errOut.String())
-			assert.Contains(t, errOut.String(), "stopping and removing the load-backup folder")
+			assert.Equal(t, 1, c.signalExit(t, sig), "stderr: %s", c.errOut.String())
+			assert.Contains(t, c.errOut.String(), "stopping and removing the load-backup folder")
 			_, err = os.Stat(dir)
 			assert.True(t, os.IsNotExist(err), "the folder %s is removed", dir)
 		})

@@ -104,35 +104,59 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// child is the test binary run as heron (TestMain) with its stdin a pipe
+// the test writes lines to.
+type child struct {
+	cmd         *exec.Cmd
+	stdin       io.WriteCloser
+	out, errOut ptytest.Buffer
+}
+
+// startChild starts heron with args (space-separated) and writes input to
+// its stdin.
+func startChild(t *testing.T, args, input string) *child {
+	t.Helper()
+	c := &child{cmd: exec.Command(os.Args[0])}
+	c.cmd.Env = append(os.Environ(), mainChildEnv+"=1", mainChildEnv+"_ARGS="+args, "HERON_HOME="+t.TempDir())
+	var err error
+	c.stdin, err = c.cmd.StdinPipe()
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.stdin.Close() })
+	c.cmd.Stdout, c.cmd.Stderr = &c.out, &c.errOut
+	require.NoError(t, c.cmd.Start())
+	_, err = io.WriteString(c.stdin, input)
+	require.NoError(t, err)
+	return c
+}
+
+// signalExit sends sig and returns the exit code heron ends with; the test
+// fails when heron still runs 15 s after the signal.
+func (c *child) signalExit(t *testing.T, sig syscall.Signal) int {
+	t.Helper()
+	require.NoError(t, c.cmd.Process.Signal(sig))
+	done := make(chan error, 1)
+	go func() { done <- c.cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(15 * time.Second):
+		_ = c.cmd.Process.Kill()
+		t.Fatalf("heron still runs 15 s after %s", sig)
+	}
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee)
+	return ee.ExitCode()
+}
+
 // Issue 9 item 1: in script mode SIGINT or SIGTERM while heron waits for the
 // next line ends it with exit 1 at once.
 func TestScriptModeSignals(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
-			cmd := exec.Command(os.Args[0])
-			cmd.Env = append(os.Environ(), mainChildEnv+"=1", "HERON_HOME="+t.TempDir())
-			stdin, err := cmd.StdinPipe()
-			require.NoError(t, err)
-			defer stdin.Close()
-			var out, errOut ptytest.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &errOut
-			require.NoError(t, cmd.Start())
-			_, err = io.WriteString(stdin, "version --format line\n")
-			require.NoError(t, err)
-			require.Eventually(t, func() bool { return strings.Contains(out.String(), "heron=") }, 10*time.Second, 10*time.Millisecond)
-			require.NoError(t, cmd.Process.Signal(sig))
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			select {
-			case err = <-done:
-			case <-time.After(10 * time.Second):
-				_ = cmd.Process.Kill()
-				t.Fatal("heron still waits for input after the signal")
-			}
-			var ee *exec.ExitError
-			require.ErrorAs(t, err, &ee)
-			assert.Equal(t, 1, ee.ExitCode(), "stderr: %s", errOut.String())
-			assert.Contains(t, errOut.String(), "error: interrupted")
+			c := startChild(t, "", "version --format line\n")
+			require.Eventually(t, func() bool { return strings.Contains(c.out.String(), "heron=") }, 10*time.Second, 10*time.Millisecond)
+			assert.Equal(t, 1, c.signalExit(t, sig), "stderr: %s", c.errOut.String())
+			assert.Contains(t, c.errOut.String(), "error: interrupted")
 		})
 	}
 }

@@ -1,7 +1,6 @@
 package states
 
 import (
-	"context"
 	"encoding/json"
 	"testing"
 
@@ -62,15 +61,7 @@ func TestConnectFromEnvironment(t *testing.T) {
 func TestConnectPasswordFromEnvironment(t *testing.T) {
 	clearConnectEnv(t)
 	cli, ep := seeded(t)
-	ctx := context.Background()
-	_, err := cli.RoleAdd(ctx, "root")
-	require.NoError(t, err)
-	_, err = cli.UserAdd(ctx, "root", "s3cret-pw")
-	require.NoError(t, err)
-	_, err = cli.UserGrantRole(ctx, "root", "root")
-	require.NoError(t, err)
-	_, err = cli.AuthEnable(ctx)
-	require.NoError(t, err)
+	enableRootAuth(t, cli)
 	t.Setenv("HERON_ETCD", ep)
 	t.Setenv("HERON_ETCD_USER", "root")
 

@@ -238,8 +238,10 @@ func TestConnectUnreachable(t *testing.T) {
 	}
 }
 
-func TestConnectAuth(t *testing.T) {
-	cli, ep := seeded(t)
+// enableRootAuth turns etcd's auth on with the user root (password
+// s3cret-pw, role root).
+func enableRootAuth(t *testing.T, cli *clientv3.Client) {
+	t.Helper()
 	ctx := context.Background()
 	_, err := cli.RoleAdd(ctx, "root")
 	require.NoError(t, err)
@@ -249,6 +251,11 @@ func TestConnectAuth(t *testing.T) {
 	require.NoError(t, err)
 	_, err = cli.AuthEnable(ctx)
 	require.NoError(t, err)
+}
+
+func TestConnectAuth(t *testing.T) {
+	cli, ep := seeded(t)
+	enableRootAuth(t, cli)
 
 	t.Run("wrong password", func(t *testing.T) {
 		s := newShell(t)

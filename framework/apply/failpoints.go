@@ -26,8 +26,9 @@ import (
 //	HERON_APPLY_STALL_TIMEOUT=5s     give up when etcd answers nothing for that long
 //	HERON_APPLY_TXN_TIMEOUT=5s       timeout of one transaction
 //	HERON_APPLY_PROGRESS_INTERVAL=1s progress line interval when stderr is not a terminal
-//	HERON_APPLY_PAUSE=scan:/tmp/p    at the point (scan, read-back, replan: Options.Pause), once a process,
-//	                                 create the file and wait until it is removed (a test acts on etcd meanwhile)
+//	HERON_APPLY_PAUSE=scan:/tmp/p    at the point (scan, read-back, replan: Options.Pause; txn: once a
+//	                                 transaction committed), once a process, create the file and wait
+//	                                 until it is removed (a test acts on etcd meanwhile)
 //	HERON_APPLY_PAUSE_EVERY=1        pause at every time the run reaches the point, not once
 const (
 	EnvTxnDelay         = "HERON_APPLY_TXN_DELAY"
@@ -40,6 +41,13 @@ const (
 	EnvPause            = "HERON_APPLY_PAUSE"
 	EnvPauseEvery       = "HERON_APPLY_PAUSE_EVERY"
 )
+
+// PauseTxn is the HERON_APPLY_PAUSE point after a committed transaction:
+// the pause holds the writer (its AfterTxn hook runs under the writer's
+// lock), so with one transaction in flight (--max-inflight 1) no other is
+// sent meanwhile, and a test acts on etcd between two transactions instead
+// of guessing when a throttled run has written.
+const PauseTxn = "txn"
 
 // ErrHookStop is the error of a run stopped by HERON_APPLY_FAIL_AFTER_TXNS.
 var ErrHookStop = errors.New("stopped by " + EnvFailAfterTxns)
@@ -117,16 +125,32 @@ func failpointsFromEnv(opt Options) (Options, error) {
 	}
 	if v := os.Getenv(EnvPause); v != "" {
 		point, file, ok := strings.Cut(v, ":")
-		if !ok || file == "" || (point != PauseScan && point != PauseReadBack && point != PauseReplan) {
-			return opt, fmt.Errorf("$%s=%q is not %s:FILE, %s:FILE or %s:FILE", EnvPause, v, PauseScan, PauseReadBack, PauseReplan)
+		if !ok || file == "" || (point != PauseScan && point != PauseReadBack && point != PauseReplan && point != PauseTxn) {
+			return opt, fmt.Errorf("$%s=%q is not %s:FILE, %s:FILE, %s:FILE or %s:FILE", EnvPause, v, PauseScan, PauseReadBack, PauseReplan, PauseTxn)
 		}
-		prev, every := opt.Pause, os.Getenv(EnvPauseEvery) == "1"
-		opt.Pause = func(at string) {
-			if prev != nil {
-				prev(at)
+		every := os.Getenv(EnvPauseEvery) == "1"
+		if point == PauseTxn {
+			prev := opt.AfterTxn
+			opt.AfterTxn = func(n int) error {
+				if prev != nil {
+					if err := prev(n); err != nil {
+						return err
+					}
+				}
+				if !pausedOnce.Swap(true) || every {
+					failpointPause(file)
+				}
+				return nil
 			}
-			if at == point && (!pausedOnce.Swap(true) || every) {
-				failpointPause(file)
+		} else {
+			prev := opt.Pause
+			opt.Pause = func(at string) {
+				if prev != nil {
+					prev(at)
+				}
+				if at == point && (!pausedOnce.Swap(true) || every) {
+					failpointPause(file)
+				}
 			}
 		}
 	}

@@ -4,7 +4,9 @@ package apply
 
 import (
 	"errors"
+	"os"
 	"testing"
+	"time"
 )
 
 func TestFromEnv(t *testing.T) {
@@ -31,5 +33,46 @@ func TestFromEnv(t *testing.T) {
 	t.Setenv(EnvPause, PauseReadBack+":"+t.TempDir()+"/pause")
 	if opt, err := fromEnv(Options{}); err != nil || opt.Pause == nil {
 		t.Fatalf("%s: %v", EnvPause, err)
+	}
+}
+
+// HERON_APPLY_PAUSE=txn:FILE holds the AfterTxn hook of the first committed
+// transaction until FILE is removed, and only the first: the e2e scripts act
+// on etcd between two transactions with it.
+func TestPauseTxn(t *testing.T) {
+	pausedOnce.Store(false)
+	t.Cleanup(func() { pausedOnce.Store(false) })
+	file := t.TempDir() + "/pause"
+	t.Setenv(EnvPause, PauseTxn+":"+file)
+	opt, err := fromEnv(Options{})
+	if err != nil || opt.AfterTxn == nil {
+		t.Fatalf("%s: %v", EnvPause, err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- opt.AfterTxn(1) }()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(file); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the first transaction's hook did not create the pause file")
+		}
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("the hook returned (%v) while the pause file exists", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	if err := os.Remove(file); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if err := opt.AfterTxn(2); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(file); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the second transaction paused again: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -171,12 +172,7 @@ func walNames(reads []*Snapshot, o Options) Item {
 	st := reads[len(reads)-1].State
 	target := msgid.Name(o.Target)
 	var fs []finding
-	pcs := make([]string, 0, len(st.ConsumeCPs))
-	for p := range st.ConsumeCPs {
-		pcs = append(pcs, p)
-	}
-	slices.Sort(pcs)
-	for _, p := range pcs {
+	for _, p := range slices.Sorted(maps.Keys(st.ConsumeCPs)) {
 		cc := st.ConsumeCPs[p]
 		key := o.meta(cc.Key)
 		if !cc.CP.HasMessageID || cc.CP.WAL != o.Target {

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -52,12 +53,7 @@ func onlineSwitch(reads []*Snapshot, o Options) Item {
 	stages := map[string]int{}
 	var notSwitched []string
 	var oldest time.Duration
-	pcs := make([]string, 0, len(st.ConsumeCPs))
-	for p := range st.ConsumeCPs {
-		pcs = append(pcs, p)
-	}
-	slices.Sort(pcs)
-	for _, p := range pcs {
+	for _, p := range slices.Sorted(maps.Keys(st.ConsumeCPs)) {
 		cc := st.ConsumeCPs[p]
 		key := o.meta(cc.Key)
 		stage := "cleared"

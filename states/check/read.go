@@ -3,6 +3,7 @@ package check
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -88,12 +89,7 @@ type KafkaState struct {
 
 // readKafka reads the topics of the pchannels that have a consume checkpoint.
 func readKafka(ctx context.Context, c targetcheck.KafkaConfig, st *show.ChannelState) (*KafkaState, error) {
-	pcs := make([]string, 0, len(st.ConsumeCPs))
-	for p := range st.ConsumeCPs {
-		pcs = append(pcs, p)
-	}
-	slices.Sort(pcs)
-	topics, err := targetcheck.CheckKafka(ctx, c, pcs)
+	topics, err := targetcheck.CheckKafka(ctx, c, slices.Sorted(maps.Keys(st.ConsumeCPs)))
 	if err != nil {
 		return nil, err
 	}

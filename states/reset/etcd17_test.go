@@ -40,8 +40,17 @@ func (k *compactingKV) Get(ctx context.Context, key string, opts ...clientv3.OpO
 	return k.KV.Get(ctx, key, opts...)
 }
 
+// Txn: a transaction that reads at a revision (the kit's read-back) is a
+// pinned read.
 func (k *compactingKV) Txn(ctx context.Context) clientv3.Txn {
-	return &compactingTxn{Txn: k.KV.Txn(ctx), ctx: ctx, k: k}
+	return &pinnedTxn{Txn: k.KV.Txn(ctx), commit: func(rev int64, commit func() (*clientv3.TxnResponse, error)) (*clientv3.TxnResponse, error) {
+		if rev > 0 {
+			if err := k.pinnedRead(ctx); err != nil {
+				return nil, err
+			}
+		}
+		return commit()
+	}}
 }
 
 // pinnedRead compacts when this is the armed read.
@@ -59,45 +68,41 @@ func (k *compactingKV) pinnedRead(ctx context.Context) error {
 	return err
 }
 
-// compactingTxn is a transaction of a compactingKV: one that reads at a
-// revision is a pinned read.
-type compactingTxn struct {
+// pinnedTxn is a transaction that notes the revision its reads are pinned
+// to (0: none) and commits through commit, which is given it.
+type pinnedTxn struct {
 	clientv3.Txn
-	ctx    context.Context
-	k      *compactingKV
-	pinned bool
+	rev    int64
+	commit func(rev int64, commit func() (*clientv3.TxnResponse, error)) (*clientv3.TxnResponse, error)
 }
 
-func (t *compactingTxn) If(cs ...clientv3.Cmp) clientv3.Txn {
+func (t *pinnedTxn) If(cs ...clientv3.Cmp) clientv3.Txn {
 	t.Txn = t.Txn.If(cs...)
 	return t
 }
 
-func (t *compactingTxn) Then(ops ...clientv3.Op) clientv3.Txn {
+func (t *pinnedTxn) Then(ops ...clientv3.Op) clientv3.Txn {
 	t.note(ops)
 	t.Txn = t.Txn.Then(ops...)
 	return t
 }
 
-func (t *compactingTxn) Else(ops ...clientv3.Op) clientv3.Txn {
+func (t *pinnedTxn) Else(ops ...clientv3.Op) clientv3.Txn {
 	t.note(ops)
 	t.Txn = t.Txn.Else(ops...)
 	return t
 }
 
-func (t *compactingTxn) note(ops []clientv3.Op) {
+func (t *pinnedTxn) note(ops []clientv3.Op) {
 	for _, op := range ops {
-		t.pinned = t.pinned || (op.IsGet() && op.Rev() > 0)
+		if op.IsGet() && op.Rev() > 0 {
+			t.rev = op.Rev()
+		}
 	}
 }
 
-func (t *compactingTxn) Commit() (*clientv3.TxnResponse, error) {
-	if t.pinned {
-		if err := t.k.pinnedRead(t.ctx); err != nil {
-			return nil, err
-		}
-	}
-	return t.Txn.Commit()
+func (t *pinnedTxn) Commit() (*clientv3.TxnResponse, error) {
+	return t.commit(t.rev, t.Txn.Commit)
 }
 
 // arm compacts before the n-th pinned read from now.
@@ -194,7 +199,14 @@ func (r *rearmKV) Get(ctx context.Context, key string, opts ...clientv3.OpOption
 // transactions pinned at the plan's revision; whichever of them and the
 // Gets fails first is the failed read.
 func (r *rearmKV) Txn(ctx context.Context) clientv3.Txn {
-	return &rearmTxn{Txn: r.compactingKV.Txn(ctx), r: r}
+	return &pinnedTxn{Txn: r.compactingKV.Txn(ctx), commit: func(rev int64, commit func() (*clientv3.TxnResponse, error)) (*clientv3.TxnResponse, error) {
+		r.before(rev)
+		resp, err := commit()
+		if rev > 0 {
+			r.after(rev, err)
+		}
+		return resp, err
+	}}
 }
 
 // before arms the compactor again at the first pinned read at rev, a
@@ -215,48 +227,6 @@ func (r *rearmKV) after(rev int64, err error) {
 	if err != nil && r.failed == 0 {
 		r.failed = rev
 	}
-}
-
-// rearmTxn is a transaction of a rearmKV: its pinned revision is its
-// reads'.
-type rearmTxn struct {
-	clientv3.Txn
-	r   *rearmKV
-	rev int64
-}
-
-func (t *rearmTxn) If(cs ...clientv3.Cmp) clientv3.Txn {
-	t.Txn = t.Txn.If(cs...)
-	return t
-}
-
-func (t *rearmTxn) Then(ops ...clientv3.Op) clientv3.Txn {
-	t.note(ops)
-	t.Txn = t.Txn.Then(ops...)
-	return t
-}
-
-func (t *rearmTxn) Else(ops ...clientv3.Op) clientv3.Txn {
-	t.note(ops)
-	t.Txn = t.Txn.Else(ops...)
-	return t
-}
-
-func (t *rearmTxn) note(ops []clientv3.Op) {
-	for _, op := range ops {
-		if op.IsGet() && op.Rev() > 0 {
-			t.rev = op.Rev()
-		}
-	}
-}
-
-func (t *rearmTxn) Commit() (*clientv3.TxnResponse, error) {
-	t.r.before(t.rev)
-	resp, err := t.Txn.Commit()
-	if t.rev > 0 {
-		t.r.after(t.rev, err)
-	}
-	return resp, err
 }
 
 // A compaction during verify, while it reads the written keys back at one

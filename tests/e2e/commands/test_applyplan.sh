@@ -11,33 +11,20 @@
 # of another heron version (applied, said, equal to a fresh run; its backup
 # restores the original). An untampered plan applies.
 . "$(dirname "$0")/../lib.sh"
-start_etcd
-seed --wal pulsar --rootPath by-dev
-RC=0 OUT="" ERR=""
-BK=$WORK/backups
-mkdir -p "$BK"
+seeded_instance
 FIX=$REPO/states/resetwal/testdata
-dump >"$WORK/original.dump"
 
 # edit MODE IN OUT: a changed copy of the plan IN, its end line (count and
-# SHA-256) recomputed, as anyone can.
+# SHA-256) recomputed, as anyone can (tests/e2e/planfile.py).
 edit() {
-	python3 - "$1" "$2" "$3" <<'PY'
-import base64, hashlib, json, sys
+	PYTHONPATH=$E2E_DIR python3 - "$1" "$2" "$3" <<'PY'
+import base64, json, sys
+import planfile
 mode, src, out = sys.argv[1:]
-lines = open(src).read().splitlines()
-h = json.loads(lines[0])
-body = lines[1:-1]
+h, body = planfile.load(src)
 b64 = lambda b: base64.b64encode(b).decode()
 if mode == "oldvalue":
-    for i, l in enumerate(body):
-        e = json.loads(l)
-        if "/datacoord-meta/s/" in e.get("key", ""):
-            v = bytearray(base64.b64decode(e["value"]))
-            v[-1] ^= 0x01
-            e["value"] = b64(bytes(v))
-            body[i] = json.dumps(e, separators=(",", ":"))
-            break
+    planfile.flip_value(body, "/datacoord-meta/s/")
 elif mode == "strip":
     for k in ("rule", "rule_params", "prefixes", "restore_order"):
         h.pop(k, None)
@@ -45,7 +32,7 @@ elif mode == "strip":
         e = json.loads(l)
         if e["op"] == "put":
             e["new"] = b64(b"garbage")
-        body[i] = json.dumps(e, separators=(",", ":"))
+        body[i] = planfile.line(e)
     body.append('{"key":"by-dev/meta/streamingnode-meta/wal/by-dev-rootcoord-dml_0/vchannel/by-dev-rootcoord-dml_0_100v0","value":"","mod_revision":2,"op":"delete"}')
     body.append('{"key":"other-instance/meta/x","value":"","mod_revision":0,"absent":true,"new":"%s","op":"put"}' % b64(b"x"))
     body.append('{"key":"by-dev/meta/session/fake","value":"","mod_revision":0,"absent":true,"new":"%s","op":"put"}' % b64(b'{"ServerID":9}'))
@@ -58,10 +45,7 @@ elif mode == "planner":
     h["planner"] = "reset everything"
 elif mode == "params":
     h["params"] = ["--target-wal=kafka", "--backup-dir=/"]
-lines = [json.dumps(h, separators=(",", ":"))] + body
-data = "".join(l + "\n" for l in lines).encode()
-end = json.dumps({"end": True, "ops": len(body), "sha256": hashlib.sha256(data).hexdigest()}, separators=(",", ":"))
-open(out, "wb").write(data + end.encode() + b"\n")
+planfile.save(out, h, body)
 PY
 }
 plan_out() { # plan_out FILE COMMAND...
@@ -151,7 +135,7 @@ apply --file $WORK/version.jsonl --run --yes --backup-dir $BK"
 expect_rc 0 "another heron's plan, equal when planned again: applied"
 expect_out "planned by heron v0.0.1 \(vcs 0000000, go1.20\), applied by heron" "the plan names both herons"
 expect_out "verify: ok" "verify ok"
-applied=$(printf '%s' "$ERR" | sed -n 's/^backup: \(.*\) ([0-9]* keys, synced)$/\1/p' | head -1)
+applied=$(backup_in_err)
 dump >"$WORK/applied.dump"
 run_heron "$(connect_line)
 restore --file $applied --run --yes --backup-dir $BK"

@@ -5,25 +5,16 @@
 # names the chain, and restoring it newest first gives the original bytes.
 . "$(dirname "$0")/../lib.sh"
 use_failpoints
-start_etcd
-seed --wal pulsar --rootPath by-dev
-RC=0 OUT="" ERR=""
-dump >"$WORK/original.dump"
-BK=$WORK/backups
-mkdir -p "$BK"
-backup_of() { printf '%s' "$ERR" | sed -n 's/^backup: \(.*\) ([0-9]* keys, synced)$/\1/p' | head -1; }
+seeded_instance
 
 P=$WORK/plan.jsonl
 run_heron "$(connect_line)
 reset checkpoint --target-wal kafka --plan-out $P"
 expect_rc 0 "plan saved"
-printf '%s\n' "$(connect_line)" "apply --file $P --max-txn-ops 4 --run --yes --backup-dir $BK" |
-	HERON_APPLY_CONCURRENCY=1 HERON_APPLY_FAIL_AFTER_TXNS=2 "$HERON" >"$WORK/out" 2>"$WORK/err"
-RC=$?
-OUT=$(cat "$WORK/out")
-ERR=$(cat "$WORK/err")
+run_heron "$(connect_line)
+apply --file $P --max-txn-ops 4 --run --yes --backup-dir $BK" HERON_APPLY_CONCURRENCY=1 HERON_APPLY_FAIL_AFTER_TXNS=2
 expect_rc 1 "the apply stopped after 2 transactions"
-A=$(backup_of)
+A=$(backup_in_err)
 expect_out "to complete it: +reset checkpoint --target-wal kafka --run --backup-dir $BK" "STOPPED names the recorded command to complete it"
 
 HERON=$REPO/bin/heron
@@ -33,7 +24,7 @@ expect_rc 3 "the plan itself is refused now (its keys changed)"
 run_heron "$(connect_line)
 reset checkpoint --target-wal kafka --run --yes --backup-dir $BK"
 expect_rc 0 "the completing command completes"
-C=$(backup_of)
+C=$(backup_in_err)
 expect_err "split state: this run continues $A; the backup of the original values is $A" "it continues the apply's backup, which holds the original values"
 run_heron "$(connect_line)
 restore --file $C --format json"

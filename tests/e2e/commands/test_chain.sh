@@ -7,31 +7,22 @@
 # the original dump byte for byte.
 . "$(dirname "$0")/../lib.sh"
 use_failpoints
-start_etcd
-seed --wal pulsar --rootPath by-dev
-RC=0 OUT="" ERR=""
-dump >"$WORK/original.dump"
-BK=$WORK/backups
-mkdir -p "$BK"
+seeded_instance
 
 # stopped_run N: reset --run stopped after N transactions.
 stopped_run() {
-	printf '%s\n' "$(connect_line)" "reset checkpoint --target-wal kafka --max-txn-ops 4 --max-inflight 1 --run --backup-dir $BK" |
-		HERON_APPLY_FAIL_AFTER_TXNS=$1 "$HERON" >"$WORK/out" 2>"$WORK/err"
-	RC=$?
-	OUT=$(cat "$WORK/out")
-	ERR=$(cat "$WORK/err")
+	run_heron "$(connect_line)
+reset checkpoint --target-wal kafka --max-txn-ops 4 --max-inflight 1 --run --backup-dir $BK" HERON_APPLY_FAIL_AFTER_TXNS="$1"
 }
-backup_of() { printf '%s' "$ERR" | sed -n 's/^backup: \(.*\) ([0-9]* keys, synced)$/\1/p' | head -1; }
 
 stopped_run 2
 expect_rc 1 "run A stopped after 2 transactions"
-A=$(backup_of)
+A=$(backup_in_err)
 expect_err "backup of the original values: $A" "A names its own backup as the original values"
 
 stopped_run 3
 expect_rc 1 "run B (of the split state) stopped after 3 transactions"
-B=$(backup_of)
+B=$(backup_in_err)
 expect_err "split state: this run continues $A; the backup of the original values is $A" "B says it continues A"
 expect_err "backup of the original values: $A;" "B's error names A as the backup of the original values"
 if printf '%s' "$ERR" | grep -q "backup of the original values: $B"; then fail "B calls its own backup the original values"; else pass "B does not call its own backup the original values"; fi
@@ -41,7 +32,7 @@ HERON=$REPO/bin/heron
 run_heron "$(connect_line)
 reset checkpoint --target-wal kafka --run --backup-dir $BK"
 expect_rc 0 "run C completes"
-C=$(backup_of)
+C=$(backup_in_err)
 expect_err "split state: this run continues $B; the backup of the original values is $A" "C says it continues B, and A holds the original values"
 if python3 - "$C" "$A" "$B" <<'PY'
 import json, sys

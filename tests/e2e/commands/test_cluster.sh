@@ -13,7 +13,6 @@ use_failpoints
 use_gen
 RC=0 OUT="" ERR=""
 ROOT=by-dev
-GENFLAGS="--rootPath $ROOT --wal pulsar --segments 3000 --collections 100 --shards 2 --pchannels 8 --writers 4"
 
 # The cluster: members m0..m2, client and peer ports fixed for the script
 # (a killed member restarts as it was).
@@ -55,12 +54,6 @@ for i, s in enumerate(json.load(sys.stdin)):
     if s["Status"]["leader"] == s["Status"]["header"]["member_id"]:
         print(i)'
 }
-reseed() {
-	ctl del --prefix "$ROOT/" >/dev/null || exit 1
-	# shellcheck disable=SC2086
-	"$GEN" seed --etcd "$ETCD" $GENFLAGS >/dev/null || { echo "seeding failed" >&2; exit 1; }
-}
-dump_to() { dump --prefix "$ROOT/" >"$1" || { echo "dump failed" >&2; exit 1; }; }
 reset_run() { # reset_run ENDPOINTS BACKUP_DIR: sets RC, OUT, ERR
 	mkdir -p "$2"
 	run_heron "connect --etcd $1 --rootPath $ROOT
@@ -121,10 +114,7 @@ kill_case() {
 	expect_rc 0 "$name: the re-run on the two live members completes"
 	expect_out "^verify: ok" "$name: the re-run verifies"
 	dump_to "$WORK/$name.dump"
-	if cmp -s "$WORK/reference.dump" "$WORK/$name.dump"; then pass "$name: byte for byte the uninterrupted run's keys"; else
-		RC=1 ERR=$(diff "$WORK/reference.dump" "$WORK/$name.dump" | head -4 | cut -c1-200)
-		fail "$name: the keys differ from the uninterrupted run's"
-	fi
+	same "$WORK/reference.dump" "$WORK/$name.dump" "$name: byte for byte the uninterrupted run's keys"
 	# The member comes back (same data): three members again.
 	member_up "$victim"
 	healthy "$ALL"

@@ -21,21 +21,9 @@ use_failpoints
 use_gen
 RC=0 OUT="" ERR=""
 ROOT=by-dev
-GENFLAGS="--rootPath $ROOT --wal pulsar --segments 3000 --collections 100 --shards 2 --pchannels 8 --writers 4"
-ctl() { ETCDCTL_API=3 etcdctl --endpoints "$ETCD" "$@"; }
-rev() { ctl get x -w json | python3 -c 'import json,sys; print(json.load(sys.stdin)["header"]["revision"])'; }
-reseed() {
-	ctl del --prefix "$ROOT/" >/dev/null || exit 1
-	# shellcheck disable=SC2086
-	"$GEN" seed --etcd "$ETCD" $GENFLAGS >/dev/null || { echo "seeding failed" >&2; exit 1; }
-}
-dump_to() { dump --prefix "$ROOT/" >"$1" || { echo "dump failed" >&2; exit 1; }; }
 same_as_reference() { # same_as_reference NAME
 	dump_to "$WORK/got.dump"
-	if cmp -s "$WORK/reference.dump" "$WORK/got.dump"; then pass "$1: byte for byte the uninterrupted run's keys"; else
-		RC=1 ERR=$(diff "$WORK/reference.dump" "$WORK/got.dump" | head -4 | cut -c1-200)
-		fail "$1: the keys differ from the uninterrupted run's"
-	fi
+	same "$WORK/reference.dump" "$WORK/got.dump" "$1: byte for byte the uninterrupted run's keys"
 }
 never_raw() { # never_raw NAME: no FAILED verify, etcd's error only inside heron's explanation
 	if printf '%s\n%s' "$OUT" "$ERR" | grep -q "verify: FAILED"; then fail "$1: verify: FAILED"; else pass "$1: no verify: FAILED"; fi
@@ -44,18 +32,19 @@ never_raw() { # never_raw NAME: no FAILED verify, etcd's error only inside heron
 	else pass "$1: no bare 'mvcc: required revision has been compacted'"; fi
 }
 # paused_run NAME POINT [VAR=VALUE...]: starts reset --run held at POINT
-# (HERON_APPLY_PAUSE), with the flags $RUN_FLAGS; returns once it is held,
-# or fails the script. With WRITE_DURING=1 another writer puts a key once
-# the backup is published.
+# (HERON_APPLY_PAUSE), with the flags $RUN_FLAGS; returns once it is held
+# (as long as the failpoint holds, a minute: lib.sh's wait_pause), or fails
+# the script; resume (lib.sh) lets it go on. With WRITE_DURING=1 another
+# writer puts a key once the backup is published.
 paused_run() {
 	local name=$1 point=$2 written=""
 	shift 2
 	mkdir -p "$WORK/bk-$name"
 	rm -f "$WORK/pause"
 	printf '%s\n' "$(connect_line "$ROOT")" "reset checkpoint --target-wal woodpecker --run --backup-dir $WORK/bk-$name${RUN_FLAGS:+ $RUN_FLAGS}" |
-		env HERON_APPLY_PAUSE="$point:$WORK/pause" "$@" "$HERON" >"$WORK/out" 2>"$WORK/err" &
+		env HERON_APPLY_PAUSE="$point:$WORK/pause" "$@" "$HERON" >"$WORK/paused.out" 2>"$WORK/paused.err" &
 	HPID=$!
-	for _ in $(seq 1 300); do
+	for _ in $(seq 1 1200); do
 		[ -e "$WORK/pause" ] && return 0
 		if [ -n "${WRITE_DURING:-}" ] && [ -z "$written" ] && [ -n "$(find "$WORK/bk-$name" -name 'heron-backup-*.jsonl')" ]; then
 			ctl put other-writer/during "$name" >/dev/null || exit 1
@@ -65,15 +54,8 @@ paused_run() {
 		sleep 0.05
 	done
 	wait "$HPID"
-	echo "test_compact: $name never reached $point (exit $?): $(cat "$WORK/err")" >&2
+	echo "test_compact: $name never reached $point (exit $?): $(cat "$WORK/paused.err")" >&2
 	exit 1
-}
-resume() { # resume: releases the held run, waits for it; sets RC, OUT, ERR
-	rm -f "$WORK/pause"
-	wait "$HPID"
-	RC=$?
-	OUT=$(cat "$WORK/out")
-	ERR=$(cat "$WORK/err")
 }
 compact_now() { # compact_now: another writer moves the revision on, then etcd compacts to it
 	ctl put other-writer/tick "$1" >/dev/null || exit 1
@@ -148,13 +130,9 @@ same_as_reference "replan"
 reseed
 WRITE_DURING=1 paused_run busy replan HERON_APPLY_TXN_DELAY=100ms HERON_APPLY_CONCURRENCY=1 HERON_APPLY_PAUSE_EVERY=1
 for _ in 1 2 3; do
-	for _ in $(seq 1 200); do
-		[ -e "$WORK/pause" ] && break
-		sleep 0.05
-	done
+	wait_pause "$WORK/pause" "$HPID"
 	compact_now busy
 	rm -f "$WORK/pause"
-	sleep 0.2
 done
 resume
 expect_rc 1 "compacted past every re-plan: the verify is incomplete"

@@ -19,37 +19,14 @@
 . "$(dirname "$0")/../lib.sh"
 
 use_gen
-GENFLAGS="--rootPath by-dev --wal pulsar --segments 3000 --collections 100 --shards 2 --pchannels 8 --writers 4"
-ctl() { ETCDCTL_API=3 etcdctl --endpoints "$ETCD" "$@"; }
 status() { ctl endpoint status -w json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["Status"]'"$1"')'; }
 rev() { status '["header"]["revision"]'; }
 show_err() { [ -z "${E2E_VERBOSE:-}" ] || printf '  | %s\n' "$ERR"; }
 
-# etcd_up DIR [flags...]: etcd on the ports of this script with data in DIR.
+# The etcd of each case: on the ports of this script, its data in its own
+# folder.
 PORT=$(free_port)
 PEER=$(free_port)
-etcd_up() {
-	local dir=$1
-	shift
-	ETCD=127.0.0.1:$PORT
-	etcd --name e17 --data-dir "$dir" \
-		--listen-client-urls "http://$ETCD" --advertise-client-urls "http://$ETCD" \
-		--listen-peer-urls "http://127.0.0.1:$PEER" --initial-advertise-peer-urls "http://127.0.0.1:$PEER" \
-		--initial-cluster "e17=http://127.0.0.1:$PEER" "$@" >>"$WORK/etcd.log" 2>&1 &
-	ETCD_PID=$!
-	for _ in $(seq 1 100); do
-		ctl endpoint health >/dev/null 2>&1 && return 0
-		sleep 0.1
-	done
-	echo "etcd did not start; log:" >&2
-	tail -20 "$WORK/etcd.log" >&2
-	exit 1
-}
-etcd_down() {
-	kill "$ETCD_PID" 2>/dev/null
-	wait "$ETCD_PID" 2>/dev/null
-	ETCD_PID=""
-}
 reset_run() { # reset_run BACKUP_DIR
 	mkdir -p "$1"
 	run_heron "$(connect_line)
@@ -57,7 +34,7 @@ reset checkpoint --target-wal woodpecker --run --backup-dir $1"
 }
 
 # --- the reference: an uninterrupted run ----------------------------------
-etcd_up "$WORK/ref" --backend-batch-limit 1
+etcd_up "$PORT" "$PEER" "$WORK/ref" --backend-batch-limit 1
 # shellcheck disable=SC2086
 "$GEN" seed --etcd "$ETCD" $GENFLAGS >/dev/null || { echo "seeding failed" >&2; exit 1; }
 seeded=$(status '["dbSize"]')
@@ -67,10 +44,10 @@ expect_rc 0 "reference: an uninterrupted reset"
 grow=$(($(status '["dbSize"]') - seeded))
 [ "$grow" -gt 400000 ] || { echo "the reference reset grew etcd's database by only $grow bytes" >&2; exit 1; }
 dump --prefix by-dev/ >"$WORK/ref.dump" || exit 1
-etcd_down
+stop_etcd
 
 # --- NOSPACE mid-write ------------------------------------------------------
-etcd_up "$WORK/full" --backend-batch-limit 1
+etcd_up "$PORT" "$PEER" "$WORK/full" --backend-batch-limit 1
 # shellcheck disable=SC2086
 "$GEN" seed --etcd "$ETCD" $GENFLAGS >/dev/null || { echo "seeding failed" >&2; exit 1; }
 run_heron "$(connect_line)
@@ -79,8 +56,8 @@ expect_rc 0 "dry run"
 expect_out "etcd space: the write adds about [0-9.]+ (KiB|MiB) to etcd's database of [0-9.]+ (KiB|MiB)" "the plan shows the bytes it writes beside etcd's database size"
 # A quota 3/4 of the way through the reset's growth: the writes pass it.
 size=$(status '["dbSize"]')
-etcd_down
-etcd_up "$WORK/full" --backend-batch-limit 1 --quota-backend-bytes $((size + grow * 3 / 4))
+stop_etcd
+etcd_up "$PORT" "$PEER" "$WORK/full" --backend-batch-limit 1 --quota-backend-bytes $((size + grow * 3 / 4))
 reset_run "$WORK/bk-full"
 show_err
 expect_rc 1 "out of space mid-write: the run stops"
@@ -112,13 +89,11 @@ show_err
 expect_rc 0 "after compact, defrag and alarm disarm: the re-run completes"
 expect_out "verify: ok" "verify: ok"
 dump --prefix by-dev/ >"$WORK/full.dump" || exit 1
-if cmp -s "$WORK/ref.dump" "$WORK/full.dump"; then pass "byte for byte the uninterrupted run's keys"; else
-	fail "the completed run differs from the uninterrupted one ($(diff "$WORK/ref.dump" "$WORK/full.dump" | grep -c '^[<>]') lines)"
-fi
-etcd_down
+same "$WORK/ref.dump" "$WORK/full.dump" "byte for byte the uninterrupted run's keys"
+stop_etcd
 
 # --- partial permissions -------------------------------------------------------
-etcd_up "$WORK/auth"
+etcd_up "$PORT" "$PEER" "$WORK/auth"
 seed --wal pulsar >/dev/null || { echo "seeding failed" >&2; exit 1; }
 PASS=e17-secret
 {

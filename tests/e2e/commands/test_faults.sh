@@ -22,26 +22,8 @@ use_gen
 
 # The instance: big enough for a few dozen transactions of 128 keys.
 ROOT=by-dev
-GENFLAGS="--rootPath $ROOT --wal pulsar --segments 3000 --collections 100 --shards 2 --pchannels 8 --writers 4"
 TARGET=woodpecker
 
-# etcd_up PORT PEER DIR: starts etcd on fixed ports and a data dir (so that it
-# can be restarted as it was); sets ETCD and ETCD_PID.
-etcd_up() {
-	ETCD=127.0.0.1:$1
-	etcd --name faults --data-dir "$3" \
-		--listen-client-urls "http://$ETCD" --advertise-client-urls "http://$ETCD" \
-		--listen-peer-urls "http://127.0.0.1:$2" --initial-advertise-peer-urls "http://127.0.0.1:$2" \
-		--initial-cluster "faults=http://127.0.0.1:$2" >>"$WORK/etcd.log" 2>&1 &
-	ETCD_PID=$!
-	for _ in $(seq 1 100); do
-		ETCDCTL_API=3 etcdctl --endpoints "$ETCD" endpoint health >/dev/null 2>&1 && return 0
-		sleep 0.1
-	done
-	echo "etcd did not start; log:" >&2
-	tail -20 "$WORK/etcd.log" >&2
-	exit 1
-}
 # A frozen etcd must be thawed before lib.sh's cleanup can stop it.
 trap '[ -z "$ETCD_PID" ] || kill -CONT "$ETCD_PID" 2>/dev/null; umount "$WORK/full" 2>/dev/null; cleanup' EXIT
 PORT=$(free_port)
@@ -49,18 +31,17 @@ PEER=$(free_port)
 etcd_up "$PORT" "$PEER" "$WORK/etcd"
 
 revision() { "$GEN" count --etcd "$ETCD" --prefix "$ROOT/" | python3 -c 'import json,sys; print(json.load(sys.stdin)["revision"])'; }
-# reseed: the instance exactly as at the start (values are deterministic).
-reseed() {
-	ETCDCTL_API=3 etcdctl --endpoints "$ETCD" del --prefix "$ROOT/" >/dev/null || exit 1
-	# shellcheck disable=SC2086
-	"$GEN" seed --etcd "$ETCD" $GENFLAGS >/dev/null || { echo "seeding failed" >&2; exit 1; }
-}
-dump_to() { dump --prefix "$ROOT/" >"$1" || { echo "dump failed" >&2; exit 1; }; }
-same() { # same FILE1 FILE2 NAME
-	if cmp -s "$1" "$2"; then pass "$3"; else
-		fail "$3: dumps differ ($(diff "$1" "$2" | grep -c '^[<>]') lines)"
-		diff "$1" "$2" | head -4 | cut -c1-200 >&2
-	fi
+# wait_written REV PID: waits until the throttled run PID wrote a few
+# transactions (etcd's revision past REV + 3), as long as a loaded machine
+# needs; the script fails when the run ended or never wrote.
+wait_written() {
+	for _ in $(seq 1 600); do
+		[ "$(revision)" -gt $(($1 + 3)) ] && return 0
+		kill -0 "$2" 2>/dev/null || break
+		sleep 0.05
+	done
+	echo "test_faults: the run never wrote (revision $(revision), from $1): $(cat "$WORK/err")" >&2
+	exit 1
 }
 # show_err: with E2E_VERBOSE=1, print the last stderr (to read the messages).
 show_err() { [ -z "${E2E_VERBOSE:-}" ] || printf '  | %s\n' "$ERR"; }
@@ -73,12 +54,8 @@ reset_run() {
 	shift
 	rm -rf "$WORK/bk-$name"
 	mkdir -p "$WORK/bk-$name"
-	# In a subshell: bash's own "Killed" notice goes nowhere.
-	(printf '%s\n' "$(connect_line "$ROOT")" "reset checkpoint --target-wal $TARGET --run --format json --backup-dir $WORK/bk-$name${INFLIGHT:+ --max-inflight $INFLIGHT}" |
-		env "$@" "$HERON" >"$WORK/out" 2>"$WORK/err") 2>/dev/null
-	RC=$?
-	OUT=$(cat "$WORK/out")
-	ERR=$(cat "$WORK/err")
+	run_heron "$(connect_line "$ROOT")
+reset checkpoint --target-wal $TARGET --run --format json --backup-dir $WORK/bk-$name${INFLIGHT:+ --max-inflight $INFLIGHT}" "$@"
 }
 backup_of() { find "$WORK/bk-$1" -maxdepth 1 -type f ! -name '.*' | head -1; }
 # restore_from FILE: sets RC, OUT, ERR; the restore's own backup goes to
@@ -188,18 +165,16 @@ for INFLIGHT in 1 16; do
 	kill_case "kill-middle-k$INFLIGHT" yes HERON_APPLY_KILL_AFTER_TXNS=$((TXNS / 2))
 	kill_case "kill-late-k$INFLIGHT" yes HERON_APPLY_KILL_AFTER_TXNS=$((TXNS - 1))
 
-	# From outside: a throttled run, killed once etcd's revision has moved.
+	# From outside: a throttled run, killed once etcd's revision has moved
+	# (250ms a transaction: the run writes for about 7 s, time enough for a
+	# loaded machine to see the revision move and kill it mid-run).
 	reseed
 	rev0=$(revision)
 	rm -rf "$WORK/bk-external" && mkdir -p "$WORK/bk-external"
 	printf '%s\n' "$(connect_line "$ROOT")" "reset checkpoint --target-wal $TARGET --run --backup-dir $WORK/bk-external --max-inflight $INFLIGHT" |
-		HERON_APPLY_TXN_DELAY=100ms "$HERON" >"$WORK/out" 2>"$WORK/err" &
+		HERON_APPLY_TXN_DELAY=250ms "$HERON" >"$WORK/out" 2>"$WORK/err" &
 	hpid=$!
-	for _ in $(seq 1 200); do
-		[ "$(revision)" -gt $((rev0 + 3)) ] && break
-		kill -0 "$hpid" 2>/dev/null || break
-		sleep 0.05
-	done
+	wait_written "$rev0" "$hpid"
 	kill -KILL "$hpid" 2>/dev/null
 	wait "$hpid" 2>/dev/null
 	RC=$?
@@ -229,12 +204,9 @@ etcd_fault() {
 	rev0=$(revision)
 	rm -rf "$WORK/bk-$name" && mkdir -p "$WORK/bk-$name"
 	printf '%s\n' "$(connect_line "$ROOT")" "reset checkpoint --target-wal $TARGET --run --backup-dir $WORK/bk-$name" |
-		HERON_APPLY_TXN_DELAY=100ms HERON_APPLY_STALL_TIMEOUT=3s HERON_APPLY_TXN_TIMEOUT=3s "$HERON" >"$WORK/out" 2>"$WORK/err" &
+		HERON_APPLY_TXN_DELAY=250ms HERON_APPLY_STALL_TIMEOUT=3s HERON_APPLY_TXN_TIMEOUT=3s "$HERON" >"$WORK/out" 2>"$WORK/err" &
 	local hpid=$!
-	for _ in $(seq 1 200); do
-		[ "$(revision)" -gt $((rev0 + 3)) ] && break
-		sleep 0.05
-	done
+	wait_written "$rev0" "$hpid"
 	kill "-$sig" "$ETCD_PID"
 	local t0 t1
 	t0=$(date +%s)

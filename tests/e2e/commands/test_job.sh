@@ -8,7 +8,6 @@
 start_etcd
 seed --wal pulsar --rootPath by-dev >/dev/null || { echo "seeding failed" >&2; exit 1; }
 PASS='Job-pw-5c1d9e'
-ctl() { ETCDCTL_API=3 etcdctl --endpoints "$ETCD" "$@"; }
 { ctl user add "root:$PASS" && ctl auth enable; } >"$WORK/auth.log" 2>&1 ||
 	{ echo "enabling etcd auth failed:" >&2; cat "$WORK/auth.log" >&2; exit 1; }
 before=$(ctl --user "root:$PASS" get --prefix by-dev/ -w json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["kvs"]))')

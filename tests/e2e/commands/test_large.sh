@@ -25,7 +25,6 @@ if [ "$size" -gt $((5 * 1024 * 1024)) ]; then pass "$BIG holds $size bytes"; els
 dump >"$WORK/original.dump"
 
 # Without --max-request-bytes: refused before anything is written.
-rev() { ETCDCTL_API=3 etcdctl --endpoints "$ETCD" get x -w json | python3 -c 'import json,sys; print(json.load(sys.stdin)["header"]["revision"])'; }
 before=$(rev)
 run_heron "$(connect_line)
 reset checkpoint --target-wal kafka --run --yes --backup-dir $BK"
@@ -41,7 +40,7 @@ reset checkpoint --target-wal kafka --run --max-request-bytes 16777216 --backup-
 expect_rc 0 "reset of a 5 MiB segment against --max-request-bytes 16777216"
 expect_out "verify: ok" "the run verifies"
 if dump --prefix "$BIG" | cut -f2 | grep -q "$(cat "$WORK/tail.hex")"; then pass "the binlogs of the big segment survive the rewrite"; else fail "the big segment lost bytes"; fi
-backup=$(printf '%s' "$ERR" | sed -n 's/^backup: \(.*\) ([0-9]* keys, synced)$/\1/p' | head -1)
+backup=$(backup_in_err)
 run_heron "$(connect_line)
 restore --file $backup --run --backup-dir $BK"
 expect_rc 3 "restore of the big run without --max-request-bytes is refused"
@@ -53,8 +52,7 @@ dump >"$WORK/restored.dump"
 if cmp -s "$WORK/original.dump" "$WORK/restored.dump"; then pass "restore is byte-identical"; else fail "restore differs"; fi
 
 # The same data under etcd's default request limit.
-kill "$ETCD_PID"
-wait "$ETCD_PID" 2>/dev/null
+stop_etcd
 start_etcd
 cps() { dump --prefix by-dev/meta/streamingnode-meta/wal/ | grep /consume-checkpoint; }
 cps >"$WORK/cp.before"

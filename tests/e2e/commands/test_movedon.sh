@@ -15,10 +15,7 @@ RC=0 OUT="" ERR=""
 ROOT=by-dev
 S=$ROOT/meta/datacoord-meta/s/
 CP=$ROOT/meta/datacoord-meta/channel-cp/
-ctl() { ETCDCTL_API=3 etcdctl --endpoints "$ETCD" "$@"; }
-rev() { ctl get x -w json | python3 -c 'import json,sys; print(json.load(sys.stdin)["header"]["revision"])'; }
 keys() { ctl get --prefix "$1" --keys-only | grep -v '^$'; }
-dump_to() { dump --prefix "$ROOT/" >"$1" || { echo "dump failed" >&2; exit 1; }; }
 
 # pbput KEY FROM FIELD=VALUE...: puts at KEY the protobuf value of FROM with
 # top-level varint fields set (1=N: a SegmentInfo's ID) or a channel
@@ -70,7 +67,7 @@ mkdir -p "$WORK/bk"
 run_heron "$(connect_line "$ROOT")
 reset checkpoint --target-wal woodpecker --run --backup-dir $WORK/bk"
 expect_rc 0 "reset --run"
-B=$(printf '%s' "$ERR" | sed -n 's/^backup: \(.*\) ([0-9]* keys, synced)$/\1/p')
+B=$(backup_in_err)
 [ -f "$B" ] || { echo "no backup named: $ERR" >&2; exit 1; }
 dump_to "$WORK/reset.dump"
 

@@ -13,8 +13,6 @@
 RC=0 OUT="" ERR="" LEASE="" BEFORE=""
 ROOT=by-dev
 SESSION=$ROOT/meta/session/datacoord
-ctl() { ETCDCTL_API=3 etcdctl --endpoints "$ETCD" "$@"; }
-rev() { ctl get x -w json | python3 -c 'import json,sys; print(json.load(sys.stdin)["header"]["revision"])'; }
 
 start_etcd
 seed --wal pulsar --rootPath "$ROOT" --mqtype >/dev/null || { echo "seeding failed" >&2; exit 1; }
@@ -24,75 +22,40 @@ seed --wal pulsar --rootPath "$ROOT" --mqtype >/dev/null || { echo "seeding fail
 # (the script acts on etcd meanwhile), answers y, waits for the prompt,
 # exits the REPL. Writes the whole terminal output to MARK.out.
 cat >"$WORK/question.py" <<'PY'
-import fcntl, os, re, select, struct, subprocess, sys, termios, time
+import os, sys, time
+import ptyshell
 
 heron, connect, command, mark = sys.argv[1:5]
-master, slave = os.openpty()
-fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 200, 0, 0))
-p = subprocess.Popen([heron], stdin=slave, stdout=slave, stderr=slave, start_new_session=True,
-                     preexec_fn=lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0),
-                     env=dict(os.environ, HOME=os.path.dirname(mark)))
-os.close(slave)
-buf, pos = b"", 0
-
-def pump(timeout):
-    global buf
-    r, _, _ = select.select([master], [], [], timeout)
-    if r:
-        try:
-            data = os.read(master, 65536)
-        except OSError:
-            return False
-        if not data:
-            return False
-        buf += data
-    return True
+t = ptyshell.Terminal(heron, {"HOME": os.path.dirname(mark)}, cols=200)
 
 def expect(pattern, timeout=20):
-    global pos
-    end, rx = time.time() + timeout, re.compile(pattern.encode())
-    while True:
-        m = rx.search(buf, pos)
-        if m:
-            pos = m.end()
-            return m
-        if time.time() >= end or not pump(min(0.2, max(0, end - time.time()))):
-            sys.exit("timeout waiting for %r; last output: %r" % (pattern, buf[-600:]))
-
-def send(s):
-    # go-prompt takes one read as one key: the text, then Enter on its own.
-    os.write(master, s.encode())
-    time.sleep(0.2)
-    os.write(master, b"\r")
+    if not t.expect(pattern, timeout):
+        sys.exit("timeout waiting for %r" % pattern)
 
 try:
     PROMPT = r"Milvus\(by-dev\) > "
     expect(r"Offline > ")
-    send(connect)
+    t.send(connect)
     expect(PROMPT)
     time.sleep(0.3)
-    send(command)
-    expect(r"apply these \d+ key changes to \S+\? \[y/N\] ")
+    t.send(command)
+    expect(r"apply these \d+ key changes to \S+\? \[y/N\] ", 60)
     open(mark + ".asked", "w").close()
-    for _ in range(400):
+    for _ in range(1200):
         if os.path.exists(mark + ".go"):
             break
         time.sleep(0.05)
     else:
         sys.exit("the script never said go")
-    os.write(master, b"y\r")
+    t.write(b"y\r")
     expect(PROMPT, 30)
-    send("exit")
-    for _ in range(100):
-        if p.poll() is not None:
-            break
-        pump(0.1)
+    t.send("exit")
+    t.exited(10)
 finally:
-    if p.poll() is None:
-        p.kill()
-    while pump(0.1):
+    t.kill()
+    while t.pump(0.1):
         pass
-    open(mark + ".out", "wb").write(buf)
+    open(mark + ".out", "wb").write(t.buf)
 PY
 
 # ask RUN SESSION_ACTION [COMMAND]: COMMAND (the reset by default) asked on
@@ -101,10 +64,10 @@ PY
 ask() {
 	local mark=$WORK/$1
 	mkdir -p "$WORK/bk-$1"
-	python3 "$WORK/question.py" "$HERON" "$(connect_line "$ROOT")" \
+	PYTHONPATH=$E2E_DIR python3 "$WORK/question.py" "$HERON" "$(connect_line "$ROOT")" \
 		"${3:-reset checkpoint --target-wal kafka} --run --backup-dir $WORK/bk-$1" "$mark" 2>"$WORK/err" &
 	local ppid=$!
-	for _ in $(seq 1 400); do
+	for _ in $(seq 1 1200); do
 		[ -e "$mark.asked" ] && break
 		kill -0 "$ppid" 2>/dev/null || break
 		sleep 0.05
@@ -120,8 +83,7 @@ ask() {
 # --- a session appears at the question ----------------------------------------
 dump --prefix "$ROOT/" >"$WORK/before.dump" || exit 1
 session_appears() {
-	LEASE=$(ctl lease grant 300 | awk '/granted/ {print $2}')
-	ctl put --lease="$LEASE" "$SESSION" '{"ServerID":21,"ServerName":"datacoord","Address":"10.0.0.7:13333"}' >/dev/null || { echo "session put failed" >&2; exit 1; }
+	register_session "$SESSION"
 	BEFORE=$(rev)
 }
 ask at-question session_appears

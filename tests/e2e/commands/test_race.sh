@@ -13,31 +13,18 @@
 use_failpoints
 RC=0 OUT="" ERR=""
 ROOT=by-dev
-ctl() { ETCDCTL_API=3 etcdctl --endpoints "$ETCD" "$@"; }
-dump_to() { dump --prefix "$ROOT/" >"$1" || { echo "dump failed" >&2; exit 1; }; }
 
 start_etcd
 seed --wal pulsar --rootPath "$ROOT" --mqtype >/dev/null || { echo "seeding failed" >&2; exit 1; }
 mkdir -p "$WORK/bk-a" "$WORK/bk-b" "$WORK/bk-c"
 
 # --- B held after reading its plan, A completes -----------------------------------
-printf '%s\n' "$(connect_line "$ROOT")" "reset checkpoint --target-wal woodpecker --run --yes --backup-dir $WORK/bk-b" |
-	HERON_APPLY_PAUSE="scan:$WORK/pause" "$HERON" >"$WORK/out-b" 2>"$WORK/err-b" &
-bpid=$!
-for _ in $(seq 1 300); do
-	[ -e "$WORK/pause" ] && break
-	sleep 0.05
-done
-[ -e "$WORK/pause" ] || { echo "test_race: run B never reached its scan: $(cat "$WORK/err-b")" >&2; exit 1; }
+run_paused scan "reset checkpoint --target-wal woodpecker --run --yes --backup-dir $WORK/bk-b"
 run_heron "$(connect_line "$ROOT")
 reset checkpoint --target-wal kafka --run --yes --backup-dir $WORK/bk-a"
 expect_rc 0 "run A completes while B is held"
 dump_to "$WORK/a.dump"
-rm -f "$WORK/pause"
-wait "$bpid"
-RC=$?
-OUT=$(cat "$WORK/out-b")
-ERR=$(cat "$WORK/err-b")
+resume
 expect_rc 3 "run B, which lost the race, is refused"
 expect_out "^reset checkpoint to woodpecker: nothing was written \(0 of [0-9]+ keys\): key $ROOT/.* changed since the plan was read" "B says nothing was written, naming the key"
 expect_err "error: reset checkpoint: nothing was written: .*another writer \(another heron run, or Milvus\) moved the instance on" "B's error says another writer moved the instance on"
@@ -48,23 +35,13 @@ dump_to "$WORK/b.dump"
 if cmp -s "$WORK/a.dump" "$WORK/b.dump"; then pass "the instance is A's, byte for byte"; else fail "B changed the instance"; fi
 
 # --- a run that wrote some keys, then another writer changed one -------------------
-# C (to woodpecker) writes one key a transaction,
-# 300 ms apart; once its first transactions are in, another writer puts
-# the last key of its backup.
-printf '%s\n' "$(connect_line "$ROOT")" "reset checkpoint --target-wal woodpecker --run --yes --max-txn-ops 3 --backup-dir $WORK/bk-c" |
-	HERON_APPLY_TXN_DELAY=300ms HERON_APPLY_CONCURRENCY=1 "$HERON" >"$WORK/out" 2>"$WORK/err" &
-cpid=$!
-for _ in $(seq 1 200); do
-	[ -n "$(find "$WORK/bk-c" -name 'heron-backup-*.jsonl')" ] && break
-	sleep 0.05
-done
-sleep 0.8
+# C (to woodpecker) writes one key a transaction; once its first
+# transaction is in (HERON_APPLY_PAUSE=txn holds it there), another writer
+# puts the last key of its backup.
+run_paused txn "reset checkpoint --target-wal woodpecker --run --yes --max-txn-ops 3 --backup-dir $WORK/bk-c" HERON_APPLY_CONCURRENCY=1
 LAST=$(python3 -c 'import json,sys; print([json.loads(l)["key"] for l in open(sys.argv[1]) if "\"key\"" in l][-1])' "$(find "$WORK/bk-c" -name 'heron-backup-*.jsonl')")
 ctl put "$LAST" "another writer's" >/dev/null || { echo "put failed" >&2; exit 1; }
-wait "$cpid"
-RC=$?
-OUT=$(cat "$WORK/out")
-ERR=$(cat "$WORK/err")
+resume
 expect_rc 1 "C stops on the key another writer changed"
 expect_out "^STOPPED: [1-9][0-9]* of [0-9]+ keys written, then the instance moved on through another writer: do not start Milvus\.$" "C's STOPPED block says what happened"
 expect_out "^  $LAST was changed by another writer since the plan read it" "the STOPPED block names the key"

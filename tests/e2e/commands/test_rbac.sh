@@ -8,20 +8,12 @@
 
 RC=0 OUT="" ERR=""
 PASS=rbac-e2e-pass
-ctl() { ETCDCTL_API=3 etcdctl --endpoints "$ETCD" "$@"; }
 as_milvus() { echo "connect --etcd $ETCD --rootPath by-dev --etcdUserName milvus --etcdPassword $PASS"; }
 
 start_etcd
 seed --wal pulsar --rootPath by-dev --mqtype >/dev/null || { echo "seeding failed" >&2; exit 1; }
 dump --prefix by-dev/ >"$WORK/before.dump" || exit 1
-{
-	ctl user add "root:$PASS" &&
-		ctl user add "milvus:$PASS" &&
-		ctl role add milvus-rw &&
-		ctl role grant-permission milvus-rw --prefix=true readwrite by-dev/ &&
-		ctl user grant-role milvus milvus-rw &&
-		ctl auth enable
-} >"$WORK/auth.log" 2>&1 || { echo "enabling etcd auth failed:" >&2; cat "$WORK/auth.log" >&2; exit 1; }
+enable_auth "$PASS"
 ctl() { ETCDCTL_API=3 etcdctl --endpoints "$ETCD" --user "root:$PASS" "$@"; }
 dump_root() { ctl get --prefix by-dev/ -w json >"$1" || exit 1; }
 

@@ -78,7 +78,9 @@ pid=$!
 exec 4>"$WORK/rehearse.in"
 echo "reset checkpoint --target-wal kafka --run --backup-dir $BK" >&4
 RB=""
-for _ in $(seq 1 200); do
+# load-backup starts an embedded etcd and loads the copy first: a loaded
+# machine may take a while (the loop ends as soon as the reset verified).
+for _ in $(seq 1 600); do
 	RB=$(ls "$BK"/heron-backup-by-dev-*.jsonl 2>/dev/null | head -1)
 	[ -n "$RB" ] && grep -q "verify: ok" "$WORK/run.out" && break
 	sleep 0.1
@@ -123,7 +125,7 @@ mkfifo "$WORK/in"
 pid=$!
 exec 3>"$WORK/in"
 echo "show session --format line" >&3
-for _ in $(seq 1 100); do
+for _ in $(seq 1 600); do
 	grep -q "removed on exit" "$WORK/sig.err" && [ -s "$WORK/sig.out" ] && break
 	sleep 0.1
 done

@@ -3,7 +3,6 @@
 start_etcd
 BK=$WORK/backups
 mkdir -p "$BK"
-rev() { ETCDCTL_API=3 etcdctl --endpoints "$ETCD" endpoint status -w json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["Status"]["header"]["revision"])'; }
 
 # Each gate refuses with exit 3 and leaves etcd's revision where it was.
 for gate in live-session growing sealed flushing segment-assign broadcast-pending broadcast-waitack broadcast-replicated; do
@@ -153,80 +152,45 @@ then pass "show checkpoint: no alter_wal_state left, every pchannel on rocksmq";
 
 mkdir -p "$WORK/pty"
 cat >"$WORK/pty.py" <<'PY'
-import fcntl, os, re, select, struct, subprocess, sys, termios, time
+import sys, termios, time
+import ptyshell
 
 heron, connect, bk = sys.argv[1], sys.argv[2], sys.argv[3]
-master, slave = os.openpty()
-fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 160, 0, 0))
-p = subprocess.Popen([heron], stdin=slave, stdout=slave, stderr=slave, start_new_session=True,
-                     preexec_fn=lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0), env=dict(os.environ, HOME=bk))
-os.close(slave)
-buf = b""
+t = ptyshell.Terminal(heron, {"HOME": bk})
+check = ptyshell.Checks("terminal: ")
 
-def expect(pattern, timeout=20):
-    global buf
-    end = time.time() + timeout
-    while time.time() < end:
-        m = re.search(pattern.encode(), buf)
-        if m:
-            buf = buf[m.end():]
-            return True
-        r, _, _ = select.select([master], [], [], 0.2)
-        if r:
-            try:
-                buf += os.read(master, 65536)
-            except OSError:
-                break
-    print("timeout waiting for %r; got %r" % (pattern, buf[-600:]), file=sys.stderr)
-    return False
-
-def send(s):
-    # go-prompt takes one read as one key: the text, then Enter on its own.
-    if s.endswith("\r"):
-        os.write(master, s[:-1].encode())
-        time.sleep(0.2)
-        s = "\r"
-    os.write(master, s.encode())
-
-ok = True
-def check(cond, name):
-    global ok
-    print(("ok   - " if cond else "FAIL - ") + "terminal: " + name, file=sys.stdout if cond else sys.stderr)
-    ok = ok and cond
-
-check(expect(r"Offline > "), "the REPL prompts")
-send(connect + "\r")
-check(expect(r"Milvus\(by-dev\) > "), "connected")
+check(t.expect(r"Offline > ", 20), "the REPL prompts")
+t.send(connect)
+check(t.expect(r"Milvus\(by-dev\) > ", 20), "connected")
 time.sleep(0.3)
-send("reset checkpoint --target-wal kafka --run --backup-dir " + bk + "\r")
-check(expect(r"apply these \d+ key changes to by-dev\? \[y/N\] "), "--run on a terminal asks before the first write")
-attrs = termios.tcgetattr(master)
+t.send("reset checkpoint --target-wal kafka --run --backup-dir " + bk)
+check(t.expect(r"apply these \d+ key changes to by-dev\? \[y/N\] ", 20), "--run on a terminal asks before the first write")
+attrs = termios.tcgetattr(t.master)
 check(bool(attrs[3] & termios.ECHO) and bool(attrs[3] & termios.ICANON), "the question is asked in line mode, with echo")
-send("n\r")
-check(expect(r"nothing was written"), "a no writes nothing")
+t.send("n")
+check(t.expect(r"nothing was written", 20), "a no writes nothing")
 time.sleep(0.3)
-send("reset checkpoint --target-wal kafka --run --backup-dir " + bk + "\r")
-check(expect(r"\[y/N\] "), "asked again")
-send("\x03")
-check(expect(r"nothing was written"), "Ctrl-C at the question writes nothing")
-check(expect(r"Milvus\(by-dev\) > "), "and the REPL goes on")
+t.send("reset checkpoint --target-wal kafka --run --backup-dir " + bk)
+check(t.expect(r"\[y/N\] ", 20), "asked again")
+t.write(b"\x03")
+check(t.expect(r"nothing was written", 20), "Ctrl-C at the question writes nothing")
+check(t.expect(r"Milvus\(by-dev\) > ", 20), "and the REPL goes on")
 time.sleep(0.3)
-send("reset checkpoint --target-wal kafka --run --backup-dir " + bk + "\r")
-check(expect(r"\[y/N\] "), "asked again")
-send("y\r")
-check(expect(r"verify: ok"), "a yes writes and verifies")
+t.send("reset checkpoint --target-wal kafka --run --backup-dir " + bk)
+check(t.expect(r"\[y/N\] ", 20), "asked again")
+t.send("y")
+check(t.expect(r"verify: ok", 20), "a yes writes and verifies")
 time.sleep(0.3)
-send("reset checkpoint --target-wal pulsar --run --yes --backup-dir " + bk + "\r")
-check(expect(r"verify: ok"), "--yes writes without asking")
-check(b"[y/N]" not in buf, "--yes asked nothing")
-send("exit\r")
-try:
-    p.wait(10)
-except subprocess.TimeoutExpired:
-    p.kill()
-sys.exit(0 if ok else 1)
+start = t.pos
+t.send("reset checkpoint --target-wal pulsar --run --yes --backup-dir " + bk)
+check(t.expect(r"verify: ok", 20), "--yes writes without asking")
+check(b"[y/N]" not in t.buf[start:t.pos], "--yes asked nothing")
+t.send("exit")
+t.exited(10)
+t.kill()
+sys.exit(0 if check.ok else 1)
 PY
-if python3 "$WORK/pty.py" "$HERON" "$(connect_line)" "$WORK/pty" >"$WORK/pty.out" 2>&1; then
+if PYTHONPATH=$E2E_DIR python3 "$WORK/pty.py" "$HERON" "$(connect_line)" "$WORK/pty" >"$WORK/pty.out" 2>&1; then
 	pass "the REPL's question before a write (yes, no, --yes)"
 else
 	RC=1 OUT=$(cat "$WORK/pty.out") ERR=""

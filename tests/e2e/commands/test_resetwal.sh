@@ -7,7 +7,6 @@ start_etcd
 BK=$WORK/backups
 mkdir -p "$BK"
 FIX=$REPO/states/resetwal/testdata
-rev() { ETCDCTL_API=3 etcdctl --endpoints "$ETCD" endpoint status -w json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["Status"]["header"]["revision"])'; }
 
 seed --wal pulsar --rootPath by-dev
 "$ETCDTOOL" wpseed --etcd "$ETCD" --file "$FIX/wp_milvus30.json"

@@ -16,21 +16,17 @@ seed --wal pulsar --rootPath by-dev >/dev/null || { echo "seeding failed" >&2; e
 dump >"$WORK/original.dump"
 BK=$WORK/backups
 mkdir -p "$BK" "$WORK/rbk"
-backup_of() { printf '%s' "$ERR" | sed -n 's/^backup: \(.*\) ([0-9]* keys, synced)$/\1/p' | head -1; }
 
-printf '%s\n' "$(connect_line)" "reset wal --target woodpecker --max-txn-ops 3 --run --yes --backup-dir $BK" |
-	HERON_APPLY_CONCURRENCY=1 HERON_APPLY_FAIL_AFTER_TXNS=3 "$HERON" >"$WORK/out" 2>"$WORK/err"
-RC=$?
-OUT=$(cat "$WORK/out")
-ERR=$(cat "$WORK/err")
+run_heron "$(connect_line)
+reset wal --target woodpecker --max-txn-ops 3 --run --yes --backup-dir $BK" HERON_APPLY_CONCURRENCY=1 HERON_APPLY_FAIL_AFTER_TXNS=3
 expect_rc 1 "run A stopped after 3 transactions"
-A=$(backup_of)
+A=$(backup_in_err)
 [ -n "$A" ] || { echo "no backup of A: $ERR" >&2; exit 1; }
 
 run_heron "$(connect_line)
 reset wal --target woodpecker --run --yes --backup-dir $BK"
 expect_rc 0 "re-run B completes"
-B=$(backup_of)
+B=$(backup_in_err)
 expect_out "an earlier reset wal stopped inside these logs: its backup $A holds the keys it deleted" "B's plan says it continues A"
 expect_err "split state: this run continues $A" "B's backup continues A"
 expect_out "^verify: ok" "B verifies ok"

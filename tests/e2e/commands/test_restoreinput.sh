@@ -8,26 +8,18 @@
 # has no newline is refused; a reset wal backup whose prefixes reach
 # another root is refused, the untouched one restores.
 . "$(dirname "$0")/../lib.sh"
-start_etcd
-seed --wal pulsar --rootPath by-dev
-RC=0 OUT="" ERR=""
-BK=$WORK/backups
-mkdir -p "$BK"
-dump >"$WORK/original.dump"
-run_heron "$(connect_line)
-reset checkpoint --target-wal kafka --run --backup-dir $BK"
-expect_rc 0 "reset"
-backup=$(printf '%s' "$ERR" | sed -n 's/^backup: \(.*\) ([0-9]* keys, synced)$/\1/p' | head -1)
-dump >"$WORK/reset.dump"
+seeded_instance
+reset_to_kafka
 
-# edit MODE OUT: a changed copy of $backup, its end line recomputed.
+# edit MODE SRC OUT [PREFIX KEY]: a changed copy of the backup SRC, its end
+# line recomputed (tests/e2e/planfile.py). prefix: PREFIX added to the
+# header's prefixes, and an entry putting KEY.
 edit() {
-	python3 - "$backup" "$1" "$2" <<'PY'
-import base64, hashlib, json, sys
-src, mode, out = sys.argv[1:]
-lines = open(src).read().splitlines()
-h = json.loads(lines[0])
-body = lines[1:-1]
+	PYTHONPATH=$E2E_DIR python3 - "$@" <<'PY'
+import base64, sys
+import planfile
+mode, src, out = sys.argv[1:4]
+h, body = planfile.load(src)
 if mode == "norule":
     for k in ("rule", "rule_params"):
         h.pop(k, None)
@@ -35,21 +27,12 @@ elif mode == "command":
     h["planner"] = "reset everything"
     h["command"] = "reset everything --run"
 elif mode == "prefix":
-    h["prefixes"] = h["prefixes"] + ["other/"]
-    body.append('{"key":"other/k","value":"%s","mod_revision":3,"op":"put"}' % base64.b64encode(b"x").decode())
+    prefix, key = sys.argv[4:6]
+    h["prefixes"] = h["prefixes"] + [prefix]
+    body.append(planfile.line({"key": key, "value": base64.b64encode(b"x").decode(), "mod_revision": 3, "op": "put"}))
 elif mode == "original":
-    for i, l in enumerate(body):
-        e = json.loads(l)
-        if "/datacoord-meta/s/" in e.get("key", ""):
-            v = bytearray(base64.b64decode(e["value"]))
-            v[-1] ^= 0x01
-            e["value"] = base64.b64encode(bytes(v)).decode()
-            body[i] = json.dumps(e, separators=(",", ":"))
-            break
-lines = [json.dumps(h, separators=(",", ":"))] + body
-data = "".join(l + "\n" for l in lines).encode()
-end = json.dumps({"end": True, "ops": len(body), "sha256": hashlib.sha256(data).hexdigest()}, separators=(",", ":"))
-open(out, "wb").write(data + end.encode() + b"\n")
+    planfile.flip_value(body, "/datacoord-meta/s/")
+planfile.save(out, h, body)
 PY
 }
 refused() { # refused FILE RC NAME PATTERN: stdout and stderr together
@@ -60,13 +43,13 @@ restore --file $1 --run --yes --backup-dir $BK"
 	dump >"$WORK/now.dump"
 	if cmp -s "$WORK/reset.dump" "$WORK/now.dump"; then pass "$3: nothing written"; else fail "$3: etcd changed"; fi
 }
-edit norule "$WORK/norule.jsonl"
+edit norule "$backup" "$WORK/norule.jsonl"
 refused "$WORK/norule.jsonl" 1 "rule removed" 'names rule "", but reset checkpoint backups name "reset-checkpoint": the header was changed'
-edit command "$WORK/command.jsonl"
+edit command "$backup" "$WORK/command.jsonl"
 refused "$WORK/command.jsonl" 1 "unknown command" 'names command "reset everything --run", which is not a write command this heron knows'
-edit prefix "$WORK/prefix.jsonl"
+edit prefix "$backup" "$WORK/prefix.jsonl" other/ other/k
 refused "$WORK/prefix.jsonl" 1 "prefix outside the command's reach" 'prefix "other/" of its header is outside what reset checkpoint writes on this instance'
-edit original "$WORK/original.jsonl"
+edit original "$backup" "$WORK/original.jsonl"
 refused "$WORK/original.jsonl" 3 "edited original value" 'REFUSED  instance did not move on.*1 keys moved on'
 # Bounded readers: a FIFO, /dev/zero and a file without a newline are
 # refused with a message by restore, apply and load-backup (no hang, no
@@ -103,20 +86,9 @@ dump >"$WORK/wp.dump"
 run_heron "$(connect_line)
 reset wal --target woodpecker --run --yes --backup-dir $BK"
 expect_rc 0 "reset wal"
-wal=$(printf '%s' "$ERR" | sed -n 's/^backup: \(.*\) ([0-9]* keys, synced)$/\1/p' | head -1)
+wal=$(backup_in_err)
 dump >"$WORK/reset.dump"
-python3 - "$wal" "$WORK/wal-prefix.jsonl" <<'PY'
-import base64, hashlib, json, sys
-src, out = sys.argv[1:]
-lines = open(src).read().splitlines()
-h = json.loads(lines[0])
-body = lines[1:-1]
-h["prefixes"] = h["prefixes"] + ["other-root/woodpecker/"]
-body.append('{"key":"other-root/woodpecker/logs/x","value":"%s","mod_revision":3,"op":"put"}' % base64.b64encode(b"x").decode())
-data = "".join(l + "\n" for l in [json.dumps(h, separators=(",", ":"))] + body).encode()
-end = json.dumps({"end": True, "ops": len(body), "sha256": hashlib.sha256(data).hexdigest()}, separators=(",", ":"))
-open(out, "wb").write(data + end.encode() + b"\n")
-PY
+edit prefix "$wal" "$WORK/wal-prefix.jsonl" other-root/woodpecker/ other-root/woodpecker/logs/x
 refused "$WORK/wal-prefix.jsonl" 1 "reset wal: prefix outside what it writes" 'prefix "other-root/woodpecker/" of its header is outside what reset wal writes on this instance'
 run_heron "$(connect_line)
 restore --file $wal --run --yes --backup-dir $BK"

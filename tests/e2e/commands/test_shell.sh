@@ -22,12 +22,10 @@ show segment --no-such-flag"
 expect_rc 2 "unknown flag is a usage error"
 
 port=$(free_port)
-start=$(date +%s)
 run_heron "connect --etcd 127.0.0.1:$port --rootPath by-dev"
-elapsed=$(( $(date +%s) - start ))
 expect_rc 1 "unreachable etcd fails"
 expect_err "127.0.0.1:$port" "the error names the address"
-if [ "$elapsed" -le 12 ]; then pass "unreachable etcd fails within the timeout (${elapsed}s)"; else fail "took ${elapsed}s"; fi
+if [ "$TOOK" -le 12 ]; then pass "unreachable etcd fails within the timeout (${TOOK}s)"; else fail "took ${TOOK}s"; fi
 
 # Messages that say what is wrong (issue 10 §2).
 run_heron "show collections"
@@ -56,14 +54,14 @@ for _ in $(seq 1 50); do
 	python3 -c 'import socket,sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1)' "$http_port" 2>/dev/null && break
 	sleep 0.1
 done
-start=$(date +%s)
 run_heron "connect --etcd 127.0.0.1:$http_port --rootPath by-dev"
-elapsed=$(( $(date +%s) - start ))
 kill "$HTTP_PID" 2>/dev/null
 wait "$HTTP_PID" 2>/dev/null
 expect_rc 1 "an HTTP server on the port fails"
 expect_err "error: 127.0.0.1:$http_port answered, but not as etcd \(HTTP/1.x\)" "HTTP server: the error says it is not etcd"
-if [ "$elapsed" -le 3 ]; then pass "HTTP server: fails within 3 s (${elapsed}s)"; else fail "HTTP server: took ${elapsed}s"; fi
+# At once, not after the 10 s dial timeout (configs.DefaultDialTimeout); 5 s
+# leave a loaded machine its time to start heron.
+if [ "$TOOK" -le 5 ]; then pass "HTTP server: fails within 5 s (${TOOK}s)"; else fail "HTTP server: took ${TOOK}s"; fi
 
 run_heron "$(connect_line wrong-root)"
 expect_rc 1 "a root path without Milvus metadata is refused"

@@ -4,22 +4,17 @@
 # older heron (refused without --no-checksum, restored with it). Every
 # refusal is exit 1 with the dump unchanged.
 . "$(dirname "$0")/../lib.sh"
-start_etcd
-seed --wal pulsar --rootPath by-dev
-RC=0 OUT="" ERR=""
-BK=$WORK/backups
-mkdir -p "$BK"
-dump >"$WORK/original.dump"
-run_heron "$(connect_line)
-reset checkpoint --target-wal kafka --run --backup-dir $BK"
-expect_rc 0 "reset"
-backup=$(printf '%s' "$ERR" | sed -n 's/^backup: \(.*\) ([0-9]* keys, synced)$/\1/p' | head -1)
-dump >"$WORK/reset.dump"
+seeded_instance
+reset_to_kafka
 
-# tamper MODE OUT: writes a changed copy of $backup.
+# tamper MODE OUT: writes a changed copy of $backup: flip, a bit of a value
+# flipped (the end line kept: its checksum no longer matches); inject, an
+# entry added (the end line recomputed, tests/e2e/planfile.py); old, no
+# prefixes in the header and no checksum in the end line.
 tamper() {
-	python3 - "$backup" "$1" "$2" <<'PY'
-import base64, hashlib, json, sys
+	PYTHONPATH=$E2E_DIR python3 - "$backup" "$1" "$2" <<'PY'
+import base64, json, sys
+import planfile
 src, mode, out = sys.argv[1:]
 lines = open(src).read().splitlines()
 if mode == "flip":
@@ -27,18 +22,17 @@ if mode == "flip":
     v = bytearray(base64.b64decode(l["value"]))
     v[len(v) // 2] ^= 0x10
     l["value"] = base64.b64encode(bytes(v)).decode()
-    lines[3] = json.dumps(l, separators=(",", ":"))
-elif mode == "inject":
-    gid = base64.b64encode(b"\x08\x01").decode()
-    lines.insert(-1, '{"key":"by-dev/kv/gid/idTimestamp","value":"%s","mod_revision":3,"op":"put"}' % gid)
-    body = "".join(l + "\n" for l in lines[:-1]).encode()
-    lines[-1] = json.dumps({"end": True, "ops": len(lines) - 2, "sha256": hashlib.sha256(body).hexdigest()}, separators=(",", ":"))
+    lines[3] = planfile.line(l)
 elif mode == "old":
     h = json.loads(lines[0])
     del h["prefixes"]
-    lines[0] = json.dumps(h, separators=(",", ":"))
+    lines[0] = planfile.line(h)
     lines[-1] = '{"end":true,"ops":%d}' % (len(lines) - 2)
-open(out, "w").write("".join(l + "\n" for l in lines))
+if mode == "inject":
+    gid = base64.b64encode(b"\x08\x01").decode()
+    planfile.save(out, lines[0], lines[1:-1] + [planfile.line({"key": "by-dev/kv/gid/idTimestamp", "value": gid, "mod_revision": 3, "op": "put"})])
+else:
+    open(out, "w").write("".join(l + "\n" for l in lines))
 PY
 }
 refused() { # refused FILE NAME PATTERN [FLAGS]
