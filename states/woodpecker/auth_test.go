@@ -36,7 +36,7 @@ func TestLegacyPrefixNotReadable(t *testing.T) {
 	} {
 		require.NoError(t, step())
 	}
-	cli, err := clientv3.New(clientv3.Config{Endpoints: f.cli.Endpoints(), Username: "milvus", Password: "pw", DialTimeout: 5 * time.Second})
+	cli, err := clientv3.New(clientv3.Config{Endpoints: f.cli.Endpoints(), Username: "milvus", Password: "pw", DialTimeout: 30 * time.Second})
 	require.NoError(t, err)
 	defer cli.Close()
 	inst := instance.New(cli, models.NewLayout("by-dev", "meta"), f.cli.Endpoints())
