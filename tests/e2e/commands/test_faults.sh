@@ -2,7 +2,7 @@
 # with bin/heron-failpoints (make build-failpoints):
 # heron killed with SIGKILL early, in the middle and late (through the
 # applier's HERON_APPLY_KILL_AFTER_* hooks, and from outside during a
-# throttled run), each at --max-inflight 1 and 16; etcd stopped and killed in the middle of a run; a backup
+# run held after its first transaction), each at --max-inflight 1 and 16; etcd stopped and killed in the middle of a run; a backup
 # that cannot be written. Every interrupted run is reported as a split state,
 # completed by a second run to a meta root byte-identical to that of an
 # uninterrupted run, and rolled back by restore to a byte-identical original.
@@ -31,18 +31,6 @@ PEER=$(free_port)
 etcd_up "$PORT" "$PEER" "$WORK/etcd"
 
 revision() { "$GEN" count --etcd "$ETCD" --prefix "$ROOT/" | python3 -c 'import json,sys; print(json.load(sys.stdin)["revision"])'; }
-# wait_written REV PID: waits until the throttled run PID wrote a few
-# transactions (etcd's revision past REV + 3), as long as a loaded machine
-# needs; the script fails when the run ended or never wrote.
-wait_written() {
-	for _ in $(seq 1 600); do
-		[ "$(revision)" -gt $(($1 + 3)) ] && return 0
-		kill -0 "$2" 2>/dev/null || break
-		sleep 0.05
-	done
-	echo "test_faults: the run never wrote (revision $(revision), from $1): $(cat "$WORK/err")" >&2
-	exit 1
-}
 # show_err: with E2E_VERBOSE=1, print the last stderr (to read the messages).
 show_err() { [ -z "${E2E_VERBOSE:-}" ] || printf '  | %s\n' "$ERR"; }
 
@@ -165,21 +153,18 @@ for INFLIGHT in 1 16; do
 	kill_case "kill-middle-k$INFLIGHT" yes HERON_APPLY_KILL_AFTER_TXNS=$((TXNS / 2))
 	kill_case "kill-late-k$INFLIGHT" yes HERON_APPLY_KILL_AFTER_TXNS=$((TXNS - 1))
 
-	# From outside: a throttled run, killed once etcd's revision has moved
-	# (250ms a transaction: the run writes for about 7 s, time enough for a
-	# loaded machine to see the revision move and kill it mid-run).
+	# From outside: a run held after its first committed transaction
+	# (HERON_APPLY_PAUSE=txn), killed there: mid-run whatever the machine's
+	# load (a throttled run watched by polling finished before a loaded
+	# machine's poll saw it write).
 	reseed
-	rev0=$(revision)
 	rm -rf "$WORK/bk-external" && mkdir -p "$WORK/bk-external"
-	printf '%s\n' "$(connect_line "$ROOT")" "reset checkpoint --target-wal $TARGET --run --backup-dir $WORK/bk-external --max-inflight $INFLIGHT" |
-		HERON_APPLY_TXN_DELAY=250ms "$HERON" >"$WORK/out" 2>"$WORK/err" &
-	hpid=$!
-	wait_written "$rev0" "$hpid"
-	kill -KILL "$hpid" 2>/dev/null
-	wait "$hpid" 2>/dev/null
+	run_paused txn "reset checkpoint --target-wal $TARGET --run --backup-dir $WORK/bk-external --max-inflight $INFLIGHT"
+	kill -KILL "$HPID" 2>/dev/null
+	wait "$HPID" 2>/dev/null
 	RC=$?
-	OUT="" ERR=$(cat "$WORK/err")
-	if [ "$RC" -eq 137 ]; then pass "external kill -9 during a throttled run (--max-inflight $INFLIGHT)"; else fail "external kill (--max-inflight $INFLIGHT): heron was not killed mid-run (exit $RC)"; fi
+	OUT="" ERR=$(cat "$WORK/paused.err")
+	if [ "$RC" -eq 137 ]; then pass "external kill -9 of a run held mid-write (--max-inflight $INFLIGHT)"; else fail "external kill (--max-inflight $INFLIGHT): heron was not killed mid-run (exit $RC)"; fi
 	n=$(split_state)
 	if [ "$n" -gt 0 ] 2>/dev/null; then pass "external kill (--max-inflight $INFLIGHT): split state reported ($n pchannels)"; else fail "external kill (--max-inflight $INFLIGHT): no split state (split_pchannels=$n)"; fi
 	backup=$(backup_of external)
@@ -195,26 +180,20 @@ done
 INFLIGHT=""
 
 # --- etcd stops in the middle of a run --------------------------------------
-# etcd_fault NAME SIGNAL: a throttled run; once it has written, etcd gets
-# SIGNAL (STOP: frozen, TERM: gone); heron must fail with exit 1 and a clear
-# message within its timeouts; etcd comes back and a re-run completes.
+# etcd_fault NAME SIGNAL: a run held after its first committed transaction
+# (HERON_APPLY_PAUSE=txn); etcd gets SIGNAL (STOP: frozen, TERM: gone), then
+# the run goes on: heron must fail with exit 1 and a clear message within its
+# timeouts; etcd comes back and a re-run completes.
 etcd_fault() {
 	local name=$1 sig=$2
 	reseed
-	rev0=$(revision)
 	rm -rf "$WORK/bk-$name" && mkdir -p "$WORK/bk-$name"
-	printf '%s\n' "$(connect_line "$ROOT")" "reset checkpoint --target-wal $TARGET --run --backup-dir $WORK/bk-$name" |
-		HERON_APPLY_TXN_DELAY=250ms HERON_APPLY_STALL_TIMEOUT=3s HERON_APPLY_TXN_TIMEOUT=3s "$HERON" >"$WORK/out" 2>"$WORK/err" &
-	local hpid=$!
-	wait_written "$rev0" "$hpid"
+	run_paused txn "reset checkpoint --target-wal $TARGET --run --backup-dir $WORK/bk-$name" HERON_APPLY_STALL_TIMEOUT=3s HERON_APPLY_TXN_TIMEOUT=3s
 	kill "-$sig" "$ETCD_PID"
 	local t0 t1
 	t0=$(date +%s)
-	wait "$hpid"
-	RC=$?
+	resume
 	t1=$(date +%s)
-	OUT=$(cat "$WORK/out")
-	ERR=$(cat "$WORK/err")
 	expect_rc 1 "$name: heron fails when etcd stops mid-run"
 	show_err
 	expect_err "error: .*(etcd|answer|reach|timeout|deadline|unavailable)" "$name: the error says etcd stopped answering"

@@ -86,7 +86,8 @@ backup=$(ls "$BK"/heron-backup-by-dev-reset-woodpecker-*.jsonl | head -1)
 run_heron "$(connect_line)
 restore --file $backup --run --backup-dir $BK"
 expect_rc 0 "restore --run"
-if dump | cmp -s - "$WORK/before.dump"; then pass "restore returns the keyspace byte for byte"; else fail "dump after restore differs"; fi
+dump >"$WORK/restored.dump" || fail "dump after restore: etcdtool failed"
+same "$WORK/restored.dump" "$WORK/before.dump" "restore returns the keyspace byte for byte"
 
 # One WAL for the whole instance: a scoped run on a mixed instance is refused,
 # naming the other pchannels and their WAL; nothing is written.

@@ -84,7 +84,7 @@ func run(args []string) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cfg := clientv3.Config{Endpoints: []string{*endpoint}, DialTimeout: 5 * time.Second}
+	cfg := clientv3.Config{Endpoints: []string{*endpoint}, DialTimeout: 30 * time.Second}
 	if *cacert != "" {
 		tc, err := tlsConfig(*cacert, *cert, *keyFile)
 		if err != nil {
