@@ -194,7 +194,7 @@ func newStaged(opt Options, label string, withNew bool) (*Staged, error) {
 		return nil, err
 	}
 	bw.withNew = withNew
-	st := &Staged{opt: opt, start: time.Now(), bw: bw, seed: maphash.MakeSeed(), phases: map[int]bool{}, probe: newProber(opt.Header.Prefixes), limit: RequestLimit{Limit: opt.MaxRequestBytes}}
+	st := &Staged{opt: opt, start: time.Now(), bw: bw, seed: maphash.MakeSeed(), phases: map[int]bool{}, probe: newProber(opt.Header.Prefixes), limit: newRequestLimit(opt.MaxRequestBytes, opt.guards, opt.user)}
 	st.prog = startProgress(opt.Progress, label, 0, opt.ProgressInterval)
 	st.b1 = newBatcher(opt, st.seed, func(bt *batch) error {
 		for _, op := range bt.ops {
@@ -359,20 +359,14 @@ type batcher struct {
 }
 
 // newBatcher cuts transactions etcd counts as at most opt.MaxTxnOps
-// operations: the ops' compares and the guards' (Options.opsPerTxn).
+// operations (the ops' compares and the guards': Options.opsPerTxn) and at
+// most opt.MaxTxnBytes of ops, within what etcd's request limit leaves them
+// beside the guards and etcd's header (opRoom).
 func newBatcher(opt Options, seed maphash.Seed, emit func(*batch) error) *batcher {
-	b := &batcher{maxOps: opt.opsPerTxn(), maxBytes: opt.MaxTxnBytes, seed: seed, emit: emit, keys: map[string]struct{}{}}
+	room := opRoom(opt.MaxRequestBytes, newRequestLimit(opt.MaxRequestBytes, opt.guards, opt.user).fixed)
+	b := &batcher{maxOps: opt.opsPerTxn(), maxBytes: min(opt.MaxTxnBytes, room), seed: seed, emit: emit, keys: map[string]struct{}{}}
 	b.h.SetSeed(seed)
 	return b
-}
-
-// opSize estimates an op's share of a transaction request: the compare and
-// the put (or delete) both carry the key.
-func opSize(op Op) int {
-	if op.Delete {
-		return 2*len(op.Key) + 40
-	}
-	return 2*len(op.Key) + len(op.Value) + 40
 }
 
 func (b *batcher) add(op Op) error {
@@ -383,7 +377,7 @@ func (b *batcher) add(op Op) error {
 		return fmt.Errorf("op for %s is in phase %d after phase %d: ops must come in phase order", keyText(op.Key), op.Phase, b.lastPhase)
 	}
 	b.started, b.lastPhase = true, op.Phase
-	size := opSize(op)
+	size := opBytes(op.Key, op.Value, op.ModRevision, op.Delete)
 	if c := b.cur; c != nil && (c.phase != op.Phase || len(c.ops) >= b.maxOps || c.bytes+size > b.maxBytes) {
 		if err := b.flush(); err != nil {
 			return err

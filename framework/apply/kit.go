@@ -76,6 +76,9 @@ func (k *kit[S, P]) options(command string) (Options, framework.WriteFlags, erro
 		return opt, flags, framework.Usagef("--max-request-bytes %d: not a size in bytes", flags.MaxRequestBytes)
 	}
 	opt.guards = k.store.Guards()
+	if u, ok := any(k.store).(user); ok {
+		opt.user = u.UserName()
+	}
 	if k.tune != nil {
 		k.tune(&opt)
 	}
