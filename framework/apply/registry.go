@@ -126,11 +126,19 @@ func Replay(ctx context.Context, store Store, h Header, st *Stage, tap func(Op) 
 	if err == nil && plan == nil {
 		err = fmt.Errorf("%s built no plan", h.Planner)
 	}
+	var usage *framework.UsageError
+	if errors.As(err, &usage) {
+		// The recorded flags parse but do not fit the command on this
+		// instance (an unknown --pchannel): the file's claim, not a usage
+		// error of the command line typed.
+		return nil, Header{}, &RecordedError{Planner: h.Planner, Err: err}
+	}
 	return plan, st.header, err
 }
 
 // RecordedError is a header whose recorded command cannot be planned again:
-// heron does not know it, or its recorded flags do not parse.
+// heron does not know it, or its recorded flags do not parse or do not fit
+// the command (its build refused them as a usage error).
 type RecordedError struct {
 	Planner string
 	Err     error
