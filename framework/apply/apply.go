@@ -100,6 +100,9 @@ type InterruptedError struct {
 
 func (e *InterruptedError) Error() string {
 	next := "re-run heron to complete"
+	if e.Written == 0 {
+		next = "re-run heron to apply the plan"
+	}
 	var le *LimitError
 	if errors.As(e.Err, &le) {
 		next = "re-run heron to complete once " + le.Fix
@@ -328,6 +331,10 @@ func (st *Staged) write(ctx context.Context, store Store, src2 Source, res *Resu
 		return res, Cause(ctx, &InterruptedError{Err: w.err, Txns: w.txns, Written: w.written, Total: res.Keys})
 	}
 	if err != nil {
+		if w.txns == 0 {
+			// No transaction failed and none committed: none was sent.
+			err = &unstartedError{err}
+		}
 		return res, Cause(ctx, &InterruptedError{Err: err, Txns: w.txns, Written: w.written, Total: res.Keys})
 	}
 	if w.written != res.Keys {

@@ -357,8 +357,9 @@ func nothingWritten(res *Result, err error) bool {
 }
 
 // unstartedError stops a run after its backup was published and before
-// its first write and its effects: nothing was written, for certain. A
-// live component is a refusal (exit 3).
+// its first write (and its effects, or after them for an interrupt before
+// the first transaction was sent): nothing was written to etcd, for
+// certain. A live component is a refusal (exit 3).
 type unstartedError struct{ err error }
 
 func (e *unstartedError) Error() string { return e.err.Error() }

@@ -56,3 +56,42 @@ func TestVerifyAfterNothingWrittenSaysSo(t *testing.T) {
 	}
 	check("a live component", out, errs, err)
 }
+
+// A run interrupted (Ctrl-C) once its backup is published, before its
+// first transaction is sent, wrote nothing: it says so, with no STOPPED
+// block, no split and no advice to complete or roll back, and leaves no
+// backup of a change it did not make.
+func TestInterruptBeforeTheFirstWriteSaysNothingWritten(t *testing.T) {
+	cli, _ := etcdtest.Start(t)
+	seedKeys(t, cli, 4, "old")
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cmds := []*framework.Command{apply.Tuned(flipStore{cli}, flipBuild, func(o *apply.Options) {
+		o.AfterBackup = func(string) error { cancel(); return nil }
+	})}
+	var out, errb strings.Builder
+	sh := framework.NewShell(shelltest.State{Cmds: cmds}, &out, &errb)
+	err := sh.Run(ctx, "flip --run --yes --backup-dir "+dir)
+	all := out.String() + errb.String()
+	if err != nil {
+		all += err.Error()
+	}
+	if err == nil || !strings.Contains(all, "nothing was written") {
+		t.Fatalf("%v\n%s", err, all)
+	}
+	for _, bad := range []string{"STOPPED", "split", "to complete", "roll it back"} {
+		if strings.Contains(all, bad) {
+			t.Errorf("says %q:\n%s", bad, all)
+		}
+	}
+	resp, gerr := cli.Get(context.Background(), "r/meta/", clientv3.WithPrefix())
+	if gerr != nil {
+		t.Fatal(gerr)
+	}
+	for _, kv := range resp.Kvs {
+		if string(kv.Value) != "old" {
+			t.Fatalf("%s was written", kv.Key)
+		}
+	}
+}
