@@ -389,3 +389,28 @@ func TestApplyRefusesRecordedFlagsThatDoNotFit(t *testing.T) {
 		}
 	}
 }
+
+// A restore plan records its --file: edited to name a file that does not
+// exist, the plan is refused (exit 3) naming --file, not a plain error.
+func TestApplyRefusesARecordedFileThatIsNotThere(t *testing.T) {
+	e := newEnv(t)
+	out, errs, code := e.run("reset checkpoint --target-wal kafka --run --yes --format json --backup-dir " + e.dir)
+	if code != 0 {
+		t.Fatalf("reset: exit %d\n%s", code, errs)
+	}
+	var doc runDoc
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	plan := filepath.Join(e.dir, "restore-plan.jsonl")
+	if _, errs, code := e.run("restore --file " + doc.Applied.Backup + " --plan-out " + plan); code != 0 {
+		t.Fatalf("restore --plan-out: exit %d\n%s", code, errs)
+	}
+	edited := filepath.Join(e.dir, "edited.jsonl")
+	rewritePlan(t, plan, edited, func(h *apply.Header) { h.Params = []string{"--file=" + filepath.Join(e.dir, "missing.jsonl")} })
+	r0 := e.rev()
+	out, errs, code = e.run("apply --file " + edited + " --run --yes --backup-dir " + e.dir)
+	if code != framework.ExitRefused || e.rev() != r0 || !strings.Contains(out+errs, "--file") || !strings.Contains(out+errs, "missing.jsonl") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+}

@@ -272,7 +272,9 @@ func (pl *Plan) afterRestore() *apply.Check {
 func build(ctx context.Context, inst *instance.Instance, p *Params, rev int64) (*Plan, error) {
 	header, err := apply.ReadBackupHeader(p.File)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("restore: no file %s", p.File)
+		// A flag naming no file: a usage error (and, recorded in a plan, a
+		// flag that does not fit: apply --file refuses it).
+		return nil, framework.Usagef("restore: no file %s: --file names no backup", p.File)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("restore: %w", err)
