@@ -196,3 +196,56 @@ func TestKitChecksTheGuardsRightBeforeTheEffect(t *testing.T) {
 		}
 	}
 }
+
+// A component that registers while the effect runs stops it after the
+// batch it was doing: the effect is told (its context is cancelled), does
+// no more, and the run writes nothing to etcd, naming the live key.
+func TestKitStopsTheEffectWhenAComponentRegisters(t *testing.T) {
+	cli, _ := etcdtest.Start(t)
+	seedKeys(t, cli, 4, "old")
+	dir := t.TempDir()
+	var erased int
+	build := func(ctx context.Context, s guardedFlip, p *flipParams, st *apply.Stage) (*apply.Plan, error) {
+		pl, err := flipBuild(ctx, s.flipStore, p, st)
+		if err != nil {
+			return nil, err
+		}
+		pl.External = []apply.Effect{{
+			EffectInfo: apply.EffectInfo{Verb: "erase", Past: "erased", Count: 3, Unit: "items", Bytes: 30, Where: "the test's shelf"},
+			Run: func(ctx context.Context, done func(int64)) error {
+				for i := 0; i < 3; i++ {
+					erased++
+					if i == 0 {
+						lease, err := cli.Grant(context.Background(), 60)
+						if err != nil {
+							return err
+						}
+						if _, err := cli.Put(context.Background(), "r/session/querynode-3", "{}", clientv3.WithLease(lease.ID)); err != nil {
+							return err
+						}
+					}
+					done(1)
+					if err := ctx.Err(); err != nil {
+						return err
+					}
+				}
+				return nil
+			},
+		}}
+		return pl, nil
+	}
+	cmds := []*framework.Command{apply.Command(guardedFlip{flipStore{cli}}, build)}
+	stdout, stderr, code, err := shelltest.Run(t, cmds, "flip --run --yes --backup-dir "+dir)
+	if erased != 1 || code == 0 || err == nil || !strings.Contains(err.Error(), "r/session/querynode-3") || !strings.Contains(err.Error(), "nothing was written to etcd") {
+		t.Fatalf("erased %d of 3; exit %d %v\n%s\n%s", erased, code, err, stdout, stderr)
+	}
+	resp, gerr := cli.Get(context.Background(), "r/meta/", clientv3.WithPrefix())
+	if gerr != nil {
+		t.Fatal(gerr)
+	}
+	for _, kv := range resp.Kvs {
+		if string(kv.Value) != "old" {
+			t.Fatalf("%s was written", kv.Key)
+		}
+	}
+}

@@ -304,7 +304,7 @@ func (k *kit[S, P]) commit(ctx context.Context, pl *Plan, st *Stage, flags frame
 			return failed(res, &unstartedError{err})
 		}
 	}
-	external, err := runEffects(ctx, staged.opt, pl, res.Backup)
+	external, err := runEffects(ctx, k.store, staged.opt, pl, res.Backup)
 	if err != nil {
 		return nil, external, err
 	}
