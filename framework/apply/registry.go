@@ -120,6 +120,12 @@ func Replay(ctx context.Context, store Store, h Header, st *Stage, tap func(Op) 
 	if err != nil {
 		return nil, Header{}, &RecordedError{Planner: h.Planner, Err: err}
 	}
+	if wf, ok := p.(interface{ WriteOptions() *framework.WriteFlags }); ok {
+		// A plan records no write flag: the server's request limit is the
+		// one the operator names to the run that plans again (its plan
+		// gates the values by it, as the command's own --run does).
+		wf.WriteOptions().MaxRequestBytes = st.opt.MaxRequestBytes
+	}
 	st.planner, st.params, st.tap = h.Planner, h.Params, tap
 	defer func() { st.tap = nil }()
 	plan, err := pl.build(ctx, p, st)
