@@ -100,6 +100,9 @@ type InterruptedError struct {
 
 func (e *InterruptedError) Error() string {
 	next := "re-run heron to complete"
+	if e.Written == 0 {
+		next = "re-run heron to apply the plan"
+	}
 	var le *LimitError
 	if errors.As(e.Err, &le) {
 		next = "re-run heron to complete once " + le.Fix
@@ -194,7 +197,7 @@ func newStaged(opt Options, label string, withNew bool) (*Staged, error) {
 		return nil, err
 	}
 	bw.withNew = withNew
-	st := &Staged{opt: opt, start: time.Now(), bw: bw, seed: maphash.MakeSeed(), phases: map[int]bool{}, probe: newProber(opt.Header.Prefixes), limit: RequestLimit{Limit: opt.MaxRequestBytes}}
+	st := &Staged{opt: opt, start: time.Now(), bw: bw, seed: maphash.MakeSeed(), phases: map[int]bool{}, probe: newProber(opt.Header.Prefixes), limit: newRequestLimit(opt.MaxRequestBytes, opt.guards, opt.user)}
 	st.prog = startProgress(opt.Progress, label, 0, opt.ProgressInterval)
 	st.b1 = newBatcher(opt, st.seed, func(bt *batch) error {
 		for _, op := range bt.ops {
@@ -328,6 +331,10 @@ func (st *Staged) write(ctx context.Context, store Store, src2 Source, res *Resu
 		return res, Cause(ctx, &InterruptedError{Err: w.err, Txns: w.txns, Written: w.written, Total: res.Keys})
 	}
 	if err != nil {
+		if w.txns == 0 {
+			// No transaction failed and none committed: none was sent.
+			err = &unstartedError{err}
+		}
 		return res, Cause(ctx, &InterruptedError{Err: err, Txns: w.txns, Written: w.written, Total: res.Keys})
 	}
 	if w.written != res.Keys {
@@ -359,20 +366,14 @@ type batcher struct {
 }
 
 // newBatcher cuts transactions etcd counts as at most opt.MaxTxnOps
-// operations: the ops' compares and the guards' (Options.opsPerTxn).
+// operations (the ops' compares and the guards': Options.opsPerTxn) and at
+// most opt.MaxTxnBytes of ops, within what etcd's request limit leaves them
+// beside the guards and etcd's header (opRoom).
 func newBatcher(opt Options, seed maphash.Seed, emit func(*batch) error) *batcher {
-	b := &batcher{maxOps: opt.opsPerTxn(), maxBytes: opt.MaxTxnBytes, seed: seed, emit: emit, keys: map[string]struct{}{}}
+	room := opRoom(opt.MaxRequestBytes, newRequestLimit(opt.MaxRequestBytes, opt.guards, opt.user).fixed)
+	b := &batcher{maxOps: opt.opsPerTxn(), maxBytes: min(opt.MaxTxnBytes, room), seed: seed, emit: emit, keys: map[string]struct{}{}}
 	b.h.SetSeed(seed)
 	return b
-}
-
-// opSize estimates an op's share of a transaction request: the compare and
-// the put (or delete) both carry the key.
-func opSize(op Op) int {
-	if op.Delete {
-		return 2*len(op.Key) + 40
-	}
-	return 2*len(op.Key) + len(op.Value) + 40
 }
 
 func (b *batcher) add(op Op) error {
@@ -383,7 +384,7 @@ func (b *batcher) add(op Op) error {
 		return fmt.Errorf("op for %s is in phase %d after phase %d: ops must come in phase order", keyText(op.Key), op.Phase, b.lastPhase)
 	}
 	b.started, b.lastPhase = true, op.Phase
-	size := opSize(op)
+	size := opBytes(op.Key, op.Value, op.ModRevision, op.Delete)
 	if c := b.cur; c != nil && (c.phase != op.Phase || len(c.ops) >= b.maxOps || c.bytes+size > b.maxBytes) {
 		if err := b.flush(); err != nil {
 			return err

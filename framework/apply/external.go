@@ -151,18 +151,31 @@ func (p *Plan) savedNote(path, digest string) string {
 // runEffects does the plan's effects outside etcd in order, each once,
 // with its progress on stderr; the run's backup is published, no etcd key
 // is written yet. The watchdog is held: it waits on etcd, which these
-// calls do not reach.
-func runEffects(ctx context.Context, opt Options, pl *Plan, backup string) ([]EffectDone, error) {
+// calls do not reach. After each batch an effect reports done, the guards
+// are read again: a component that registered meanwhile stops the effect
+// there (its context is cancelled), so that it undoes no more under a
+// running Milvus.
+func runEffects(ctx context.Context, store Store, opt Options, pl *Plan, backup string) ([]EffectDone, error) {
 	var done []EffectDone
 	for _, e := range pl.effects() {
 		release := hold(ctx)
 		start := time.Now()
 		prog := startProgressOf(opt.Progress, pl.Command+": "+e.Verb, e.Unit, e.Count, opt.ProgressInterval)
 		d := EffectDone{EffectInfo: e.EffectInfo}
-		err := e.Run(ctx, func(n int64) {
+		ectx, stop := context.WithCancelCause(ctx)
+		err := e.Run(ectx, func(n int64) {
 			d.Done += n
 			prog.add(int(n))
+			var live *LiveError
+			if gerr := checkGuards(ctx, store, opt.guards); errors.As(gerr, &live) {
+				stop(live)
+			}
 		})
+		var live *LiveError
+		if cause := context.Cause(ectx); errors.As(cause, &live) {
+			err = live
+		}
+		stop(nil)
 		prog.finish(err == nil)
 		release()
 		d.Seconds = time.Since(start).Seconds()

@@ -150,3 +150,102 @@ func readHeader(t *testing.T, path string) apply.Header {
 	}
 	return info.Header
 }
+
+// guardedFlip is flipStore with a guard: no leased key under r/session/.
+type guardedFlip struct{ flipStore }
+
+func (guardedFlip) Guards() []apply.Guard {
+	return []apply.Guard{{Name: "no live session", Prefix: "r/session/"}}
+}
+
+// A component that registers after the question (once the backup is
+// published) stops the run before the effect outside etcd, which no backup
+// brings back: the effect never runs, nothing is written, the refusal
+// (exit 3) names the live key.
+func TestKitChecksTheGuardsRightBeforeTheEffect(t *testing.T) {
+	cli, _ := etcdtest.Start(t)
+	seedKeys(t, cli, 4, "old")
+	dir := t.TempDir()
+	r := &effectRuns{}
+	build := func(ctx context.Context, s guardedFlip, p *flipParams, st *apply.Stage) (*apply.Plan, error) {
+		return withEffect(cli, dir, r)(ctx, s.flipStore, p, st)
+	}
+	register := func(string) error {
+		lease, err := cli.Grant(context.Background(), 60)
+		if err != nil {
+			return err
+		}
+		_, err = cli.Put(context.Background(), "r/session/datacoord", "{}", clientv3.WithLease(lease.ID))
+		return err
+	}
+	cmds := []*framework.Command{apply.Tuned(guardedFlip{flipStore{cli}}, build, func(o *apply.Options) { o.AfterBackup = register })}
+	stdout, stderr, code, err := shelltest.Run(t, cmds, "flip --run --yes --backup-dir "+dir)
+	if r.runs != 0 {
+		t.Fatalf("the effect ran with a live session (exit %d %v)\n%s\n%s", code, err, stdout, stderr)
+	}
+	if code != framework.ExitRefused || err == nil || !strings.Contains(err.Error(), "r/session/datacoord") || !strings.Contains(err.Error(), "nothing was written") {
+		t.Fatalf("exit %d %v\n%s\n%s", code, err, stdout, stderr)
+	}
+	resp, err := cli.Get(context.Background(), "r/meta/", clientv3.WithPrefix())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kv := range resp.Kvs {
+		if string(kv.Value) != "old" {
+			t.Fatalf("%s was written", kv.Key)
+		}
+	}
+}
+
+// A component that registers while the effect runs stops it after the
+// batch it was doing: the effect is told (its context is cancelled), does
+// no more, and the run writes nothing to etcd, naming the live key.
+func TestKitStopsTheEffectWhenAComponentRegisters(t *testing.T) {
+	cli, _ := etcdtest.Start(t)
+	seedKeys(t, cli, 4, "old")
+	dir := t.TempDir()
+	var erased int
+	build := func(ctx context.Context, s guardedFlip, p *flipParams, st *apply.Stage) (*apply.Plan, error) {
+		pl, err := flipBuild(ctx, s.flipStore, p, st)
+		if err != nil {
+			return nil, err
+		}
+		pl.External = []apply.Effect{{
+			EffectInfo: apply.EffectInfo{Verb: "erase", Past: "erased", Count: 3, Unit: "items", Bytes: 30, Where: "the test's shelf"},
+			Run: func(ctx context.Context, done func(int64)) error {
+				for i := 0; i < 3; i++ {
+					erased++
+					if i == 0 {
+						lease, err := cli.Grant(context.Background(), 60)
+						if err != nil {
+							return err
+						}
+						if _, err := cli.Put(context.Background(), "r/session/querynode-3", "{}", clientv3.WithLease(lease.ID)); err != nil {
+							return err
+						}
+					}
+					done(1)
+					if err := ctx.Err(); err != nil {
+						return err
+					}
+				}
+				return nil
+			},
+		}}
+		return pl, nil
+	}
+	cmds := []*framework.Command{apply.Command(guardedFlip{flipStore{cli}}, build)}
+	stdout, stderr, code, err := shelltest.Run(t, cmds, "flip --run --yes --backup-dir "+dir)
+	if erased != 1 || code == 0 || err == nil || !strings.Contains(err.Error(), "r/session/querynode-3") || !strings.Contains(err.Error(), "nothing was written to etcd") {
+		t.Fatalf("erased %d of 3; exit %d %v\n%s\n%s", erased, code, err, stdout, stderr)
+	}
+	resp, gerr := cli.Get(context.Background(), "r/meta/", clientv3.WithPrefix())
+	if gerr != nil {
+		t.Fatal(gerr)
+	}
+	for _, kv := range resp.Kvs {
+		if string(kv.Value) != "old" {
+			t.Fatalf("%s was written", kv.Key)
+		}
+	}
+}

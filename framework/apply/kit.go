@@ -76,6 +76,9 @@ func (k *kit[S, P]) options(command string) (Options, framework.WriteFlags, erro
 		return opt, flags, framework.Usagef("--max-request-bytes %d: not a size in bytes", flags.MaxRequestBytes)
 	}
 	opt.guards = k.store.Guards()
+	if u, ok := any(k.store).(user); ok {
+		opt.user = u.UserName()
+	}
 	if k.tune != nil {
 		k.tune(&opt)
 	}
@@ -293,7 +296,15 @@ func (k *kit[S, P]) commit(ctx context.Context, pl *Plan, st *Stage, flags frame
 	if err := staged.afterBackup(res); err != nil {
 		return failed(res, err)
 	}
-	external, err := runEffects(ctx, staged.opt, pl, res.Backup)
+	if len(pl.effects()) > 0 {
+		// No backup brings the effects back: a component that registered
+		// since the question (while the backup was published) stops the
+		// run right before them, nothing done.
+		if err := checkGuards(ctx, k.store, staged.opt.guards); err != nil {
+			return failed(res, &unstartedError{err})
+		}
+	}
+	external, err := runEffects(ctx, k.store, staged.opt, pl, res.Backup)
 	if err != nil {
 		return nil, external, err
 	}
@@ -333,7 +344,10 @@ func nothingWritten(res *Result, err error) bool {
 	var re *RefusedTxnError
 	var le *LimitError
 	var live *LiveError
+	var us *unstartedError
 	switch {
+	case errors.As(err, &us):
+		return true
 	case errors.As(err, &re):
 		return !re.Applied
 	case errors.As(err, &ce), errors.As(err, &le), errors.As(err, &live):
@@ -341,6 +355,15 @@ func nothingWritten(res *Result, err error) bool {
 	}
 	return false
 }
+
+// unstartedError stops a run after its backup was published and before
+// its first write (and its effects, or after them for an interrupt before
+// the first transaction was sent): nothing was written to etcd, for
+// certain. A live component is a refusal (exit 3).
+type unstartedError struct{ err error }
+
+func (e *unstartedError) Error() string { return e.err.Error() }
+func (e *unstartedError) Unwrap() error { return e.err }
 
 // unwritten ends a run that wrote nothing: its backup holds no change of
 // this run (restoring it, or chaining a later run to it, would undo
@@ -358,7 +381,9 @@ func (k *kit[S, P]) unwritten(out *Outcome, st *Stage, res *Result, err error) e
 		what = "nothing was written to etcd (its effects outside etcd were done)"
 	}
 	var ce *ConflictError
-	if errors.As(err, &ce) {
+	var live *LiveError
+	var us *unstartedError
+	if errors.As(err, &ce) || (errors.As(err, &us) && errors.As(err, &live)) {
 		return framework.Refusedf("%s: %s: %w", out.plan.Command, what, err)
 	}
 	return fmt.Errorf("%s: %s: %w", out.plan.Command, what, err)

@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"math/bits"
 	"strings"
 
 	"github.com/heron-shell/heron/framework"
 
+	"go.etcd.io/etcd/api/v3/etcdserverpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"google.golang.org/grpc/codes"
@@ -34,18 +37,70 @@ const DefaultMaxRequestBytes = 3 << 19
 // RequestLimitName is the gate of values too large for one etcd request.
 const RequestLimitName = "values within etcd's request limit"
 
-// OverRequest reports whether a put of value at key cannot go in one
-// transaction of at most limit bytes (0: etcd's default), whatever else
-// the transaction holds.
-func OverRequest(key string, value []byte, limit int) bool {
+// etcd measures a request as its raft entry (etcdserver's
+// processInternalRaftRequestOnce: the InternalRaftRequest marshalled, its
+// header and the txn) against --max-request-bytes; requestBytes and
+// txnOverhead count it the same way, protobuf field by field.
+
+// varintBytes is the size of x as a protobuf varint.
+func varintBytes(x uint64) int { return (bits.Len64(x|1) + 6) / 7 }
+
+// fieldBytes is the size of a length-delimited protobuf field of n bytes
+// whose number is below 16 (a one-byte tag).
+func fieldBytes(n int) int { return 1 + varintBytes(uint64(n)) + n }
+
+// opBytes is what an op adds to its transaction's request: its compare
+// (Compare{target MOD, key, mod_revision}) and its put
+// (RequestOp{PutRequest{key, value}}) or delete
+// (RequestOp{DeleteRangeRequest{key}}), each an element of TxnRequest.
+func opBytes(key string, value []byte, modRevision int64, del bool) int {
+	cmp := 2 + fieldBytes(len(key)) + 1 + varintBytes(uint64(modRevision))
+	req := fieldBytes(len(key))
+	if !del && len(value) > 0 {
+		req += fieldBytes(len(value))
+	}
+	return fieldBytes(cmp) + fieldBytes(fieldBytes(req))
+}
+
+// maxUserNameBytes bounds the etcd user name counted in a request's raft
+// header when the store does not name its user.
+const maxUserNameBytes = 256
+
+// headerBytes is etcd's raft header of a request by user (RequestHeader:
+// request id, user name, auth revision, each as large as it may be) as a
+// field of InternalRaftRequest (number 100: a two-byte tag).
+func headerBytes(user string) int {
+	h := 11 + fieldBytes(len(user)) + 11
+	return 2 + varintBytes(uint64(h)) + h
+}
+
+// guardBytes is what the guards add to every transaction: their compares
+// and their Else reads, as elements of TxnRequest, and etcd's raft header.
+func guardBytes(gt *guardTxn, user string) int {
+	n := headerBytes(user)
+	for i := range gt.cmps {
+		n += fieldBytes((*etcdserverpb.Compare)(&gt.cmps[i]).Size())
+	}
+	for _, r := range gt.ranges {
+		read := etcdserverpb.RequestOp{Request: &etcdserverpb.RequestOp_RequestRange{RequestRange: &etcdserverpb.RangeRequest{Key: []byte(r.key), RangeEnd: []byte(r.end)}}}
+		n += fieldBytes(read.Size())
+	}
+	return n
+}
+
+// opRoom is how many bytes of ops a transaction holds under etcd's request
+// limit (0: its default), with fixed bytes of guards and header: the txn's
+// own field in the raft request (its length a varint of at most limit).
+func opRoom(limit, fixed int) int {
 	if limit <= 0 {
 		limit = DefaultMaxRequestBytes
 	}
-	return opSize(Op{Key: key, Value: value}) > limit
+	return limit - fixed - 1 - varintBytes(uint64(limit))
 }
 
-// RequestLimit counts the puts over etcd's request limit (OverRequest):
-// the gate RequestLimitGate shows.
+// RequestLimit counts the puts over etcd's request limit (a put alone in
+// its transaction, with the guards' compares and reads and etcd's header,
+// over --max-request-bytes): the gate Gate shows.
 type RequestLimit struct {
 	// Limit is --max-request-bytes (0: etcd's default).
 	Limit int
@@ -54,14 +109,41 @@ type RequestLimit struct {
 	// --max-request-bytes lets them through).
 	Over, AboveDefault int64
 	Keys               []string
+	// fixed is what every transaction holds besides its ops (guardBytes).
+	fixed int
+}
+
+// NewRequestLimit counts the puts over limit (--max-request-bytes, 0: etcd's
+// default) of a run on s, whose guards go into every transaction.
+func NewRequestLimit(limit int, s Guarded) RequestLimit {
+	name := ""
+	if u, ok := s.(user); ok {
+		name = u.UserName()
+	}
+	return newRequestLimit(limit, s.Guards(), name)
+}
+
+// newRequestLimit counts the puts over limit of a run with guards, by user
+// ("": a name of up to maxUserNameBytes).
+func newRequestLimit(limit int, guards []Guard, user string) RequestLimit {
+	if user == "" {
+		user = strings.Repeat(" ", maxUserNameBytes)
+	}
+	return RequestLimit{Limit: limit, fixed: guardBytes(newGuardTxn(guards), user)}
+}
+
+// over reports whether a put of value at key, alone in its transaction
+// (compared at any mod revision), is over limit.
+func (r *RequestLimit) over(key string, value []byte, limit int) bool {
+	return opBytes(key, value, math.MaxInt64, false) > opRoom(limit, r.fixed)
 }
 
 // Add counts a put of value at key.
 func (r *RequestLimit) Add(key string, value []byte) {
-	if OverRequest(key, value, 0) {
+	if r.over(key, value, 0) {
 		r.AboveDefault++
 	}
-	if OverRequest(key, value, r.Limit) {
+	if r.over(key, value, r.Limit) {
 		r.Over++
 		if len(r.Keys) < maxLimitKeys {
 			r.Keys = append(r.Keys, fmt.Sprintf("%s (%d bytes)", key, len(value)))

@@ -151,7 +151,8 @@ const (
 type Options struct {
 	// MaxTxnOps bounds the ops (and so the compares) of one transaction.
 	MaxTxnOps int
-	// MaxTxnBytes bounds the estimated request size of one transaction; an op
+	// MaxTxnBytes bounds the bytes of ops of one transaction (their share of
+	// etcd's request, opBytes), below what MaxRequestBytes leaves them; an op
 	// larger than that still goes, alone in its transaction.
 	MaxTxnBytes int
 	// MaxRequestBytes is the etcd server's --max-request-bytes (0: its
@@ -206,6 +207,9 @@ type Options struct {
 	// when the ops are staged: their compares take room in every
 	// transaction (opsPerTxn).
 	guards []Guard
+	// user is the store's etcd user (its name is in every request etcd
+	// measures; "": counted as maxUserNameBytes).
+	user string
 }
 
 // opsPerTxn is how many ops a transaction holds: MaxTxnOps (etcd's

@@ -163,6 +163,9 @@ func (o *Outcome) Table(w io.Writer) error {
 	case v == nil && o.Unwritten != "":
 	case v == nil:
 		fmt.Fprintf(&b, "verify: not run (the run stopped early)\n")
+	case o.Applied == nil:
+		// A run with nothing to write: its verify planned again only.
+		o.nothingVerified(&b, v)
 	case v.Unread != "":
 		fmt.Fprintf(&b, "verify: INCOMPLETE, the run's keys were written; %s\n", v.proven())
 		fmt.Fprintf(&b, "  could not read: %s\n", v.Unread)
@@ -184,6 +187,24 @@ func (o *Outcome) Table(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// nothingVerified is the verify line of a run that had nothing to write.
+func (o *Outcome) nothingVerified(b *strings.Builder, v *Verify) {
+	switch {
+	case v.Unread != "":
+		fmt.Fprintf(b, "verify: INCOMPLETE, nothing was written; %s\n", v.Unread)
+		fmt.Fprintf(b, "  check again with: %s\n", framework.EscapeText(strings.Join(v.Again, ", then ")))
+	case v.OK && v.Note != "":
+		fmt.Fprintf(b, "verify: ok, nothing was written; %s\n", v.Note)
+	case v.OK:
+		fmt.Fprintf(b, "verify: ok, nothing was written, and planning again finds nothing to write\n")
+	default:
+		fmt.Fprintf(b, "verify: FAILED, nothing was written; %d problems:\n", v.FailuresTotal)
+		for _, f := range v.Failures {
+			fmt.Fprintf(b, "  %s\n", framework.EscapeText(f))
+		}
+	}
 }
 
 // Lines writes the run as key=value records.

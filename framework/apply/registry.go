@@ -120,17 +120,31 @@ func Replay(ctx context.Context, store Store, h Header, st *Stage, tap func(Op) 
 	if err != nil {
 		return nil, Header{}, &RecordedError{Planner: h.Planner, Err: err}
 	}
+	if wf, ok := p.(interface{ WriteOptions() *framework.WriteFlags }); ok {
+		// A plan records no write flag: the server's request limit is the
+		// one the operator names to the run that plans again (its plan
+		// gates the values by it, as the command's own --run does).
+		wf.WriteOptions().MaxRequestBytes = st.opt.MaxRequestBytes
+	}
 	st.planner, st.params, st.tap = h.Planner, h.Params, tap
 	defer func() { st.tap = nil }()
 	plan, err := pl.build(ctx, p, st)
 	if err == nil && plan == nil {
 		err = fmt.Errorf("%s built no plan", h.Planner)
 	}
+	var usage *framework.UsageError
+	if errors.As(err, &usage) {
+		// The recorded flags parse but do not fit the command on this
+		// instance (an unknown --pchannel): the file's claim, not a usage
+		// error of the command line typed.
+		return nil, Header{}, &RecordedError{Planner: h.Planner, Err: err}
+	}
 	return plan, st.header, err
 }
 
 // RecordedError is a header whose recorded command cannot be planned again:
-// heron does not know it, or its recorded flags do not parse.
+// heron does not know it, or its recorded flags do not parse or do not fit
+// the command (its build refused them as a usage error).
 type RecordedError struct {
 	Planner string
 	Err     error

@@ -88,12 +88,15 @@ func (k *kit[S, P]) verifyWritten(ctx context.Context, opt Options, pl *Plan, st
 		v.Note = note
 	}
 	v.OK = v.FailuresTotal == 0
-	if !v.OK && v.Running != "" {
+	first := strings.Join(v.Failures[:min(3, len(v.Failures))], "; ")
+	switch {
+	case !v.OK && pl.Keys == 0:
+		return v, fmt.Errorf("verify: nothing was written, and %d problems after the run, first: %s", v.FailuresTotal, first)
+	case !v.OK && v.Running != "":
 		return v, fmt.Errorf("verify: %d problems after the run: a Milvus component is running: %s; stop it (every component), then re-run heron to complete; first: %s",
-			v.FailuresTotal, v.Running, strings.Join(v.Failures[:min(3, len(v.Failures))], "; "))
-	}
-	if !v.OK {
-		return v, fmt.Errorf("verify: %d problems after the run, first: %s", v.FailuresTotal, strings.Join(v.Failures[:min(3, len(v.Failures))], "; "))
+			v.FailuresTotal, v.Running, first)
+	case !v.OK:
+		return v, fmt.Errorf("verify: %d problems after the run, first: %s", v.FailuresTotal, first)
 	}
 	return v, nil
 }
@@ -130,7 +133,11 @@ func (v *Verify) unread(pl *Plan, what string, err error) (*Verify, error) {
 	}
 	v.Unread = framework.EscapeText(what + ": " + why)
 	v.Again = checkAgain(pl.commandLine)
-	return v, fmt.Errorf("verify incomplete: the run's keys were written; %s; check again with: %s", v.Unread, strings.Join(v.Again, ", then "))
+	written := "the run's keys were written"
+	if pl.Keys == 0 {
+		written = "nothing was written"
+	}
+	return v, fmt.Errorf("verify incomplete: %s; %s; check again with: %s", written, v.Unread, strings.Join(v.Again, ", then "))
 }
 
 // checkAgain are the commands that check a run of command (its line, with

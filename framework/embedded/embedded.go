@@ -23,6 +23,9 @@ type Options struct {
 	// QuotaBackendBytes is etcd's --quota-backend-bytes: past it etcd raises
 	// its NOSPACE alarm and refuses writes (0: 8 GiB, see startOnce).
 	QuotaBackendBytes int64
+	// MaxRequestBytes is etcd's --max-request-bytes: the largest request
+	// (a transaction, measured as etcd's raft entry) it accepts (0: 1.5 MiB).
+	MaxRequestBytes uint
 }
 
 // Start starts etcd with its data in dir. A free port found by listening can
@@ -79,6 +82,9 @@ func startOnce(dir string, opt Options) (*embed.Etcd, error) {
 	cfg.QuotaBackendBytes = quotaBackendBytes
 	if opt.QuotaBackendBytes > 0 {
 		cfg.QuotaBackendBytes = opt.QuotaBackendBytes
+	}
+	if opt.MaxRequestBytes > 0 {
+		cfg.MaxRequestBytes = opt.MaxRequestBytes
 	}
 	cfg.ListenClientUrls = []url.URL{*clientURL}
 	cfg.AdvertiseClientUrls = []url.URL{*clientURL}

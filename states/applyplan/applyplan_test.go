@@ -350,3 +350,67 @@ func TestPlanOutIntoAMissingFolderNamesIt(t *testing.T) {
 		t.Fatalf("exit %d\n%s", code, errs)
 	}
 }
+
+// Recorded flags are a claim of the file too: flags that do not parse as
+// the planner's, or parse but do not fit it (a WAL it does not know, an
+// unknown pchannel, a prefix it refuses), refuse the plan (exit 3, nothing
+// written), naming the flag: never a usage error of apply's own flags, a
+// plain error or a panic.
+func TestApplyRefusesRecordedFlagsThatDoNotFit(t *testing.T) {
+	e := newEnv(t)
+	plan := filepath.Join(e.dir, "plan.jsonl")
+	if _, errs, code := e.run("reset checkpoint --target-wal kafka --plan-out " + plan); code != 0 {
+		t.Fatalf("plan-out: exit %d\n%s", code, errs)
+	}
+	for i, c := range []struct {
+		params []string
+		named  bool // the refusal names the last flag
+	}{
+		{[]string{"--target-wal=nonsense"}, true},
+		{[]string{"--target-wal=kafka", "--target-wal=pulsar"}, true},
+		{[]string{"--target-wal"}, true},
+		{[]string{"--target-wal=kafka", "--pchannel=by-dev-nowhere"}, true},
+		{[]string{"--target-wal=kafka", "--pchannel="}, true},
+		{[]string{"--target-wal=kafka", "--allow-growing=maybe"}, true},
+		{[]string{}, true},
+		{[]string{"--target-wal=woodpecker", "--wp-meta-prefix=/"}, false},
+		{[]string{"--target-wal=woodpecker", "--wp-meta-prefix="}, false},
+	} {
+		edited := filepath.Join(e.dir, fmt.Sprintf("edited%d.jsonl", i))
+		rewritePlan(t, plan, edited, func(h *apply.Header) { h.Params = c.params })
+		r0 := e.rev()
+		out, errs, code := e.run("apply --file " + edited + " --run --yes --backup-dir " + e.dir)
+		name := "--target-wal"
+		if len(c.params) > 1 {
+			name, _, _ = strings.Cut(c.params[len(c.params)-1], "=")
+		}
+		if code != framework.ExitRefused || e.rev() != r0 || (c.named && !strings.Contains(out+errs, name)) || strings.Contains(errs, "panic") {
+			t.Errorf("recorded %q: exit %d\n%s\n%s", c.params, code, out, errs)
+		}
+	}
+}
+
+// A restore plan records its --file: edited to name a file that does not
+// exist, the plan is refused (exit 3) naming --file, not a plain error.
+func TestApplyRefusesARecordedFileThatIsNotThere(t *testing.T) {
+	e := newEnv(t)
+	out, errs, code := e.run("reset checkpoint --target-wal kafka --run --yes --format json --backup-dir " + e.dir)
+	if code != 0 {
+		t.Fatalf("reset: exit %d\n%s", code, errs)
+	}
+	var doc runDoc
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	plan := filepath.Join(e.dir, "restore-plan.jsonl")
+	if _, errs, code := e.run("restore --file " + doc.Applied.Backup + " --plan-out " + plan); code != 0 {
+		t.Fatalf("restore --plan-out: exit %d\n%s", code, errs)
+	}
+	edited := filepath.Join(e.dir, "edited.jsonl")
+	rewritePlan(t, plan, edited, func(h *apply.Header) { h.Params = []string{"--file=" + filepath.Join(e.dir, "missing.jsonl")} })
+	r0 := e.rev()
+	out, errs, code = e.run("apply --file " + edited + " --run --yes --backup-dir " + e.dir)
+	if code != framework.ExitRefused || e.rev() != r0 || !strings.Contains(out+errs, "--file") || !strings.Contains(out+errs, "missing.jsonl") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+}

@@ -18,7 +18,7 @@ import (
 func (pl *Plan) scan(ctx context.Context, read func(n int), sink func(apply.Op) error) error {
 	a := newAccumulator(pl.planner)
 	a.dry = sink == nil
-	a.limit.Limit = pl.params.MaxRequestBytes
+	a.limit = apply.NewRequestLimit(pl.params.MaxRequestBytes, pl.inst)
 	pl.unsettled = 0
 	var writeBytes int64
 	steps := []struct {

@@ -642,3 +642,35 @@ func TestApplyFileRefusesAPlanWithObjects(t *testing.T) {
 		t.Fatalf("apply --file: logs left %v", left)
 	}
 }
+
+// A datacoord session that registers after the question, while the backup
+// is published, stops reset wal right before it deletes the logs' objects
+// (which no backup brings back): every object and every etcd key stays,
+// the refusal (exit 3) names the session.
+func TestSessionBeforeTheObjectDeletes(t *testing.T) {
+	e := newEnv(t, "milvus30")
+	before := e.dump()
+	session := e.inst.Layout.Meta("session/datacoord")
+	e.tune = func(o *apply.Options) {
+		o.AfterBackup = func(string) error {
+			lease, err := e.cli.Grant(context.Background(), 60)
+			if err != nil {
+				return err
+			}
+			_, err = e.cli.Put(context.Background(), session, `{"ServerName":"datacoord"}`, clientv3.WithLease(lease.ID))
+			return err
+		}
+	}
+	out, errs, code := e.resetWAL(e.minio() + " --run --yes")
+	if n := len(objectsUnder(e.s3, "files/wp/")); n != 17 {
+		t.Fatalf("%d of 17 objects left (exit %d)\n%s%s", n, code, out, errs)
+	}
+	if code != framework.ExitRefused || !strings.Contains(errs, session) || !strings.Contains(out+errs, "nothing was written") {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	after := e.dump()
+	delete(after, session)
+	if d := shelltest.DiffKeys(before, after); len(d) != 0 {
+		t.Fatalf("etcd changed: %v", d)
+	}
+}

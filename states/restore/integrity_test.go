@@ -133,7 +133,9 @@ func TestRestoreRefusesAnEntryTheRuleDoesNotWrite(t *testing.T) {
 		}
 	}
 	// A backup of another heron, whose rule may have decided that key
-	// otherwise: refused the same, and restored with --force-moved-on.
+	// otherwise: refused the same, and restored with --force-moved-on once
+	// the key changed since (unchanged since the plan, nobody wrote it: the
+	// entry is not what that plan read, and --force-moved-on refuses it).
 	var h map[string]any
 	if err := json.Unmarshal([]byte(ls[0]), &h); err != nil {
 		t.Fatal(err)
@@ -147,6 +149,13 @@ func TestRestoreRefusesAnEntryTheRuleDoesNotWrite(t *testing.T) {
 	if _, errs, code := e.run("restore --backup-dir " + e.dir + " --file " + inj + " --run"); code != framework.ExitFailed || e.rev() != r0 ||
 		!strings.Contains(errs, "or the backup of v0.0.1 (vcs 0000000, go1.20) decided that key otherwise: --force-moved-on restores it anyway") {
 		t.Fatalf("another heron's backup: exit %d\n%s", code, errs)
+	}
+	if _, errs, code := e.run("restore --backup-dir " + e.dir + " --file " + inj + " --force-moved-on --run"); code != framework.ExitFailed || e.rev() != r0 ||
+		!strings.Contains(errs, "that command never wrote it") {
+		t.Fatalf("another heron's backup, --force-moved-on, the key unchanged since: exit %d\n%s", code, errs)
+	}
+	if _, err := e.cli.Put(context.Background(), info, "changed since"); err != nil {
+		t.Fatal(err)
 	}
 	if _, errs, code := e.run("restore --backup-dir " + e.dir + " --file " + inj + " --force-moved-on --run"); code != 0 {
 		t.Fatalf("another heron's backup, --force-moved-on: exit %d\n%s", code, errs)
@@ -404,5 +413,80 @@ func TestStoppedRunCountsWhatItWrote(t *testing.T) {
 		!strings.Contains(out, "to roll it back: restore --file "+filepath.Join(e.dir, "heron-backup-by-dev-restore-")) ||
 		strings.Contains(out, "reminder:") {
 		t.Fatalf("stopped block:\n%s", out)
+	}
+}
+
+// TestRestoreRefusesAnEntryItsCommandNeverWrote: a restore's own backup
+// names no rule (its entries carry their new values). An entry added to it,
+// checksum recomputed, whose "new" value is what the key holds now passes
+// as written by that restore; but the key has not changed since before the
+// restore's plan read it, so the restore never wrote it: restoring the
+// file refuses it, naming the line and the key (escaped: a newline in a
+// key forges no line), instead of writing the forged old value.
+func TestRestoreRefusesAnEntryItsCommandNeverWrote(t *testing.T) {
+	cli, ep := etcdtest.Start(t)
+	e := newEnv(t, cli, ep, "by-dev")
+	ctx := context.Background()
+	const forged = "by-dev/meta/root-coord/x\nrestore: ok"
+	if _, err := cli.Put(ctx, forged, "current"); err != nil {
+		t.Fatal(err)
+	}
+	backup := e.resetRun()
+	out, errs, code := e.run("restore --format json --backup-dir " + e.dir + " --file " + backup + " --run")
+	if code != 0 {
+		t.Fatalf("restore: exit %d\n%s", code, errs)
+	}
+	var r RunResult
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	second := r.Applied.Backup
+	ls := lines(t, second)
+	var h apply.Header
+	if err := json.Unmarshal([]byte(ls[0]), &h); err != nil || h.Rule != "" {
+		t.Fatalf("restore's backup names rule %q (%v)", h.Rule, err)
+	}
+	resp, err := cli.Get(ctx, forged)
+	if err != nil || len(resp.Kvs) != 1 {
+		t.Fatal(err)
+	}
+	key, _ := json.Marshal(forged)
+	add := fmt.Sprintf(`{"key":%s,"value":"%s","mod_revision":%d,"op":"put","new":"%s"}`, key,
+		base64.StdEncoding.EncodeToString([]byte("forged")), resp.Kvs[0].ModRevision, base64.StdEncoding.EncodeToString([]byte("current")))
+	injected := append(append([]string{}, ls[:len(ls)-1]...), add, "")
+	inj := filepath.Join(e.dir, "injected.jsonl")
+	writeLines(t, inj, injected, true)
+	r0 := e.rev()
+	_, errs, code = e.run("restore --backup-dir " + e.dir + " --file " + inj + " --force-moved-on --run")
+	if code == 0 || e.rev() != r0 {
+		t.Fatalf("an entry the restore never wrote: exit %d, revision %d -> %d\n%s", code, r0, e.rev(), errs)
+	}
+	if want := fmt.Sprintf("line %d: key %s", len(injected)-1, framework.EscapeText(forged)); !strings.Contains(errs, want) || strings.Contains(errs, "\nrestore: ok") {
+		t.Fatalf("the refusal does not name line and key, escaped (%q):\n%s", want, errs)
+	}
+	if got := e.dump()[forged]; got != "current" {
+		t.Fatalf("%q now holds %q", forged, got)
+	}
+}
+
+// TestRestoreEscapesTheHeadersPrefixes: a header edited to name a prefix
+// with a newline (inside what the command writes, so a folder it allows)
+// is named escaped when a key of the file lies outside it.
+func TestRestoreEscapesTheHeadersPrefixes(t *testing.T) {
+	cli, ep := etcdtest.Start(t)
+	e := newEnv(t, cli, ep, "by-dev")
+	ls := lines(t, e.resetRun())
+	var h map[string]any
+	if err := json.Unmarshal([]byte(ls[0]), &h); err != nil {
+		t.Fatal(err)
+	}
+	h["prefixes"] = []string{"by-dev/meta/x\nrestore: ok/"}
+	hb, _ := json.Marshal(h)
+	ls[0] = string(hb)
+	edited := filepath.Join(e.dir, "edited.jsonl")
+	writeLines(t, edited, ls, true)
+	_, errs, code := e.run("restore --file " + edited)
+	if code == 0 || !strings.Contains(errs, `by-dev/meta/x\nrestore: ok/`) || strings.Contains(errs, "\nrestore: ok") {
+		t.Fatalf("exit %d:\n%s", code, errs)
 	}
 }

@@ -272,7 +272,9 @@ func (pl *Plan) afterRestore() *apply.Check {
 func build(ctx context.Context, inst *instance.Instance, p *Params, rev int64) (*Plan, error) {
 	header, err := apply.ReadBackupHeader(p.File)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("restore: no file %s", p.File)
+		// A flag naming no file: a usage error (and, recorded in a plan, a
+		// flag that does not fit: apply --file refuses it).
+		return nil, framework.Usagef("restore: no file %s: --file names no backup", p.File)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("restore: %w", err)
@@ -293,7 +295,7 @@ func build(ctx context.Context, inst *instance.Instance, p *Params, rev int64) (
 			}
 		}
 		return fmt.Errorf("backup %s line %d: key %s is outside the prefixes the backed-up command writes (%s): the file was changed; nothing was restored",
-			p.File, e.Line, framework.EscapeText(e.Key), strings.Join(prefixes, ", "))
+			p.File, e.Line, framework.EscapeText(e.Key), framework.EscapeText(strings.Join(prefixes, ", ")))
 	}
 	// The whole file is checked before anything is planned from it: a
 	// changed byte or a key the backed-up command never writes refuses it.
@@ -407,6 +409,13 @@ func (pl *Plan) scan(ctx context.Context, read func(n int), sink func(apply.Op) 
 // the rule does not write (a key the command keeps, or creates never) was
 // added to the file, and refuses it; only a backup of another heron, whose
 // rule may have decided otherwise, is restored anyway with --force-moved-on.
+//
+// Whatever the rule, a key that does not hold its backed-up state but has
+// not changed since before the backed-up plan read it (its mod revision at
+// most the header's revision, in this etcd's history) was not written by
+// that command, nor by anyone since: its entry is not what the plan read
+// (an entry of a file without a rule may carry any "new" value, the
+// current one too), and refuses the file.
 func (pl *Plan) movedOn(e apply.Entry, cur instance.KV) error {
 	m := &pl.MovedOn
 	if pl.written == nil {
@@ -418,6 +427,10 @@ func (pl *Plan) movedOn(e apply.Entry, cur instance.KV) error {
 			return fmt.Errorf("backup %s line %d: key %s is not one %q writes (its rule %s does not write this value there): the file was changed; nothing was restored%s",
 				pl.File, e.Line, framework.EscapeText(e.Key), pl.Backup.Command, pl.Backup.Rule, otherHeron(pl.Backup))
 		}
+	}
+	if h := pl.Backup; pl.Revision >= h.Revision && cur.ModRevision > 0 && cur.ModRevision <= h.Revision {
+		return fmt.Errorf("backup %s line %d: key %s does not hold its backed-up state, yet it has not changed since revision %d, before %q read it at revision %d: that command never wrote it; the file was changed; nothing was restored",
+			pl.File, e.Line, framework.EscapeText(e.Key), cur.ModRevision, h.Command, h.Revision)
 	}
 	if err != nil {
 		m.Unknown++
@@ -562,7 +575,7 @@ func (pl *Plan) streamPhase(ctx context.Context, br *apply.BackupReader, rev int
 		}
 		if !(apply.Header{Prefixes: pl.Prefixes}).Allows(e.Key) {
 			return fmt.Errorf("backup %s line %d: key %s is outside the prefixes the backed-up command writes (%s): the file changed since it was checked",
-				pl.File, e.Line, framework.EscapeText(e.Key), strings.Join(pl.Prefixes, ", "))
+				pl.File, e.Line, framework.EscapeText(e.Key), framework.EscapeText(strings.Join(pl.Prefixes, ", ")))
 		}
 		if phase != anyPhase && pl.phaseOf(e) != phase {
 			continue
@@ -667,7 +680,7 @@ func allowedPrefixes(file string, h apply.Header, scope []string) (prefixes, leg
 		}
 		if !(apply.Header{Prefixes: scope}).Allows(p) {
 			return nil, nil, fmt.Errorf("backup %s: prefix %q of its header is outside what %s writes on this instance (%s): the header was changed; nothing was restored",
-				file, p, gates.Writer(h.Planner, h.Command), strings.Join(scope, ", "))
+				file, p, gates.Writer(h.Planner, h.Command), framework.EscapeText(strings.Join(scope, ", ")))
 		}
 	}
 	return prefixes, legacy, nil

@@ -143,7 +143,8 @@ func TestRestoreGatesAndBadFiles(t *testing.T) {
 	if code != framework.ExitFailed || e.rev() != r0 || !strings.Contains(errs, "truncated") {
 		t.Fatalf("truncated: exit %d: %s", code, errs)
 	}
-	if _, errs, code := e.run("restore --file " + filepath.Join(e.dir, "none")); code != framework.ExitFailed {
+	// A --file that names no file is a usage error (exit 2), naming the flag.
+	if _, errs, code := e.run("restore --file " + filepath.Join(e.dir, "none")); code != framework.ExitUsage || !strings.Contains(errs, "--file") {
 		t.Fatalf("missing file: exit %d: %s", code, errs)
 	}
 
