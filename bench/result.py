@@ -4,7 +4,7 @@
   result.py keys RUN_OUT DRY_OUT      the number of keys heron wrote (the raw loop writes as many)
   result.py inflight RUN_OUT          the --max-inflight of heron's --run
   result.py table SEG GEN DRY_OUT DRY_SEC DRY_KB RUN_OUT RUN_SEC RUN_KB RAW BACKUP_BYTES STORAGE READ
-                  RAWK RUN1_OUT RUN1_SEC RUN1_KB RESTORE_SEC RESTORE_KB APPLY_SEC APPLY_KB FSTYPE
+                  RAWK RUN1_OUT RUN1_SEC RUN1_KB RESTORE_SEC RESTORE_KB APPLY_SEC APPLY_KB FSTYPE RAWC
                                       prints the table; exit 1 when a target is missed
   result.py show SEG TABLE_OUT TABLE_SEC TABLE_KB JSON_OUT JSON_SEC JSON_KB
                                       prints the show segment table; exit 1 when a target is missed
@@ -112,13 +112,14 @@ def mib(kb):
 
 def table(argv):
     (seg, gen, dry_out, dry_sec, dry_kb, run_out, run_sec, run_kb, raw, backup_bytes, storage, read,
-     rawk, run1_out, run1_sec, run1_kb, restore_sec, restore_kb, apply_sec, apply_kb, fstype) = argv
+     rawk, run1_out, run1_sec, run1_kb, restore_sec, restore_kb, apply_sec, apply_kb, fstype, rawc) = argv
     rd = json.loads(open(read).read())
     read_sec = rd["seconds"]
     seg = int(seg)
     g = json.loads(open(gen).read())
     r = json.loads(open(raw).read())
     rk = json.loads(open(rawk).read())
+    rc = json.loads(open(rawc).read())
     dry = document(dry_out)
     run = document(run_out)
     res = apply_result(run)
@@ -129,11 +130,14 @@ def table(argv):
     keys = res.get("written") or plan_keys(dry) or 0
     planned = plan_keys(dry) or res.get("keys") or keys
     k = res.get("max_inflight") or "?"
-    raw_sec, rawk_sec = r["seconds"], rk["seconds"]
+    raw_sec, rawk_sec, rawc_sec = r["seconds"], rk["seconds"], rc["seconds"]
     print()
     print(f"reset checkpoint bench: {seg:,} segments ({g['keys']:,} keys in the instance), etcd data on {storage} ({fstype})")
     seq = "raw loop"
     pipe = f"raw loop, {rk.get('inflight', k)} in flight"
+    # The honest anchor: the pipelined loop with a mod-revision compare per
+    # key, as heron's guarded transactions carry.
+    guarded = f"guarded loop, {rc.get('inflight', k)} in flight"
 
     def ratio(a, b, name):
         return (a, b, name)
@@ -145,7 +149,7 @@ def table(argv):
         ("generate", g["keys"], g["seconds"], g["keys_per_second"], None, []),
         ("dry run", planned, dry_sec, planned / dry_sec if dry_sec else 0, mib(dry_kb), [ratio(dry_sec, read_sec, "raw read")]),
         (f"--run, K={k}", keys, run_sec, keys / run_sec if run_sec else 0, mib(run_kb),
-         [ratio(run_sec, raw_sec, seq), ratio(run_sec, rawk_sec, pipe)]),
+         [ratio(run_sec, raw_sec, seq), ratio(run_sec, rawk_sec, pipe), ratio(run_sec, rawc_sec, guarded)]),
     ]
     if res:
         # The run document's phases (framework/apply.Result): the scan is
@@ -160,7 +164,8 @@ def table(argv):
         rows.append(("  scan", res.get("keys"), res.get("scan_seconds"), None, None, [ratio(res.get("scan_seconds"), read_sec, "raw read")]))
         rows.append(("  backup (sync)", res.get("keys"), res.get("backup_seconds"), None, None, []))
         rows.append(("  write pass", keys, res.get("write_seconds"), res.get("keys_per_second"), None,
-                     [ratio(res.get("write_seconds"), raw_sec, seq), ratio(res.get("write_seconds"), rawk_sec, pipe)]))
+                     [ratio(res.get("write_seconds"), raw_sec, seq), ratio(res.get("write_seconds"), rawk_sec, pipe),
+                      ratio(res.get("write_seconds"), rawc_sec, guarded)]))
         rows.append(("  verify", ver.get("keys_checked"), res.get("verify_seconds"), None, None, [ratio(res.get("verify_seconds"), read_sec, "raw read")]))
     if run1:
         rows.append(("--run, K=1", run1.get("written"), run1_sec, None, mib(run1_kb), [ratio(run1_sec, raw_sec, seq)]))
@@ -173,14 +178,15 @@ def table(argv):
     rows.append(("raw read", rd["keys"], read_sec, rd["keys_per_second"], None, []))
     rows.append((seq, r["keys"], raw_sec, r["keys_per_second"], None, []))
     rows.append((pipe, rk["keys"], rawk_sec, rk["keys_per_second"], None, []))
-    print(f"{'phase':<22} {'keys':>10} {'seconds':>8} {'keys/s':>8} {'RSS MiB':>7}  ratio to the pass of this run")
+    rows.append((guarded, rc["keys"], rawc_sec, rc["keys_per_second"], None, []))
+    print(f"{'phase':<26} {'keys':>10} {'seconds':>8} {'keys/s':>8} {'RSS MiB':>7}  ratio to the pass of this run")
     for name, n, sec, rate, rss, ratios in rows:
         ss = f"{sec:8.2f}" if isinstance(sec, (int, float)) else f"{'-':>8}"
         rs = f"{rate:8,.0f}" if isinstance(rate, (int, float)) else f"{'-':>8}"
         ms = f"{rss:7.1f}" if isinstance(rss, float) else f"{'-':>7}"
         xs = ", ".join(f"{a / b:.2f}x {what}" for a, b, what in ratios
                        if isinstance(a, (int, float)) and isinstance(b, (int, float)) and b)
-        print(f"{name:<22} {fmt_int(n):>10} {ss} {rs} {ms}  {xs}")
+        print(f"{name:<26} {fmt_int(n):>10} {ss} {rs} {ms}  {xs}")
     print(f"values: heron's backup file {int(backup_bytes) / 1048576:.1f} MiB; raw loops' values "
           f"{r.get('value_bytes', '-')} bytes; transactions: {res.get('txns', '-')}; "
           f"verify: {'ok' if ver.get('ok') else 'FAILED'}, read back: {ver.get('read_back', '-')}, "

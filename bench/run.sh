@@ -43,10 +43,13 @@
 # restore --run of its backup (the instance is as generated again), --run
 # --max-inflight 1, restore again, a dry run with --plan-out and apply
 # --file of that plan with --run (BENCH_RESTORE=0 skips all but the first
-# --run), then two raw write loops (bench/gen raw: as many segment-shaped
+# --run), then three raw write loops (bench/gen raw: as many segment-shaped
 # keys as heron wrote, values built before the clock starts, transactions
-# of 128 puts), both rewriting keys an untimed pass created, as heron
-# rewrites existing keys: one transaction at a time, then K in flight. All on the same
+# of 128 puts), all rewriting keys an untimed pass created, as heron
+# rewrites existing keys: one transaction at a time, then K in flight, then
+# K in flight with a mod-revision compare per key (--compare: the work of
+# heron's revision-guarded transactions, the honest anchor of its write
+# pass). All on the same
 # server in the same run: each heron phase is printed as a ratio to them
 # (reads to the raw read, the write pass and the whole --run to the raw
 # loops, restore and apply --file to the --run), with issue 25's targets
@@ -299,23 +302,26 @@ apply --file $WORK/plan-$SEG.jsonl --run --format json --backup-dir $WORK/apply-
 
 	# The number of keys heron wrote; the raw loops write as many, with the
 	# values built before their clock starts: one transaction at a time,
-	# then as many in flight as heron's --run had.
+	# then as many in flight as heron's --run had, then as many with a
+	# mod-revision compare per key, as heron's guarded transactions carry.
 	KEYS=$(python3 "$REPO/bench/result.py" keys "$WORK/run-$SEG.out" "$WORK/dry-$SEG.out")
 	K=$(python3 "$REPO/bench/result.py" inflight "$WORK/run-$SEG.out")
 	# An untimed pass creates the keys: heron rewrites keys that exist, and
-	# so do both timed loops.
+	# so do the timed loops.
 	"$GEN" raw --etcd "$ETCD" --keys "$KEYS" --prefix bench-raw/ --inflight "$K" >/dev/null
 	"$GEN" raw --etcd "$ETCD" --keys "$KEYS" --prefix bench-raw/ --inflight 1 >"$R.raw.json"
 	echo "   raw loop: $(cat "$R.raw.json")" >&2
 	"$GEN" raw --etcd "$ETCD" --keys "$KEYS" --prefix bench-raw/ --inflight "$K" >"$R.rawk.json"
 	echo "   raw loop, $K in flight: $(cat "$R.rawk.json")" >&2
+	"$GEN" raw --etcd "$ETCD" --keys "$KEYS" --prefix bench-raw/ --inflight "$K" --compare >"$R.rawc.json"
+	echo "   guarded loop, $K in flight: $(cat "$R.rawc.json")" >&2
 	stop_etcd
 	rm -rf "$BASE/etcd-$V-$SEG"
 
 	python3 "$REPO/bench/result.py" table "$SEG" "$R.gen.json" "$WORK/dry-$SEG.out" "$DRY_SEC" "$DRY_KB" \
 		"$WORK/run-$SEG.out" "$RUN_SEC" "$RUN_KB" "$R.raw.json" "$BACKUP_BYTES" "$STORAGE, etcd $V" "$R.read.json" \
 		"$R.rawk.json" "$WORK/run1-$SEG.out" "$RUN1_SEC" "$RUN1_KB" "$RESTORE_SEC" "$RESTORE_KB" "$APPLY_SEC" "$APPLY_KB" \
-		"$FSTYPE" >"$R.table" || FAILED_TARGETS=1
+		"$FSTYPE" "$R.rawc.json" >"$R.table" || FAILED_TARGETS=1
 	cat "$R.table"
 	[ ! -f "$R.load" ] || cat "$R.load"
 	[ ! -f "$R.show" ] || cat "$R.show"

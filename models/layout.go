@@ -206,13 +206,7 @@ func Classify(rel string) Key {
 		// SegmentInfo, whatever the key's shape (issue 9 item 6): every key
 		// here is a segment; one that is not {coll}/{part}/{seg} is Odd.
 		k.Kind = KindSegment
-		parts := strings.Split(rel[len(SegmentPrefix):], "/")
-		ids, ok := parseIDs(parts)
-		if ok && len(parts) == 3 && canonicalIDs(parts) {
-			k.Collection, k.Partition, k.Segment = ids[0], ids[1], ids[2]
-		} else {
-			k.Odd = true
-		}
+		k.Collection, k.Partition, k.Segment, k.Odd = segmentIDs(rel[len(SegmentPrefix):])
 	case strings.HasPrefix(rel, CollectionInfoPrefix):
 		parts := strings.Split(rel[len(CollectionInfoPrefix):], "/")
 		if ids, ok := parseIDs(parts); ok && len(parts) == 2 {
@@ -262,18 +256,34 @@ func parseIDs(parts []string) ([]int64, bool) {
 	return ids, true
 }
 
-// canonicalIDs reports whether each part is the decimal text Milvus writes
-// for its id (digits only, no sign, no leading zero), without allocating:
-// Classify runs once per key of a million-segment scan.
-func canonicalIDs(parts []string) bool {
-	for _, p := range parts {
-		if p == "" || (p[0] == '0' && len(p) > 1) {
-			return false
+// segmentIDs parses {coll}/{part}/{seg} of a segment key without
+// allocating (Classify runs once per key of a million-segment scan); odd
+// when it is not three canonical decimal ids.
+func segmentIDs(s string) (coll, part, seg int64, odd bool) {
+	var ids [3]int64
+	for i := range ids {
+		p, rest, more := strings.Cut(s, "/")
+		if more != (i < 2) || !canonicalID(p) {
+			return 0, 0, 0, true
 		}
-		for i := 0; i < len(p); i++ {
-			if p[i] < '0' || p[i] > '9' {
-				return false
-			}
+		v, err := strconv.ParseInt(p, 10, 64)
+		if err != nil {
+			return 0, 0, 0, true
+		}
+		ids[i], s = v, rest
+	}
+	return ids[0], ids[1], ids[2], false
+}
+
+// canonicalID reports whether p is the decimal text Milvus writes for an
+// id (digits only, no sign, no leading zero).
+func canonicalID(p string) bool {
+	if p == "" || (p[0] == '0' && len(p) > 1) {
+		return false
+	}
+	for i := 0; i < len(p); i++ {
+		if p[i] < '0' || p[i] > '9' {
+			return false
 		}
 	}
 	return true

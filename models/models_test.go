@@ -51,6 +51,8 @@ func TestClassify(t *testing.T) {
 		"datacoord-meta/s/1/02/3":                                          {Kind: models.KindSegment, Odd: true},
 		"datacoord-meta/s/+1/2/3":                                          {Kind: models.KindSegment, Odd: true},
 		"datacoord-meta/s/":                                                {Kind: models.KindSegment, Odd: true},
+		"datacoord-meta/s/1/2/":                                            {Kind: models.KindSegment, Odd: true},
+		"datacoord-meta/s/99999999999999999999/2/3":                        {Kind: models.KindSegment, Odd: true},
 		"datacoord-meta/s":                                                 {Kind: models.KindOther},
 		"datacoord-meta/segment-index/1/2/3":                               {Kind: models.KindOther},
 		"root-coord/database/collection-info/1/100":                        {Kind: models.KindCollectionInfo, DB: 1, Collection: 100},
@@ -68,6 +70,18 @@ func TestClassify(t *testing.T) {
 		assert.Equal(t, want, got, rel)
 	}
 	assert.Equal(t, "by-dev-rootcoord-dml_0", models.PChannelOf("by-dev-rootcoord-dml_0_449v0"))
+}
+
+// Classifying a segment key allocates nothing: a scan classifies every key
+// of a million-segment instance.
+func TestClassifySegmentAllocatesNothing(t *testing.T) {
+	rel := models.SegmentKey(451234567890000017, 451234567890000018, 451234567900000042)
+	allocs := testing.AllocsPerRun(100, func() {
+		if k := models.Classify(rel); k.Kind != models.KindSegment || k.Segment != 451234567900000042 || k.Odd {
+			t.Fatalf("classified %+v", k)
+		}
+	})
+	assert.Zero(t, allocs)
 }
 
 func TestRewritePositionKeepsEverythingElse(t *testing.T) {

@@ -37,9 +37,25 @@ type SegmentView struct {
 	plain bool
 }
 
-// In reports whether the position already holds exactly id, tagged with its WAL.
-func (p PositionView) In(id msgid.ID) bool {
-	return p.WAL == id.WAL() && bytes.Equal(p.MsgID, id.Bytes())
+// Target is the id a reset writes into positions, encoded once: its WAL,
+// its bytes and the msgID and WAL_name fields a rewrite sets (a reset
+// compares and splices it into a million segments).
+type Target struct {
+	ID     msgid.ID
+	WAL    commonpb.WALName
+	Bytes  []byte
+	fields positionFields
+}
+
+// NewTarget encodes id for comparing and rewriting positions.
+func NewTarget(id msgid.ID) Target {
+	b := id.Bytes()
+	return Target{ID: id, WAL: id.WAL(), Bytes: b, fields: newPositionFields(b, id.WAL())}
+}
+
+// In reports whether the position already holds exactly the target, tagged with its WAL.
+func (p PositionView) In(t Target) bool {
+	return p.WAL == t.WAL && bytes.Equal(p.MsgID, t.Bytes)
 }
 
 // Position returns the position as a MsgPosition (for descriptions); nil when absent.
@@ -58,6 +74,40 @@ func ViewSegment(b []byte) (SegmentView, error) {
 		return v, nil
 	}
 	return viewSegmentGeneral(b)
+}
+
+// SegmentViewer is ViewSegment that keeps the channel names it has seen: a
+// scan views a million segments of a few thousand vchannels, and each view
+// would otherwise copy its channel name. It keeps at most maxViewedChannels
+// names (past them it copies). The zero value is ready; not for concurrent use.
+type SegmentViewer struct {
+	channels map[string]string
+}
+
+const maxViewedChannels = 1 << 16
+
+// View is ViewSegment, the channel name shared with earlier views of it (a
+// nil viewer keeps none: ViewSegment).
+func (sv *SegmentViewer) View(b []byte) (SegmentView, error) {
+	if sv == nil {
+		return ViewSegment(b)
+	}
+	v, channel, ok := inspectSegment(b)
+	if !ok {
+		return viewSegmentGeneral(b)
+	}
+	if name, seen := sv.channels[string(channel)]; seen {
+		v.Channel = name
+		return v, nil
+	}
+	v.Channel = string(channel)
+	if sv.channels == nil {
+		sv.channels = map[string]string{}
+	}
+	if len(sv.channels) < maxViewedChannels {
+		sv.channels[v.Channel] = v.Channel
+	}
+	return v, nil
 }
 
 func viewSegmentGeneral(b []byte) (SegmentView, error) {
@@ -85,37 +135,37 @@ func RewriteSegmentPositions(b []byte, id msgid.ID) ([]byte, int, error) {
 	if !ok {
 		return rewriteSegmentPositionsGeneral(b, id)
 	}
-	out, n := spliceSegment(b, v, id)
+	out, n := spliceSegment(b, v, NewTarget(id))
 	return out, n, nil
 }
 
 // RewriteViewedSegment is RewriteSegmentPositions for a value b that
 // ViewSegment read as v: when the fast path read it, the positions are
 // spliced in without reading b again (a reset decides a million segments).
-func RewriteViewedSegment(b []byte, v SegmentView, id msgid.ID) ([]byte, int, error) {
+func RewriteViewedSegment(b []byte, v SegmentView, t Target) ([]byte, int, error) {
 	if !v.plain {
-		return rewriteSegmentPositionsGeneral(b, id)
+		return rewriteSegmentPositionsGeneral(b, t.ID)
 	}
-	out, n := spliceSegment(b, v, id)
+	out, n := spliceSegment(b, v, t)
 	return out, n, nil
 }
 
 // CountViewedRewrites is the number of positions RewriteViewedSegment would
 // change, without building the value (a dry run needs only the count); ok
 // is false when v is not Milvus's plain shape, which only the rewrite counts.
-func CountViewedRewrites(v SegmentView, id msgid.ID) (n int, ok bool) {
+func CountViewedRewrites(v SegmentView, t Target) (n int, ok bool) {
 	if !v.plain {
 		return 0, false
 	}
-	_, n = viewedChanges(v, id.WAL(), id.Bytes())
+	_, n = viewedChanges(v, t)
 	return n, true
 }
 
 // viewedChanges says which of a viewed segment's positions (start, dml) a
-// rewrite to the id (wal, target) changes, and how many.
-func viewedChanges(v SegmentView, wal commonpb.WALName, target []byte) (change [2]bool, n int) {
+// rewrite to the target changes, and how many.
+func viewedChanges(v SegmentView, t Target) (change [2]bool, n int) {
 	for i, p := range [2]PositionView{v.Start, v.DML} {
-		change[i] = p.Present && !(p.WAL == wal && bytes.Equal(p.MsgID, target))
+		change[i] = p.Present && !p.In(t)
 		if change[i] {
 			n++
 		}
@@ -124,21 +174,19 @@ func viewedChanges(v SegmentView, wal commonpb.WALName, target []byte) (change [
 }
 
 // spliceSegment rewrites the positions of a value inspectSegment accepted as v.
-func spliceSegment(b []byte, v SegmentView, id msgid.ID) ([]byte, int) {
-	target := id.Bytes()
-	change, n := viewedChanges(v, id.WAL(), target)
+func spliceSegment(b []byte, v SegmentView, t Target) ([]byte, int) {
+	change, n := viewedChanges(v, t)
 	if n == 0 {
 		return b, 0
 	}
-	fields := newPositionFields(target, id.WAL())
-	out := make([]byte, 0, len(b)+2*(len(target)+8))
+	out := make([]byte, 0, len(b)+2*(len(t.Bytes)+8))
 	for off := 0; off < len(b); {
 		num, typ, tn := protowire.ConsumeTag(b[off:])
 		m := protowire.ConsumeFieldValue(num, typ, b[off+tn:])
 		if (num == segStartPosition || num == segDMLPosition) && change[num-segStartPosition] {
 			payload, _ := protowire.ConsumeBytes(b[off+tn : off+tn+m])
 			out = protowire.AppendTag(out, num, protowire.BytesType)
-			out = appendRewrittenPosition(out, payload, fields)
+			out = appendRewrittenPosition(out, payload, t.fields)
 		} else {
 			out = append(out, b[off:off+tn+m]...)
 		}

@@ -7,6 +7,7 @@ import (
 	"math/rand"
 	"os"
 	"testing"
+	"unsafe"
 
 	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
 	"github.com/milvus-io/milvus-proto/go-api/v3/msgpb"
@@ -109,7 +110,7 @@ func checkSegmentPaths(t *testing.T, b []byte) (fast bool) {
 			t.Fatalf("rewrite to %s %s of %x:\nfast    %d %x\ngeneral %d %x", msgid.Name(id.WAL()), id.Human(), b, n, got, wn, want)
 		}
 		if v, verr := ViewSegment(b); verr == nil && err == nil {
-			vg, vn, _ := RewriteViewedSegment(b, v, id)
+			vg, vn, _ := RewriteViewedSegment(b, v, NewTarget(id))
 			if vn != wn || !bytes.Equal(vg, want) {
 				t.Fatalf("RewriteViewedSegment to %s %s of %x:\nviewed  %d %x\ngeneral %d %x", msgid.Name(id.WAL()), id.Human(), b, vn, vg, wn, want)
 			}
@@ -207,7 +208,7 @@ func TestRewriteSegmentPositionsUnchangedKeepsValue(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, p := range []PositionView{v.Start, v.DML} {
-			if p.Present && !p.In(id) {
+			if p.Present && !p.In(NewTarget(id)) {
 				t.Fatalf("position %+v not at %s", p, id.Human())
 			}
 		}
@@ -218,8 +219,9 @@ func TestRewriteSegmentPositionsUnchangedKeepsValue(t *testing.T) {
 }
 
 // The fast path is what keeps a million-segment reset cheap: a view costs one
-// allocation (the channel name), a rewrite five (the target id, its two
-// encoded fields, the output and the splice).
+// allocation (the channel name), none with a SegmentViewer that saw the
+// channel before; a rewrite five (the target id, its two encoded fields, the
+// output and the splice), one (the output) to a Target encoded before.
 func TestSegmentFastPathAllocations(t *testing.T) {
 	r := rand.New(rand.NewSource(9))
 	ch := "by-dev-rootcoord-dml_1_449v0"
@@ -227,8 +229,25 @@ func TestSegmentFastPathAllocations(t *testing.T) {
 	if allocs := testing.AllocsPerRun(100, func() { _, _ = ViewSegment(b) }); allocs > 1 {
 		t.Errorf("ViewSegment: %v allocations", allocs)
 	}
+	var sv SegmentViewer
+	first, _ := sv.View(b)
+	if allocs := testing.AllocsPerRun(100, func() {
+		if v, _ := sv.View(b); v.Channel != ch || unsafe.StringData(v.Channel) != unsafe.StringData(first.Channel) {
+			t.Fatalf("viewed channel %q, not the one seen first", v.Channel)
+		}
+	}); allocs != 0 {
+		t.Errorf("SegmentViewer.View of a channel seen before: %v allocations", allocs)
+	}
 	target := msgid.PulsarEarliest
 	if allocs := testing.AllocsPerRun(100, func() { _, _, _ = RewriteSegmentPositions(b, target) }); allocs > 5 {
 		t.Errorf("RewriteSegmentPositions: %v allocations", allocs)
+	}
+	tg := NewTarget(target)
+	if allocs := testing.AllocsPerRun(100, func() {
+		if _, n, _ := RewriteViewedSegment(b, first, tg); n != 2 {
+			t.Fatalf("rewrote %d positions, not 2", n)
+		}
+	}); allocs > 1 {
+		t.Errorf("RewriteViewedSegment to a Target: %v allocations", allocs)
 	}
 }

@@ -4,7 +4,7 @@
 //
 //	gen seed --etcd HOST:PORT [--rootPath by-dev] [--wal pulsar] [--segments 1000000]
 //	         [--collections 10000] [--shards 2] [--pchannels 64] [--writers 4] [--txn-ops 128]
-//	gen raw  --etcd HOST:PORT --keys N [--prefix bench-raw/] [--txn-ops 128] [--inflight 1]
+//	gen raw  --etcd HOST:PORT --keys N [--prefix bench-raw/] [--txn-ops 128] [--inflight 1] [--compare]
 //	gen count --etcd HOST:PORT [--prefix P]
 //	gen read --etcd HOST:PORT [--rootPath by-dev] [--segments N] [--collections N]
 //
@@ -22,7 +22,11 @@
 // of them at a time (1: sequentially), with keys and values shaped like the
 // segment infos heron writes, all built before the clock starts, and prints
 // one JSON line with keys, seconds and keys/s: the ceiling heron's writes are
-// compared with.
+// compared with. With --compare each transaction also compares the mod
+// revision of each of its keys, read before the clock starts, as heron's
+// revision-guarded transactions do (etcd reads every compared key before it
+// writes): the same work as heron's write pass, without its scan, backup or
+// verify. The keys must exist (an earlier raw pass creates them).
 //
 // read reads every key under the root of a seeded instance at one revision
 // the plainest way that costs etcd O(n): the keys outside the segments in
@@ -37,7 +41,9 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -85,6 +91,7 @@ func run(args []string) error {
 	keys := fs.Int("keys", 0, "keys to write (raw)")
 	inflight := fs.Int("inflight", 1, "transactions in flight (raw)")
 	prefix := fs.String("prefix", "bench-raw/", "key prefix (raw, count)")
+	compare := fs.Bool("compare", false, "compare each key's mod revision in its transaction (raw)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -109,7 +116,7 @@ func run(args []string) error {
 		cfg := config{root: *root, wal: wal, segments: *segments, collections: *collections, shards: *shards, pchannels: *pchannels}
 		return seed(ctx, cli, cfg, *writers, *txnOps)
 	case "raw":
-		return raw(ctx, cli, *prefix, *keys, *txnOps, *inflight)
+		return raw(ctx, cli, *prefix, *keys, *txnOps, *inflight, *compare)
 	case "read":
 		return read(ctx, cli, *root, *segments, *collections)
 	case "count":
@@ -282,8 +289,10 @@ func seed(ctx context.Context, cli *clientv3.Client, cfg config, writers, txnOps
 // other). Every key and value is built before the clock starts, so the loop
 // measures etcd and the client's framing only, as heron's write pass does
 // (it writes values it built during its scan). The values are a segment's
-// after a switch to woodpecker: the size of what heron writes.
-func raw(ctx context.Context, cli *clientv3.Client, prefix string, n, txnOps, inflight int) error {
+// after a switch to woodpecker: the size of what heron writes. With compare,
+// each transaction carries a mod-revision compare per key (read before the
+// clock starts), as heron's guarded transactions do.
+func raw(ctx context.Context, cli *clientv3.Client, prefix string, n, txnOps, inflight int, compare bool) error {
 	if n <= 0 {
 		return fmt.Errorf("raw: --keys must be positive")
 	}
@@ -304,6 +313,13 @@ func raw(ctx context.Context, cli *clientv3.Client, prefix string, n, txnOps, in
 		}
 		valueBytes += int64(len(values[i%len(values)]))
 	}
+	var revs []int64
+	if compare {
+		var err error
+		if revs, err = modRevisions(ctx, cli, keys); err != nil {
+			return err
+		}
+	}
 	txns := (n + txnOps - 1) / txnOps
 	next := make(chan int, txns)
 	for t := 0; t < txns; t++ {
@@ -319,12 +335,20 @@ func raw(ctx context.Context, cli *clientv3.Client, prefix string, n, txnOps, in
 		go func() {
 			defer wg.Done()
 			ops := make([]clientv3.Op, 0, txnOps)
+			cmps := make([]clientv3.Cmp, 0, txnOps)
 			for t := range next {
-				ops = ops[:0]
+				ops, cmps = ops[:0], cmps[:0]
 				for i := t * txnOps; i < min(n, (t+1)*txnOps); i++ {
 					ops = append(ops, clientv3.OpPut(keys[i], values[i%len(values)]))
+					if compare {
+						cmps = append(cmps, clientv3.Compare(clientv3.ModRevision(keys[i]), "=", revs[i]))
+					}
 				}
-				if _, err := cli.Txn(ctx).Then(ops...).Commit(); err != nil {
+				resp, err := cli.Txn(ctx).If(cmps...).Then(ops...).Commit()
+				if err == nil && !resp.Succeeded {
+					err = fmt.Errorf("transaction %d: a compared key changed since it was read (another writer?)", t)
+				}
+				if err != nil {
 					once.Do(func() { firstErr = err })
 					return
 				}
@@ -337,9 +361,40 @@ func raw(ctx context.Context, cli *clientv3.Client, prefix string, n, txnOps, in
 	}
 	sec := time.Since(start).Seconds()
 	return json.NewEncoder(os.Stdout).Encode(map[string]any{
-		"keys": n, "txns": txns, "inflight": inflight, "value_bytes": valueBytes / int64(n),
+		"keys": n, "txns": txns, "inflight": inflight, "compare": compare, "value_bytes": valueBytes / int64(n),
 		"seconds": round(sec), "keys_per_second": round(float64(n) / sec),
 	})
+}
+
+// modRevisions reads the mod revision of each key (0: absent) at one
+// revision, a range of up to 10,000 keys at a time.
+func modRevisions(ctx context.Context, cli *clientv3.Client, keys []string) ([]int64, error) {
+	idx := make(map[string]int, len(keys))
+	for i, k := range keys {
+		idx[k] = i
+	}
+	sorted := slices.Sorted(maps.Keys(idx))
+	revs := make([]int64, len(keys))
+	var rev int64
+	for from := 0; from < len(sorted); {
+		to := min(from+10000, len(sorted))
+		opts := []clientv3.OpOption{clientv3.WithRange(sorted[to-1] + "\x00"), clientv3.WithKeysOnly()}
+		if rev > 0 {
+			opts = append(opts, clientv3.WithRev(rev))
+		}
+		resp, err := cli.Get(ctx, sorted[from], opts...)
+		if err != nil {
+			return nil, fmt.Errorf("raw: read the mod revisions: %w", err)
+		}
+		rev = resp.Header.Revision
+		for _, kv := range resp.Kvs {
+			if i, ok := idx[string(kv.Key)]; ok {
+				revs[i] = kv.ModRevision
+			}
+		}
+		from = to
+	}
+	return revs, nil
 }
 
 func round(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }

@@ -178,6 +178,66 @@ type Staged struct {
 	revs []int64
 	// pausedScan: the Pause hook ran at PauseScan.
 	pausedScan bool
+	// backup is the goroutine that writes the staged batches into bw, so
+	// the scan does not wait for the file.
+	backup *backupWriting
+}
+
+// stagedBatches is how many batches the scan may stage ahead of the
+// backup's writes (128 ops each: a few MiB at most).
+const stagedBatches = 8
+
+// backupWriting writes batches into a backup on a goroutine of its own:
+// the scan hands over a batch and goes on deciding keys while the
+// encoding and the file's writes of the previous ones run beside it.
+type backupWriting struct {
+	batches chan *batch
+	failed  chan struct{} // closed when a write failed (the scan stops)
+	done    chan struct{} // closed when the goroutine ended
+	err     error         // the first write error, read after done
+	once    sync.Once
+}
+
+func startBackupWriting(bw *BackupWriter) *backupWriting {
+	w := &backupWriting{batches: make(chan *batch, stagedBatches), failed: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(w.done)
+		for bt := range w.batches {
+			if w.err != nil {
+				continue // drained: the scan stops at its next batch
+			}
+			for _, op := range bt.ops {
+				if w.err = bw.add(op); w.err != nil {
+					close(w.failed)
+					break
+				}
+			}
+		}
+	}()
+	return w
+}
+
+// send hands bt to the goroutine; a write error already met is returned.
+func (w *backupWriting) send(bt *batch) error {
+	select {
+	case <-w.failed:
+		return w.stop()
+	default:
+	}
+	select {
+	case w.batches <- bt:
+		return nil
+	case <-w.failed:
+		return w.stop()
+	}
+}
+
+// stop waits until every batch sent is written (or the goroutine stopped
+// at an error) and returns the first write error; it may be called again.
+func (w *backupWriting) stop() error {
+	w.once.Do(func() { close(w.batches) })
+	<-w.done
+	return w.err
 }
 
 // The points of a run Options.Pause is called at.
@@ -199,11 +259,12 @@ func newStaged(opt Options, label string, withNew bool) (*Staged, error) {
 	bw.withNew = withNew
 	st := &Staged{opt: opt, start: time.Now(), bw: bw, seed: maphash.MakeSeed(), phases: map[int]bool{}, probe: newProber(opt.Header.Prefixes), limit: newRequestLimit(opt.MaxRequestBytes, opt.guards, opt.user)}
 	st.prog = startProgress(opt.Progress, label, 0, opt.ProgressInterval)
+	st.backup = startBackupWriting(bw)
 	st.b1 = newBatcher(opt, st.seed, func(bt *batch) error {
+		if err := st.backup.send(bt); err != nil {
+			return err
+		}
 		for _, op := range bt.ops {
-			if err := bw.add(op); err != nil {
-				return err
-			}
 			if op.Delete {
 				st.res.PlannedDeletes++
 			} else {
@@ -234,10 +295,14 @@ func (st *Staged) add(op Op) error {
 	return st.b1.add(op)
 }
 
-// close ends pass 1.
+// close ends pass 1: the last batch staged and every batch written into
+// the backup (not yet synced: publish syncs it before the first write).
 func (st *Staged) close() error {
 	defer func() { st.scan = time.Since(st.start) }()
 	err := st.b1.flush()
+	if werr := st.backup.stop(); err == nil {
+		err = werr
+	}
 	st.prog.finish(err == nil)
 	return err
 }
@@ -251,6 +316,7 @@ func (st *Staged) result() *Result {
 // Abort removes the temporary backup: nothing is published.
 func (st *Staged) Abort() {
 	if st != nil && st.bw != nil {
+		_ = st.backup.stop()
 		st.bw.Abort()
 	}
 }

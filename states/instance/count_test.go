@@ -75,3 +75,37 @@ func TestCountManyAndPrefixMany(t *testing.T) {
 		t.Fatalf("a prefix of 2 keys, limit 1: more %v, %v", more, err)
 	}
 }
+
+// HasMeta finds a meta root by any key in it, and counts (etcd counts every
+// key of a range it reads one key of) the keys outside the segments and the
+// WAL records first: connect on a large instance costs a count of its few
+// other keys, not of every segment.
+func TestHasMetaCountsNotTheSegments(t *testing.T) {
+	cli, _ := etcdtest.Start(t)
+	kv := &countingKV{KV: cli.KV}
+	c := *cli
+	c.KV = kv
+	var segs, wal []string
+	for i := range 2000 {
+		segs = append(segs, fmt.Sprintf("big/meta/%s1/2/%d", models.SegmentPrefix, i))
+		wal = append(wal, fmt.Sprintf("wal/meta/%sp/vchannel/p_%dv0", models.WALPrefix, i))
+	}
+	putAll(t, cli, segs)
+	putAll(t, cli, wal)
+	putAll(t, cli, []string{"big/meta/root-coord/database/db-info/1", "seg/meta/" + models.SegmentPrefix + "1/2/3", "none/metadata/x", "none/meta"})
+	ctx := context.Background()
+	for _, c0 := range []struct {
+		root     string
+		want     bool
+		mostKeys int64
+	}{{"big", true, 1}, {"wal", true, 2000}, {"seg", true, 1}, {"none", false, 0}} {
+		kv.counted = 0
+		got, err := New(&c, models.NewLayout(c0.root, "meta"), nil).HasMeta(ctx)
+		if err != nil || got != c0.want {
+			t.Fatalf("%s: HasMeta = %v, %v; want %v", c0.root, got, err, c0.want)
+		}
+		if kv.counted > c0.mostKeys {
+			t.Errorf("%s: etcd counted %d keys to find the meta root, want at most %d", c0.root, kv.counted, c0.mostKeys)
+		}
+	}
+}

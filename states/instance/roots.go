@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/heron-shell/heron/models"
 )
 
 // MaxRoots and MaxRootScan bound the search for the root paths that hold
@@ -21,12 +23,31 @@ func (in *Instance) HasMeta(ctx context.Context) (bool, error) {
 	return hasMeta(ctx, in.cli, in.Layout.RootPath, in.Layout.MetaPath)
 }
 
+// hasMeta reads the meta root of root in windows: etcd answers a range
+// read of one key only after counting every key of the range, and the
+// segments and the WAL records are nearly all of an instance's keys
+// (O(segments)). The rest of the meta root comes first, the two large
+// prefixes only when it is empty: connect costs one read of a limited
+// count, not a count of the whole instance.
 func hasMeta(ctx context.Context, cli *clientv3.Client, root, meta string) (bool, error) {
-	resp, err := cli.Get(ctx, root+"/"+meta+"/", clientv3.WithPrefix(), clientv3.WithLimit(1), clientv3.WithKeysOnly())
-	if err != nil {
-		return false, err
+	p := root + "/" + meta + "/"
+	segs, wal := p+models.SegmentPrefix, p+models.WALPrefix
+	for _, w := range [][2]string{
+		{p, segs},
+		{clientv3.GetPrefixRangeEnd(segs), wal},
+		{clientv3.GetPrefixRangeEnd(wal), clientv3.GetPrefixRangeEnd(p)},
+		{segs, clientv3.GetPrefixRangeEnd(segs)},
+		{wal, clientv3.GetPrefixRangeEnd(wal)},
+	} {
+		resp, err := cli.Get(ctx, w[0], clientv3.WithRange(w[1]), clientv3.WithLimit(1), clientv3.WithKeysOnly())
+		if err != nil {
+			return false, err
+		}
+		if len(resp.Kvs) > 0 {
+			return true, nil
+		}
 	}
-	return len(resp.Kvs) > 0, nil
+	return false, nil
 }
 
 // NoMetaError is the refusal of a root path without metadata: it lists the

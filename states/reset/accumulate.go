@@ -23,6 +23,9 @@ type accumulator struct {
 	total     int64
 	// dry: the dry run, whose decisions build no new segment value.
 	dry bool
+	// segments views the segments (their channel names kept, not copied
+	// per key).
+	segments models.SegmentViewer
 
 	unflushed, assigns int64
 	unflushedKeys      []string
@@ -50,7 +53,7 @@ func newAccumulator(p *Planner) *accumulator {
 
 // decide plans one entry under the meta root, adds it, and returns the decision.
 func (a *accumulator) decide(e instance.Entry) (Decision, error) {
-	d, err := a.p.decide(e.Key, e.Value, !a.dry)
+	d, err := a.p.decide(e.Key, e.Value, !a.dry, &a.segments)
 	if err != nil {
 		var de *DecodeError
 		if errors.As(err, &de) {
@@ -94,7 +97,7 @@ func (a *accumulator) decideConfig(kv instance.KV, absent bool) Decision {
 // add counts one decision on the absolute key; the planner describes the
 // key only while the plan still wants an example of its kind.
 func (a *accumulator) add(key string, k0 models.Key, value []byte, d Decision) {
-	for _, t := range d.Tags {
+	for _, t := range d.tags() {
 		if t.Checkpoint {
 			a.census.AddCheckpoint(t.PChannel, t.WAL)
 		} else {

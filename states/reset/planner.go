@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"maps"
-	"slices"
 	"strings"
 
 	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
@@ -87,14 +86,25 @@ type Decision struct {
 	Unflushed bool
 	State     string
 	// Tags are every position the value holds (in scope or not), for the
-	// split-state census (models.WALCensus).
-	Tags []Tag
+	// split-state census (models.WALCensus); a segment's are in segmentTags
+	// (tags() returns either): a scan decides a million segments.
+	Tags        []Tag
+	segmentTags [2]Tag
+	nSegment    int
 	// AlterWAL is the alter_wal_state of a consume checkpoint (nil: none);
 	// in scope, the rewrite removes it.
 	AlterWAL *models.AlterWALState
 	// Empty: the value was empty (a consume checkpoint or channel-cp that
 	// decodes as nothing); the rewrite gives it the target's position.
 	Empty bool
+}
+
+// tags are the decision's Tags, a segment's included.
+func (d *Decision) tags() []Tag {
+	if d.nSegment > 0 {
+		return d.segmentTags[:d.nSegment]
+	}
+	return d.Tags
 }
 
 // Tag is one position of a pchannel and the WAL it names, as the census
@@ -136,6 +146,7 @@ type Context struct {
 // Context. The dry run, both apply passes and the verify call the same one.
 type Planner struct {
 	Target  msgid.ID // the target's earliest id
+	target  models.Target
 	WAL     commonpb.WALName
 	WALName string // operator name of the target (kafka, ...)
 	Whole   bool
@@ -163,6 +174,7 @@ func NewPlanner(target string, pchannels []string, c Context) (*Planner, error) 
 	if p.kafkaBeginning {
 		p.Target = msgid.OffsetID{Of: wal, Offset: msgid.KafkaOffsetBeginning}
 	}
+	p.target = models.NewTarget(p.Target)
 	if p.checkpointWAL == nil {
 		p.checkpointWAL = map[string]commonpb.WALName{}
 	}
@@ -173,15 +185,16 @@ func NewPlanner(target string, pchannels []string, c Context) (*Planner, error) 
 }
 
 // settled reports whether value, a new value the planner decided for the
-// key k, is one it keeps: planning again would not rewrite it.
-func (p *Planner) settled(k models.Key, value []byte) bool {
+// key k, is one it keeps: planning again would not rewrite it (sv views
+// segments; nil: ViewSegment).
+func (p *Planner) settled(k models.Key, value []byte, sv *models.SegmentViewer) bool {
 	if k.Kind == models.KindSegment && !strings.HasPrefix(k.Rel, models.QueryTargetPrefix) {
 		// Nearly every key a run writes: decided as segment does, without
 		// the census's tags.
-		v, err := models.ViewSegment(value)
+		v, err := sv.View(value)
 		return err == nil && p.segmentReason(v) != ""
 	}
-	d, err := p.decide(k, value, false)
+	d, err := p.decide(k, value, false, sv)
 	return err == nil && d.Action == Keep
 }
 
@@ -207,19 +220,20 @@ func (e *DecodeError) Unwrap() error { return e.Err }
 
 // Decide plans one key under the meta root (rel is relative to it).
 func (p *Planner) Decide(k models.Key, value []byte) (Decision, error) {
-	return p.decide(k, value, true)
+	return p.decide(k, value, true, nil)
 }
 
 // decide is Decide; without build (the dry run) a segment rewrite of
 // Milvus's plain shape counts its positions and builds no value: a dry run
-// only counts, and segments are nearly every key it decides.
-func (p *Planner) decide(k models.Key, value []byte, build bool) (Decision, error) {
+// only counts, and segments are nearly every key it decides. sv views the
+// segments (nil: ViewSegment).
+func (p *Planner) decide(k models.Key, value []byte, build bool, sv *models.SegmentViewer) (Decision, error) {
 	if strings.HasPrefix(k.Rel, models.QueryTargetPrefix) {
 		return p.queryTarget(k), nil
 	}
 	switch k.Kind {
 	case models.KindSegment:
-		return p.segment(k, value, build)
+		return p.segment(k, value, build, sv)
 	case models.KindChannelCP:
 		return p.channelCP(k, value)
 	case models.KindCollectionInfo:
@@ -346,24 +360,20 @@ func (p *Planner) channelCP(k models.Key, value []byte) (Decision, error) {
 
 // segment decides a segment from its models.SegmentView (one pass over the
 // value, without allocating per field, for the plain shape Milvus writes);
-// a rewrite splices the positions in without reading the value again.
-func (p *Planner) segment(k models.Key, value []byte, build bool) (Decision, error) {
+// a rewrite splices the positions in without reading the value again. A
+// decision that builds no value allocates nothing (BenchmarkDecideSegment).
+func (p *Planner) segment(k models.Key, value []byte, build bool, sv *models.SegmentViewer) (Decision, error) {
 	d := Decision{Kind: KindSegment}
-	v, err := models.ViewSegment(value)
+	v, err := sv.View(value)
 	if err != nil {
 		return d, &DecodeError{Key: k.Rel, Err: err}
 	}
 	pc := models.PChannelOf(v.Channel)
-	var tags [2]Tag
-	n := 0
 	for _, pos := range [2]models.PositionView{v.Start, v.DML} {
 		if pos.Present {
-			tags[n] = Tag{PChannel: pc, WAL: pos.WAL, Data: pos.MsgID}
-			n++
+			d.segmentTags[d.nSegment] = Tag{PChannel: pc, WAL: pos.WAL, Data: pos.MsgID}
+			d.nSegment++
 		}
-	}
-	if n > 0 {
-		d.Tags = slices.Clone(tags[:n]) // one allocation, not one per tag
 	}
 	if d.Reason = p.segmentReason(v); d.Reason == KeepOutOfScope {
 		return d, nil
@@ -373,13 +383,13 @@ func (p *Planner) segment(k models.Key, value []byte, build bool) (Decision, err
 	if d.Reason != "" {
 		return d, nil
 	}
-	if n, ok := models.CountViewedRewrites(v, p.Target); !build && ok && len(value) < maxValueBytes/2 {
+	if n, ok := models.CountViewedRewrites(v, p.target); !build && ok && len(value) < maxValueBytes/2 {
 		// A value near etcd's request limit is built: the plan warns
 		// about the size of the new value.
 		d.Action, d.Positions = Rewrite, n
 		return d, nil
 	}
-	nv, n, err := models.RewriteViewedSegment(value, v, p.Target)
+	nv, n, err := models.RewriteViewedSegment(value, v, p.target)
 	if err != nil {
 		return d, &DecodeError{Key: k.Rel, Err: err}
 	}
@@ -405,7 +415,7 @@ func (p *Planner) segmentReason(v models.SegmentView) string {
 // or at the target's earliest (exactly heron's bytes, checked first, or
 // Milvus's own earliest id of that WAL).
 func (p *Planner) positionDone(v models.PositionView) bool {
-	return !v.Present || v.In(p.Target) || (p.milvusEarliestKept() && v.AtEarliest(p.WAL))
+	return !v.Present || v.In(p.target) || (p.milvusEarliestKept() && v.AtEarliest(p.WAL))
 }
 
 // milvusEarliestKept reports whether an id at the target WAL's earliest in

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
@@ -176,6 +177,13 @@ func TestPChannelKey(t *testing.T) {
 	}
 }
 
+// listTags moves a segment decision's tags into Tags (the reference's form).
+func listTags(d Decision) Decision {
+	d.Tags = slices.Clone(d.tags())
+	d.segmentTags, d.nSegment = [2]Tag{}, 0
+	return d
+}
+
 // segmentReference decides a segment with the general models decoder: the
 // reference the planner's segment view path is checked against.
 func (p *Planner) segmentReference(k models.Key, value []byte) (Decision, error) {
@@ -269,11 +277,13 @@ func TestSegmentFastPathMatchesModels(t *testing.T) {
 	for _, target := range allWALs {
 		for _, scope := range [][]string{nil, {"by-dev-rootcoord-dml_1"}} {
 			p, _ := NewPlanner(msgid.Name(target), scope, Context{CheckpointWAL: map[string]commonpb.WALName{"by-dev-rootcoord-dml_0": commonpb.WALName_Pulsar}})
+			var sv models.SegmentViewer
 			for i, val := range values {
 				k := models.Classify(models.SegmentKey(1, 2, int64(i)))
 				slow, serr := p.segmentReference(k, val)
-				fast, ferr := p.segment(k, val, true)
-				dry, derr := p.segment(k, val, false)
+				fast, ferr := p.segment(k, val, true, &sv)
+				dry, derr := p.segment(k, val, false, nil)
+				fast, dry = listTags(fast), listTags(dry)
 				if (serr != nil) != (ferr != nil) || (derr != nil) != (ferr != nil) {
 					t.Fatalf("value %d: errors %v, %v (dry run) and %v", i, ferr, derr, serr)
 				}
@@ -315,17 +325,17 @@ func TestDryRunBuildsNoSegmentValue(t *testing.T) {
 		Start: sample.Position(ch, sample.ID(commonpb.WALName_Pulsar, 3), 9, 0), DML: sample.Position(ch, sample.ID(commonpb.WALName_Pulsar, 4), 10, 0)}
 	k := models.Classify(models.SegmentKey(1, 2, 1))
 	val := seg.Encode()
-	dry, err := p.decide(k, val, false)
+	dry, err := p.decide(k, val, false, nil)
 	if err != nil || dry.Action != Rewrite || dry.Positions != 2 || dry.Value != nil {
 		t.Fatalf("dry run: %+v, %v", dry, err)
 	}
-	built := testing.AllocsPerRun(200, func() { _, _ = p.decide(k, val, true) })
-	counted := testing.AllocsPerRun(200, func() { _, _ = p.decide(k, val, false) })
+	built := testing.AllocsPerRun(200, func() { _, _ = p.decide(k, val, true, nil) })
+	counted := testing.AllocsPerRun(200, func() { _, _ = p.decide(k, val, false, nil) })
 	if counted >= built {
 		t.Fatalf("a dry-run decision allocates %v times, a run's %v: the dry run builds the value", counted, built)
 	}
 	seg.Extra = (&wire.Builder{}).Bytes(100, make([]byte, maxValueBytes/2)).Build()
-	large, err := p.decide(k, seg.Encode(), false)
+	large, err := p.decide(k, seg.Encode(), false, nil)
 	if err != nil || large.Action != Rewrite || len(large.Value) <= maxValueBytes/2 {
 		t.Fatalf("a large value is built in a dry run too: %+v, %v", large.Action, err)
 	}

@@ -132,8 +132,8 @@ func TestSettledCatchesANonConvergingRewrite(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !woodpecker.settled(k, d.Value) || woodpecker.settled(k, wrong.Value) {
-			t.Fatalf("%s: the woodpecker rewrite settled %v, the kafka one %v", key, woodpecker.settled(k, d.Value), woodpecker.settled(k, wrong.Value))
+		if !woodpecker.settled(k, d.Value, nil) || woodpecker.settled(k, wrong.Value, nil) {
+			t.Fatalf("%s: the woodpecker rewrite settled %v, the kafka one %v", key, woodpecker.settled(k, d.Value, nil), woodpecker.settled(k, wrong.Value, nil))
 		}
 		checked++
 	}

@@ -19,8 +19,7 @@ func (pl *Plan) scan(ctx context.Context, read func(n int), sink func(apply.Op) 
 	a := newAccumulator(pl.planner)
 	a.dry = sink == nil
 	a.limit = apply.NewRequestLimit(pl.params.MaxRequestBytes, pl.inst)
-	pl.unsettled = 0
-	var writeBytes int64
+	pl.unsettled, pl.writeBytes = 0, 0
 	steps := []struct {
 		prefixes []string
 		size     int
@@ -47,24 +46,31 @@ func (pl *Plan) scan(ctx context.Context, read func(n int), sink func(apply.Op) 
 			if st.filter >= 0 && e.Kind != st.filter {
 				return nil
 			}
-			d, err := a.decide(e)
-			if err == nil && d.Action != Keep {
-				writeBytes += gates.WriteCost(e.KV.Key, d.Value)
-			}
-			if err != nil || sink == nil || d.Action == Keep {
-				return err
-			}
-			if d.Action == Rewrite && !pl.planner.settled(e.Key, d.Value) {
-				pl.unsettled++
-			}
-			return sink(op(e.KV.Key, e.ModRevision, e.Value, d))
+			return pl.scanEntry(a, e, sink)
 		})
 		if err != nil {
 			return err
 		}
 	}
-	pl.acc, pl.writeBytes = a, writeBytes
+	pl.acc = a
 	return nil
+}
+
+// scanEntry is the scan's work on one key it read: decide it into a, count
+// the bytes a write adds, and hand sink the op (a dry run's nil sink: none).
+// It runs once per key of the instance (BenchmarkDecideSegment).
+func (pl *Plan) scanEntry(a *accumulator, e instance.Entry, sink func(apply.Op) error) error {
+	d, err := a.decide(e)
+	if err == nil && d.Action != Keep {
+		pl.writeBytes += gates.WriteCost(e.KV.Key, d.Value)
+	}
+	if err != nil || sink == nil || d.Action == Keep {
+		return err
+	}
+	if d.Action == Rewrite && !pl.planner.settled(e.Key, d.Value, &a.segments) {
+		pl.unsettled++
+	}
+	return sink(op(e.KV.Key, e.ModRevision, e.Value, d))
 }
 
 // scanConfig decides every mq.type override under {root}/config/ (each
