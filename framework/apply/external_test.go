@@ -142,6 +142,21 @@ func TestKitEffectWithoutKeysAndTheQuestion(t *testing.T) {
 	}
 }
 
+// mustHoldOld fails t when a key under r/meta/ holds anything but "old":
+// the run wrote to etcd.
+func mustHoldOld(t *testing.T, cli *clientv3.Client) {
+	t.Helper()
+	resp, err := cli.Get(context.Background(), "r/meta/", clientv3.WithPrefix())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kv := range resp.Kvs {
+		if string(kv.Value) != "old" {
+			t.Fatalf("%s was written", kv.Key)
+		}
+	}
+}
+
 func readHeader(t *testing.T, path string) apply.Header {
 	t.Helper()
 	info, err := apply.VerifyBackup(path, false, nil)
@@ -186,15 +201,7 @@ func TestKitChecksTheGuardsRightBeforeTheEffect(t *testing.T) {
 	if code != framework.ExitRefused || err == nil || !strings.Contains(err.Error(), "r/session/datacoord") || !strings.Contains(err.Error(), "nothing was written") {
 		t.Fatalf("exit %d %v\n%s\n%s", code, err, stdout, stderr)
 	}
-	resp, err := cli.Get(context.Background(), "r/meta/", clientv3.WithPrefix())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, kv := range resp.Kvs {
-		if string(kv.Value) != "old" {
-			t.Fatalf("%s was written", kv.Key)
-		}
-	}
+	mustHoldOld(t, cli)
 }
 
 // A component that registers while the effect runs stops it after the
@@ -239,13 +246,5 @@ func TestKitStopsTheEffectWhenAComponentRegisters(t *testing.T) {
 	if erased != 1 || code == 0 || err == nil || !strings.Contains(err.Error(), "r/session/querynode-3") || !strings.Contains(err.Error(), "nothing was written to etcd") {
 		t.Fatalf("erased %d of 3; exit %d %v\n%s\n%s", erased, code, err, stdout, stderr)
 	}
-	resp, gerr := cli.Get(context.Background(), "r/meta/", clientv3.WithPrefix())
-	if gerr != nil {
-		t.Fatal(gerr)
-	}
-	for _, kv := range resp.Kvs {
-		if string(kv.Value) != "old" {
-			t.Fatalf("%s was written", kv.Key)
-		}
-	}
+	mustHoldOld(t, cli)
 }

@@ -85,13 +85,5 @@ func TestInterruptBeforeTheFirstWriteSaysNothingWritten(t *testing.T) {
 			t.Errorf("says %q:\n%s", bad, all)
 		}
 	}
-	resp, gerr := cli.Get(context.Background(), "r/meta/", clientv3.WithPrefix())
-	if gerr != nil {
-		t.Fatal(gerr)
-	}
-	for _, kv := range resp.Kvs {
-		if string(kv.Value) != "old" {
-			t.Fatalf("%s was written", kv.Key)
-		}
-	}
+	mustHoldOld(t, cli)
 }
