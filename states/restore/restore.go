@@ -199,14 +199,8 @@ func (pl *Plan) pending(ctx context.Context) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	br, err := apply.OpenBackup(pl.File)
-	if err != nil {
-		return 0, err
-	}
-	defer br.Close()
-	br.AllowNoChecksum = pl.params.NoChecksum
 	var n int64
-	err = pl.streamPhase(ctx, br, rev, anyPhase, func(_ apply.Entry, _ instance.KV, op *apply.Op) error {
+	err = pl.scanFile(ctx, rev, []int{anyPhase}, func(_ apply.Entry, _ instance.KV, op *apply.Op) error {
 		if op != nil {
 			n++
 		}
@@ -215,7 +209,7 @@ func (pl *Plan) pending(ctx context.Context) (int64, error) {
 	return n, err
 }
 
-// anyPhase is streamPhase's phase for every entry of the file.
+// anyPhase is scanFile's phase for every entry of the file.
 const anyPhase = -1
 
 // header is the restore's own backup: its keys come back in the reverse
@@ -516,49 +510,74 @@ func (pl *Plan) gateMovedOn() Gate {
 }
 
 // stream reads the backup file once per restore phase (the groups of the
-// header's RestoreOrder, then the phases it does not name), fetches the
-// current values of each chunk of keys at rev, and calls fn with each entry
-// and its op (nil: the key already holds its backed-up state).
+// header's RestoreOrder, then the phases it does not name), reads the
+// current values of its keys at rev by spans (span.go), and calls fn with
+// each entry and its op (nil: the key already holds its backed-up state).
 func (pl *Plan) stream(ctx context.Context, rev int64, fn func(e apply.Entry, cur instance.KV, op *apply.Op) error) error {
-	for phase := 0; phase < pl.phases; phase++ {
-		br, err := apply.OpenBackup(pl.File)
-		if err != nil {
-			return err
-		}
-		br.AllowNoChecksum = pl.params.NoChecksum
-		err = pl.streamPhase(ctx, br, rev, phase, fn)
-		br.Close()
-		if err != nil {
-			return err
-		}
+	phases := make([]int, pl.phases)
+	for i := range phases {
+		phases[i] = i
 	}
-	return nil
+	return pl.scanFile(ctx, rev, phases, fn)
 }
 
-func (pl *Plan) streamPhase(ctx context.Context, br *apply.BackupReader, rev int64, phase int, fn func(e apply.Entry, cur instance.KV, op *apply.Op) error) error {
-	// A batch is read in one transaction of gets: within etcd's default
-	// --max-txn-ops whatever --max-txn-ops says (the writes check it).
-	n := min(max(pl.params.MaxTxnOps, 1), apply.DefaultMaxTxnOps)
-	batch := instance.NewBatch(pl.inst, rev, n, func(e apply.Entry) string { return e.Key }, func(e apply.Entry, c instance.KV) error {
-		exists := c.ModRevision != 0
-		var op *apply.Op
-		switch {
-		case e.Absent && exists:
-			op = &apply.Op{Key: e.Key, ModRevision: c.ModRevision, Delete: true, Original: c.Value, Phase: phase}
-		case e.Absent:
-		case exists && bytes.Equal(c.Value, e.Value):
-		default:
-			op = &apply.Op{Key: e.Key, ModRevision: c.ModRevision, Value: e.Value, Original: c.Value, Phase: phase}
+// scanFile reads the entries of phases, in that order, with their keys'
+// values at rev, and calls fn with each.
+func (pl *Plan) scanFile(ctx context.Context, rev int64, phases []int, fn func(e apply.Entry, cur instance.KV, op *apply.Op) error) error {
+	// The keys a span leaves are read in transactions of gets: within
+	// etcd's default --max-txn-ops whatever --max-txn-ops says (the writes
+	// check it).
+	r := &reader{inst: pl.inst, rev: rev, gets: min(max(pl.params.MaxTxnOps, 1), apply.DefaultMaxTxnOps)}
+	read := func(send func(chunk) error) error {
+		for _, phase := range phases {
+			if err := pl.readPhase(phase, send); err != nil {
+				return err
+			}
 		}
-		return fn(e, c, op)
+		return nil
+	}
+	return r.pipeline(ctx, read, func(f fetched) error {
+		for i, e := range f.entries {
+			if err := fn(e, f.cur[i], decide(e, f.cur[i], f.phase)); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
+}
+
+// decide is the op that puts e's key back as backed up, from its value c
+// now (nil: it holds its backed-up state).
+func decide(e apply.Entry, c instance.KV, phase int) *apply.Op {
+	exists := c.ModRevision != 0
+	switch {
+	case e.Absent && exists:
+		return &apply.Op{Key: e.Key, ModRevision: c.ModRevision, Delete: true, Original: c.Value, Phase: phase}
+	case e.Absent:
+		return nil
+	case exists && bytes.Equal(c.Value, e.Value):
+		return nil
+	}
+	return &apply.Op{Key: e.Key, ModRevision: c.ModRevision, Value: e.Value, Original: c.Value, Phase: phase}
+}
+
+// readPhase reads the file's entries of phase (anyPhase: every entry) and
+// sends them in chunks.
+func (pl *Plan) readPhase(phase int, send func(chunk) error) error {
+	br, err := apply.OpenBackup(pl.File)
+	if err != nil {
+		return err
+	}
+	defer br.Close()
+	br.AllowNoChecksum = pl.params.NoChecksum
+	c := chunk{phase: phase}
 	for {
 		e, ok, err := br.Next()
 		if err != nil {
 			return err
 		}
 		if !ok {
-			return batch.Flush(ctx)
+			break
 		}
 		if !(apply.Header{Prefixes: pl.Prefixes}).Allows(e.Key) {
 			return fmt.Errorf("backup %s line %d: key %s is outside the prefixes the backed-up command writes (%s): the file changed since it was checked",
@@ -567,10 +586,18 @@ func (pl *Plan) streamPhase(ctx context.Context, br *apply.BackupReader, rev int
 		if phase != anyPhase && pl.phaseOf(e) != phase {
 			continue
 		}
-		if err := batch.Add(ctx, e); err != nil {
-			return err
+		c.add(e)
+		if c.full() {
+			if err := send(c); err != nil {
+				return err
+			}
+			c = chunk{phase: phase}
 		}
 	}
+	if len(c.entries) == 0 {
+		return nil
+	}
+	return send(c)
 }
 
 // phaseOf is the restore phase of an entry.

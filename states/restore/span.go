@@ -1,0 +1,173 @@
+package restore
+
+import (
+	"context"
+	"errors"
+
+	"github.com/heron-shell/heron/framework/apply"
+	"github.com/heron-shell/heron/states/instance"
+)
+
+// The scan compares each entry of the backup with its key now. It reads the
+// keys by spans: a chunk of entries whose keys ascend is read with one range
+// request from its first key to its last (etcd serves a range of
+// consecutive keys for about the cost of one read; a transaction of gets
+// costs a read each). The file is read, the next span fetched and the
+// current chunk decided side by side (a chunk read ahead of each).
+
+// Chunks close at spanEntries entries or spanBytes bytes of backed-up
+// values (the current values are about as large): the memory of a scan is
+// a few chunks.
+const (
+	spanEntries = 1000
+	spanBytes   = 2 << 20
+	// spanSlack is how many keys outside the chunk a span may read beyond
+	// its entries before the rest of the chunk is read key by key (a chunk
+	// whose keys lie far apart, other keys between them).
+	spanSlack = 64
+)
+
+// chunk is consecutive entries of one restore phase, in file order.
+type chunk struct {
+	phase   int
+	entries []apply.Entry
+	bytes   int
+	// ascending: every key is greater than the one before it.
+	ascending bool
+}
+
+func (c *chunk) add(e apply.Entry) {
+	if len(c.entries) == 0 {
+		c.ascending = true
+	} else if c.ascending && e.Key <= c.entries[len(c.entries)-1].Key {
+		c.ascending = false
+	}
+	c.entries = append(c.entries, e)
+	c.bytes += len(e.Key) + len(e.Value) + len(e.New)
+}
+
+func (c *chunk) full() bool { return len(c.entries) >= spanEntries || c.bytes >= spanBytes }
+
+// fetched is a chunk with the current KV of each entry (the zero KV: absent).
+type fetched struct {
+	phase   int
+	entries []apply.Entry
+	cur     []instance.KV
+}
+
+// reader reads chunks at one revision.
+type reader struct {
+	inst *instance.Instance
+	rev  int64
+	// gets is the most gets of one transaction (the keys a span leaves).
+	gets int
+}
+
+// fetch reads the current values of c's keys: by one span when its keys
+// ascend, the keys the span did not reach (too many other keys between
+// them) and those of a chunk that does not ascend by transactions of gets.
+func (r *reader) fetch(ctx context.Context, c chunk) (fetched, error) {
+	out := fetched{phase: c.phase, entries: c.entries, cur: make([]instance.KV, len(c.entries))}
+	done := 0
+	if c.ascending {
+		first, last := c.entries[0].Key, c.entries[len(c.entries)-1].Key
+		kvs, more, err := r.inst.Span(ctx, first, last+"\x00", r.rev, len(c.entries)+spanSlack)
+		if err != nil {
+			return out, err
+		}
+		reached := last
+		if more && len(kvs) > 0 {
+			reached = kvs[len(kvs)-1].Key
+		} else if more {
+			reached = ""
+		}
+		// Both are in key order: a merge.
+		j := 0
+		for done < len(c.entries) && reached != "" && c.entries[done].Key <= reached {
+			key := c.entries[done].Key
+			for j < len(kvs) && kvs[j].Key < key {
+				j++
+			}
+			if j < len(kvs) && kvs[j].Key == key {
+				out.cur[done] = kvs[j]
+			}
+			done++
+		}
+	}
+	for done < len(c.entries) {
+		n := min(len(c.entries)-done, r.gets)
+		keys := make([]string, n)
+		for i := range keys {
+			keys[i] = c.entries[done+i].Key
+		}
+		cur, err := r.inst.GetMany(ctx, keys, r.rev)
+		if err != nil {
+			return out, err
+		}
+		copy(out.cur[done:], cur)
+		done += n
+	}
+	return out, nil
+}
+
+// pipeline runs read (the file: it hands each chunk to send, in order),
+// the fetch of each chunk and decide (each fetched chunk, in order) side by
+// side: a chunk is fetched while the one before it is decided and the
+// file is read ahead. The first error stops all three.
+func (r *reader) pipeline(ctx context.Context, read func(send func(chunk) error) error, decide func(fetched) error) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	chunks := make(chan chunk, 1)
+	results := make(chan fetched, 1)
+	errs := make(chan error, 2)
+	go func() {
+		defer close(chunks)
+		errs <- read(func(c chunk) error {
+			select {
+			case chunks <- c:
+				return nil
+			case <-ctx.Done():
+				return context.Cause(ctx)
+			}
+		})
+	}()
+	go func() {
+		defer close(results)
+		for c := range chunks {
+			f, err := r.fetch(ctx, c)
+			if err != nil {
+				errs <- err
+				return
+			}
+			select {
+			case results <- f:
+			case <-ctx.Done():
+				errs <- context.Cause(ctx)
+				return
+			}
+		}
+		errs <- nil
+	}()
+	var err error
+	for f := range results {
+		if err = decide(f); err != nil {
+			break
+		}
+	}
+	// Done or failed: the stages still running stop (a failed fetch left
+	// the file's reader waiting to send).
+	cancel(errStopped)
+	for range results {
+	}
+	// The first error of the three: a stage stopped by another's error
+	// reports errStopped, never first.
+	for range 2 {
+		if e := <-errs; e != nil && !errors.Is(e, errStopped) && err == nil {
+			err = e
+		}
+	}
+	return err
+}
+
+// errStopped stops the stages of a pipeline after one of them failed.
+var errStopped = errors.New("restore: stopped")
