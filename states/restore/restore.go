@@ -129,6 +129,10 @@ type Plan struct {
 	// in the file.
 	written func(apply.Entry) (apply.Op, error)
 	created map[string]bool
+	// file is the backup, open from the check to the end of the scan;
+	// runs are where each restore phase's entries lie in it.
+	file *apply.BackupReader
+	runs runs
 	// groups: the restore phase of each backed-up phase (Header.RestoreOrder);
 	// phases bounds them.
 	groups map[int]int
@@ -157,7 +161,11 @@ func readContext(ctx context.Context, inst *instance.Instance, p *Params, rev in
 	if err != nil {
 		return nil, err
 	}
-	return pl, pl.readCreated(ctx)
+	if err := pl.readCreated(ctx); err != nil {
+		pl.Close()
+		return nil, err
+	}
+	return pl, nil
 }
 
 // headerNamed is the header of the restore's own backup, and its name.
@@ -263,14 +271,24 @@ func (pl *Plan) afterRestore() *apply.Check {
 	}}
 }
 
-func build(ctx context.Context, inst *instance.Instance, p *Params, rev int64) (*Plan, error) {
-	header, err := apply.ReadBackupHeader(p.File)
+func build(ctx context.Context, inst *instance.Instance, p *Params, rev int64) (_ *Plan, err error) {
+	// The file is opened once: checked whole here, its entries read again
+	// from the same open file by the scan (a file renamed over it meanwhile
+	// is not read); the kit closes it after the scan.
+	br, err := apply.OpenBackup(p.File)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("restore: no file %s", p.File)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("restore: %w", err)
 	}
+	defer func() {
+		if err != nil {
+			br.Close()
+		}
+	}()
+	br.AllowNoChecksum = p.NoChecksum
+	header := br.Header
 	previous := newPreviousWALs(header)
 	scope, err := writerScope(p.File, header, inst.Layout)
 	if err != nil {
@@ -289,20 +307,38 @@ func build(ctx context.Context, inst *instance.Instance, p *Params, rev int64) (
 		return fmt.Errorf("backup %s line %d: key %s is outside the prefixes the backed-up command writes (%s): the file was changed; nothing was restored",
 			p.File, e.Line, framework.EscapeText(e.Key), strings.Join(prefixes, ", "))
 	}
+	pl := &Plan{inst: inst, params: *p, file: br, groups: map[int]int{}, phases: 1}
+	if len(header.RestoreOrder) <= maxRestoreGroups {
+		for i, group := range header.RestoreOrder {
+			for _, ph := range group {
+				pl.groups[ph] = i
+			}
+			pl.phases = len(header.RestoreOrder) + 1
+		}
+	}
 	// The whole file is checked before anything is planned from it: a
 	// changed byte or a key the backed-up command never writes refuses it.
+	// Where each phase's entries lie is noted on the way (runs).
 	var legacyErr error
-	info, err := apply.VerifyBackup(p.File, p.NoChecksum, func(e apply.Entry) error {
+	for {
+		from := br.Offset()
+		e, ok, err := br.Next()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			break
+		}
 		previous.add(e)
 		if legacyErr == nil && legacy != nil {
 			legacyErr = outside(e, legacy)
 		}
-		return outside(e, prefixes)
-	})
-	if err != nil {
-		return nil, err
+		if err := outside(e, prefixes); err != nil {
+			return nil, err
+		}
+		pl.runs.add(pl.phaseOf(e), from, br.Offset(), e.Line)
 	}
-	if legacy != nil && !info.Checksummed {
+	if legacy != nil && !br.Checksummed {
 		// Without a checksum nothing vouches for a key: only what the
 		// commands that wrote such backups write is put back.
 		if legacyErr != nil {
@@ -316,17 +352,10 @@ func build(ctx context.Context, inst *instance.Instance, p *Params, rev int64) (
 		return nil, fmt.Errorf("backup %s: its header's restore_order has %d groups, more than the %d a write command records: the header was changed; nothing was restored",
 			p.File, len(header.RestoreOrder), maxRestoreGroups)
 	}
-	pl := &Plan{inst: inst, params: *p, groups: map[int]int{}, phases: 1}
-	for i, group := range header.RestoreOrder {
-		for _, ph := range group {
-			pl.groups[ph] = i
-		}
-		pl.phases = len(header.RestoreOrder) + 1
-	}
 	pl.Command, pl.File, pl.Backup, pl.Revision = "restore", p.File, header, rev
 	pl.Examples, pl.Warnings, pl.Prefixes, pl.Chain = []Example{}, []string{}, prefixes, []string{}
 	pl.Checksum = "sha256"
-	if !info.Checksummed {
+	if !br.Checksummed {
 		pl.Checksum = "none"
 		pl.Warnings = append(pl.Warnings, "the backup has no checksum (written before heron checksummed backups): --no-checksum restores it unchecked, so a changed value in it would be written back")
 	}
@@ -561,37 +590,52 @@ func decide(e apply.Entry, c instance.KV, phase int) *apply.Op {
 	return &apply.Op{Key: e.Key, ModRevision: c.ModRevision, Value: e.Value, Original: c.Value, Phase: phase}
 }
 
-// readPhase reads the file's entries of phase (anyPhase: every entry) and
-// sends them in chunks.
+// readPhase reads the file's entries of phase and sends them in chunks:
+// the runs of phase from the file held open since its check (anyPhase:
+// every entry, from the file opened again: the verify's, after the scan).
 func (pl *Plan) readPhase(phase int, send func(chunk) error) error {
-	br, err := apply.OpenBackup(pl.File)
-	if err != nil {
-		return err
-	}
-	defer br.Close()
-	br.AllowNoChecksum = pl.params.NoChecksum
 	c := chunk{phase: phase}
-	for {
-		e, ok, err := br.Next()
+	each := func(br *apply.BackupReader) error {
+		for {
+			e, ok, err := br.Next()
+			if err != nil || !ok {
+				return err
+			}
+			if !(apply.Header{Prefixes: pl.Prefixes}).Allows(e.Key) {
+				return fmt.Errorf("backup %s line %d: key %s is outside the prefixes the backed-up command writes (%s): the file changed since it was checked",
+					pl.File, e.Line, framework.EscapeText(e.Key), strings.Join(pl.Prefixes, ", "))
+			}
+			if phase != anyPhase && pl.phaseOf(e) != phase {
+				continue
+			}
+			c.add(e)
+			if c.full() {
+				if err := send(c); err != nil {
+					return err
+				}
+				c = chunk{phase: phase}
+			}
+		}
+	}
+	if phase == anyPhase {
+		br, err := apply.OpenBackup(pl.File)
 		if err != nil {
 			return err
 		}
-		if !ok {
-			break
+		defer br.Close()
+		br.AllowNoChecksum = pl.params.NoChecksum
+		if err := each(br); err != nil {
+			return err
 		}
-		if !(apply.Header{Prefixes: pl.Prefixes}).Allows(e.Key) {
-			return fmt.Errorf("backup %s line %d: key %s is outside the prefixes the backed-up command writes (%s): the file changed since it was checked",
-				pl.File, e.Line, framework.EscapeText(e.Key), strings.Join(pl.Prefixes, ", "))
-		}
-		if phase != anyPhase && pl.phaseOf(e) != phase {
-			continue
-		}
-		c.add(e)
-		if c.full() {
-			if err := send(c); err != nil {
+	} else {
+		for _, r := range pl.runs.of(phase) {
+			part, err := pl.file.Part(r.from, r.to, r.line)
+			if err != nil {
 				return err
 			}
-			c = chunk{phase: phase}
+			if err := each(part); err != nil {
+				return err
+			}
 		}
 	}
 	if len(c.entries) == 0 {
@@ -599,6 +643,9 @@ func (pl *Plan) readPhase(phase int, send func(chunk) error) error {
 	}
 	return send(c)
 }
+
+// Close closes the backup file (the kit does, after the scan).
+func (pl *Plan) Close() error { return pl.file.Close() }
 
 // phaseOf is the restore phase of an entry.
 func (pl *Plan) phaseOf(e apply.Entry) int {

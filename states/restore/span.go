@@ -171,3 +171,49 @@ func (r *reader) pipeline(ctx context.Context, read func(send func(chunk) error)
 
 // errStopped stops the stages of a pipeline after one of them failed.
 var errStopped = errors.New("restore: stopped")
+
+// maxRuns bounds the runs a file's check notes: a file whose phases
+// alternate more often is read once per phase (each reading keeps the
+// entries of its phase).
+const maxRuns = 4096
+
+// run is consecutive entries of one restore phase: the bytes [from, to) of
+// the file, from line number line.
+type run struct {
+	phase          int
+	from, to, line int64
+}
+
+// runs are the runs of a file in file order; mixed: there were more than
+// maxRuns, runs holds one run of every entry (its phase -1).
+type runs struct {
+	list  []run
+	mixed bool
+}
+
+func (rs *runs) add(phase int, from, to, line int64) {
+	if n := len(rs.list); n > 0 && rs.list[n-1].to == from && (rs.mixed || rs.list[n-1].phase == phase) {
+		rs.list[n-1].to = to
+		return
+	}
+	if len(rs.list) == maxRuns {
+		rs.mixed = true
+		rs.list = []run{{phase: -1, from: rs.list[0].from, to: to, line: rs.list[0].line}}
+		return
+	}
+	rs.list = append(rs.list, run{phase: phase, from: from, to: to, line: line})
+}
+
+// of are the runs that hold phase's entries, in file order.
+func (rs *runs) of(phase int) []run {
+	if rs.mixed {
+		return rs.list
+	}
+	var out []run
+	for _, r := range rs.list {
+		if r.phase == phase {
+			out = append(out, r)
+		}
+	}
+	return out
+}

@@ -100,3 +100,26 @@ func TestFetchReadsASpan(t *testing.T) {
 	check("keys far apart", []string{"by-dev/meta/s/0000", "by-dev/meta/s/0299", "by-dev/meta/u", "by-dev/meta/v"}, 1, 1)
 	check("keys that do not ascend", []string{"by-dev/meta/s/0005", "by-dev/meta/s/0001", "by-dev/meta/absent"}, 0, 1)
 }
+
+// The check notes where each phase's entries lie; a file whose phases
+// alternate more than maxRuns times is read whole for each phase.
+func TestRuns(t *testing.T) {
+	var rs runs
+	for i, ph := range []int{0, 0, 1, 1, 0, 2} {
+		rs.add(ph, int64(10*i), int64(10*i+10), int64(i+2))
+	}
+	if got := rs.of(0); len(got) != 2 || got[0] != (run{phase: 0, from: 0, to: 20, line: 2}) || got[1] != (run{phase: 0, from: 40, to: 50, line: 6}) {
+		t.Errorf("phase 0: %+v", got)
+	}
+	if got := rs.of(1); len(got) != 1 || got[0] != (run{phase: 1, from: 20, to: 40, line: 4}) {
+		t.Errorf("phase 1: %+v", got)
+	}
+	var mixed runs
+	for i := range 2*maxRuns + 3 {
+		mixed.add(i%2, int64(i), int64(i+1), int64(i+2))
+	}
+	want := run{phase: -1, from: 0, to: 2*maxRuns + 3, line: 2}
+	if got := mixed.of(1); !mixed.mixed || len(got) != 1 || got[0] != want {
+		t.Errorf("alternating phases: %+v", got)
+	}
+}
