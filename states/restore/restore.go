@@ -129,6 +129,10 @@ type Plan struct {
 	// in the file.
 	written func(apply.Entry) (apply.Op, error)
 	created map[string]bool
+	// beside: the keys created since are read beside the scan (the runs
+	// are disjoint: its spans read those in the runs' key ranges), not
+	// before it.
+	beside bool
 	// file is the backup, open from the check to the end of the scan;
 	// runs are where each restore phase's entries lie in it.
 	file *apply.BackupReader
@@ -208,7 +212,7 @@ func (pl *Plan) pending(ctx context.Context) (int64, error) {
 		return 0, err
 	}
 	var n int64
-	err = pl.scanFile(ctx, rev, []int{anyPhase}, func(_ apply.Entry, _ instance.KV, op *apply.Op) error {
+	err = pl.scanFile(ctx, rev, []int{anyPhase}, nil, func(_ apply.Entry, _ instance.KV, op *apply.Op) error {
 		if op != nil {
 			n++
 		}
@@ -329,14 +333,14 @@ func build(ctx context.Context, inst *instance.Instance, p *Params, rev int64) (
 		if !ok {
 			break
 		}
-		previous.add(e)
+		kind := previous.add(e)
 		if legacyErr == nil && legacy != nil {
 			legacyErr = outside(e, legacy)
 		}
 		if err := outside(e, prefixes); err != nil {
 			return nil, err
 		}
-		pl.runs.add(pl.phaseOf(e), from, br.Offset(), e.Line)
+		pl.runs.add(pl.phaseOf(e), int(kind), e.Key, from, br.Offset(), e.Line)
 	}
 	if legacy != nil && !br.Checksummed {
 		// Without a checksum nothing vouches for a key: only what the
@@ -384,7 +388,19 @@ func (pl *Plan) scan(ctx context.Context, read func(n int), sink func(apply.Op) 
 	s.Entries, s.Puts, s.Deletes, s.Unchanged, s.Examples = 0, 0, 0, 0, []Example{}
 	s.MovedOn = MovedOn{Checked: pl.written != nil, Changed: []string{}, Deleted: []string{}, Created: []string{}}
 	created := maps.Clone(pl.created)
-	err := pl.stream(ctx, pl.Revision, func(e apply.Entry, cur instance.KV, op *apply.Op) error {
+	var spans func(keys []string)
+	var outside func() ([]string, error)
+	if pl.beside {
+		// The keys created since: those the spans read, and beside the
+		// scan those under the prefixes outside the file's runs.
+		spans = func(keys []string) {
+			for _, k := range keys {
+				created[k] = true
+			}
+		}
+		outside = pl.createdOutsideRuns(ctx)
+	}
+	err := pl.stream(ctx, pl.Revision, spans, func(e apply.Entry, cur instance.KV, op *apply.Op) error {
 		s.Entries++
 		read(1)
 		delete(created, e.Key)
@@ -416,6 +432,15 @@ func (pl *Plan) scan(ctx context.Context, read func(n int), sink func(apply.Op) 
 		return sink(*op)
 	})
 	s.TotalKeys = s.Puts + s.Deletes
+	if outside != nil {
+		keys, oerr := outside()
+		if err == nil {
+			err = oerr
+		}
+		for _, k := range keys {
+			created[k] = true
+		}
+	}
 	if err == nil && s.MovedOn.Checked {
 		for _, k := range slices.Sorted(maps.Keys(created)) {
 			s.MovedOn.add(&s.MovedOn.Created, k)
@@ -481,6 +506,9 @@ func (pl *Plan) readCreated(ctx context.Context) error {
 		return nil // not checked: the plan says so
 	}
 	pl.written = written
+	if pl.beside = pl.runs.disjoint(); pl.beside {
+		return nil // read beside the scan
+	}
 	for _, prefix := range pl.Prefixes {
 		_, err := pl.inst.ScanKeys(ctx, prefix, pl.Revision, func(page []instance.KV) error {
 			for _, kv := range page {
@@ -495,6 +523,41 @@ func (pl *Plan) readCreated(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// createdOutsideRuns starts reading, at the plan's revision and without
+// values, the keys under the prefixes outside the key ranges of the file's
+// runs (those inside, the scan's spans read), and returns the wait for the
+// keys created since the backup among them.
+func (pl *Plan) createdOutsideRuns(ctx context.Context) func() ([]string, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	var keys []string
+	done := make(chan error, 1)
+	go func() {
+		ranges := pl.runs.ranges()
+		for _, prefix := range pl.Prefixes {
+			for _, gap := range outsideRanges(prefix, prefixEnd(prefix), ranges) {
+				err := pl.inst.RangeKeys(ctx, gap[0], gap[1], pl.Revision, func(page []instance.KV) error {
+					for _, kv := range page {
+						if kv.CreateRevision > pl.Backup.Revision {
+							keys = append(keys, kv.Key)
+						}
+					}
+					return nil
+				})
+				if err != nil {
+					done <- err
+					return
+				}
+			}
+		}
+		done <- nil
+	}()
+	return func() ([]string, error) {
+		defer cancel()
+		err := <-done
+		return keys, err
+	}
 }
 
 // gateMovedOn is the gate on what happened since the backed-up write.
@@ -542,21 +605,25 @@ func (pl *Plan) gateMovedOn() Gate {
 // header's RestoreOrder, then the phases it does not name), reads the
 // current values of its keys at rev by spans (span.go), and calls fn with
 // each entry and its op (nil: the key already holds its backed-up state).
-func (pl *Plan) stream(ctx context.Context, rev int64, fn func(e apply.Entry, cur instance.KV, op *apply.Op) error) error {
+func (pl *Plan) stream(ctx context.Context, rev int64, created func(keys []string), fn func(e apply.Entry, cur instance.KV, op *apply.Op) error) error {
 	phases := make([]int, pl.phases)
 	for i := range phases {
 		phases[i] = i
 	}
-	return pl.scanFile(ctx, rev, phases, fn)
+	return pl.scanFile(ctx, rev, phases, created, fn)
 }
 
 // scanFile reads the entries of phases, in that order, with their keys'
-// values at rev, and calls fn with each.
-func (pl *Plan) scanFile(ctx context.Context, rev int64, phases []int, fn func(e apply.Entry, cur instance.KV, op *apply.Op) error) error {
+// values at rev, and calls fn with each; created (when set: the runs are
+// disjoint) with the keys created since the backup its spans read.
+func (pl *Plan) scanFile(ctx context.Context, rev int64, phases []int, created func(keys []string), fn func(e apply.Entry, cur instance.KV, op *apply.Op) error) error {
 	// The keys a span leaves are read in transactions of gets: within
 	// etcd's default --max-txn-ops whatever --max-txn-ops says (the writes
 	// check it).
 	r := &reader{inst: pl.inst, rev: rev, gets: min(max(pl.params.MaxTxnOps, 1), apply.DefaultMaxTxnOps)}
+	if created != nil {
+		r.since, r.under = pl.Backup.Revision, (apply.Header{Prefixes: pl.Prefixes}).Allows
+	}
 	read := func(send func(chunk) error) error {
 		for _, phase := range phases {
 			if err := pl.readPhase(phase, send); err != nil {
@@ -566,6 +633,9 @@ func (pl *Plan) scanFile(ctx context.Context, rev int64, phases []int, fn func(e
 		return nil
 	}
 	return r.pipeline(ctx, read, func(f fetched) error {
+		if created != nil {
+			created(f.created)
+		}
 		for i, e := range f.entries {
 			if err := fn(e, f.cur[i], decide(e, f.cur[i], f.phase)); err != nil {
 				return err
@@ -595,6 +665,18 @@ func decide(e apply.Entry, c instance.KV, phase int) *apply.Op {
 // every entry, from the file opened again: the verify's, after the scan).
 func (pl *Plan) readPhase(phase int, send func(chunk) error) error {
 	c := chunk{phase: phase}
+	// flush sends the chunk; the next one's span starts just after its
+	// last key (the spans of a run cover its keys' range whole).
+	flush := func() error {
+		if len(c.entries) == 0 {
+			return nil
+		}
+		if err := send(c); err != nil {
+			return err
+		}
+		c = chunk{phase: phase, from: c.entries[len(c.entries)-1].Key + "\x00"}
+		return nil
+	}
 	each := func(br *apply.BackupReader) error {
 		for {
 			e, ok, err := br.Next()
@@ -610,10 +692,9 @@ func (pl *Plan) readPhase(phase int, send func(chunk) error) error {
 			}
 			c.add(e)
 			if c.full() {
-				if err := send(c); err != nil {
+				if err := flush(); err != nil {
 					return err
 				}
-				c = chunk{phase: phase}
 			}
 		}
 	}
@@ -627,21 +708,23 @@ func (pl *Plan) readPhase(phase int, send func(chunk) error) error {
 		if err := each(br); err != nil {
 			return err
 		}
-	} else {
-		for _, r := range pl.runs.of(phase) {
-			part, err := pl.file.Part(r.from, r.to, r.line)
-			if err != nil {
-				return err
-			}
-			if err := each(part); err != nil {
-				return err
-			}
+		return flush()
+	}
+	for _, r := range pl.runs.of(phase) {
+		part, err := pl.file.Part(r.from, r.to, r.line)
+		if err != nil {
+			return err
 		}
+		if err := each(part); err != nil {
+			return err
+		}
+		// A chunk holds one run's entries: its span lies in the run's range.
+		if err := flush(); err != nil {
+			return err
+		}
+		c.from = ""
 	}
-	if len(c.entries) == 0 {
-		return nil
-	}
-	return send(c)
+	return nil
 }
 
 // Close closes the backup file (the kit does, after the scan).

@@ -3,6 +3,8 @@ package restore
 import (
 	"context"
 	"errors"
+	"slices"
+	"strings"
 
 	"github.com/heron-shell/heron/framework/apply"
 	"github.com/heron-shell/heron/states/instance"
@@ -31,7 +33,11 @@ const (
 type chunk struct {
 	phase   int
 	entries []apply.Entry
-	bytes   int
+	// from is where its span starts ("": at its first key): just after
+	// the last key of the chunk before it in the same run, so that the
+	// spans of a run cover every key from its first to its last.
+	from  string
+	bytes int
 	// ascending: every key is greater than the one before it.
 	ascending bool
 }
@@ -53,6 +59,9 @@ type fetched struct {
 	phase   int
 	entries []apply.Entry
 	cur     []instance.KV
+	// created are the keys created since the backup (reader.since) from
+	// where the chunk's span starts to its last key, its own keys aside.
+	created []string
 }
 
 // reader reads chunks at one revision.
@@ -61,6 +70,17 @@ type reader struct {
 	rev  int64
 	// gets is the most gets of one transaction (the keys a span leaves).
 	gets int
+	// since > 0: fetch also finds the keys created after revision since
+	// (the backup's) from where each span starts to its last key, those
+	// under lists; their entries aside (the chunk's spans cover a run of
+	// the file whose key range holds no other entry: runs.disjoint).
+	since int64
+	under func(key string) bool
+}
+
+// createdSince reports kv as created since the backup.
+func (r *reader) createdSince(kv instance.KV) bool {
+	return r.since > 0 && kv.CreateRevision > r.since && r.under(kv.Key)
 }
 
 // fetch reads the current values of c's keys: by one span when its keys
@@ -71,27 +91,56 @@ func (r *reader) fetch(ctx context.Context, c chunk) (fetched, error) {
 	done := 0
 	if c.ascending {
 		first, last := c.entries[0].Key, c.entries[len(c.entries)-1].Key
-		kvs, more, err := r.inst.Span(ctx, first, last+"\x00", r.rev, len(c.entries)+spanSlack)
+		from := c.from
+		if from == "" || from > first {
+			from = first
+		}
+		kvs, more, err := r.inst.Span(ctx, from, last+"\x00", r.rev, len(c.entries)+spanSlack)
 		if err != nil {
 			return out, err
 		}
 		reached := last
-		if more && len(kvs) > 0 {
+		if more {
 			reached = kvs[len(kvs)-1].Key
-		} else if more {
-			reached = ""
 		}
 		// Both are in key order: a merge.
 		j := 0
-		for done < len(c.entries) && reached != "" && c.entries[done].Key <= reached {
+		for done < len(c.entries) && c.entries[done].Key <= reached {
 			key := c.entries[done].Key
-			for j < len(kvs) && kvs[j].Key < key {
-				j++
+			for ; j < len(kvs) && kvs[j].Key < key; j++ {
+				if r.createdSince(kvs[j]) {
+					out.created = append(out.created, kvs[j].Key)
+				}
 			}
 			if j < len(kvs) && kvs[j].Key == key {
 				out.cur[done] = kvs[j]
+				j++
 			}
 			done++
+		}
+		for _, kv := range kvs[j:] {
+			if r.createdSince(kv) {
+				out.created = append(out.created, kv.Key)
+			}
+		}
+		if more && r.since > 0 {
+			// The keys the span did not reach, without their values: the
+			// created ones among them.
+			rest := c.entries[done:]
+			err := r.inst.RangeKeys(ctx, reached+"\x00", last+"\x00", r.rev, func(page []instance.KV) error {
+				for _, kv := range page {
+					for len(rest) > 0 && rest[0].Key < kv.Key {
+						rest = rest[1:]
+					}
+					if (len(rest) == 0 || rest[0].Key != kv.Key) && r.createdSince(kv) {
+						out.created = append(out.created, kv.Key)
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				return out, err
+			}
 		}
 	}
 	for done < len(c.entries) {
@@ -177,11 +226,16 @@ var errStopped = errors.New("restore: stopped")
 // entries of its phase).
 const maxRuns = 4096
 
-// run is consecutive entries of one restore phase: the bytes [from, to) of
-// the file, from line number line.
+// run is consecutive entries of one restore phase and one kind of key
+// (their spans read one folder of keys, not the keys of other runs between
+// them): the bytes [from, to) of the file, from line number line.
 type run struct {
-	phase          int
+	phase, kind    int
 	from, to, line int64
+	// first and last are its first and last keys; ascending: every key is
+	// greater than the one before it.
+	first, last string
+	ascending   bool
 }
 
 // runs are the runs of a file in file order; mixed: there were more than
@@ -191,9 +245,10 @@ type runs struct {
 	mixed bool
 }
 
-func (rs *runs) add(phase int, from, to, line int64) {
-	if n := len(rs.list); n > 0 && rs.list[n-1].to == from && (rs.mixed || rs.list[n-1].phase == phase) {
-		rs.list[n-1].to = to
+func (rs *runs) add(phase, kind int, key string, from, to, line int64) {
+	if n := len(rs.list); n > 0 && rs.list[n-1].to == from && (rs.mixed || rs.list[n-1].phase == phase && rs.list[n-1].kind == kind) {
+		r := &rs.list[n-1]
+		r.to, r.ascending, r.last = to, r.ascending && key > r.last, key
 		return
 	}
 	if len(rs.list) == maxRuns {
@@ -201,7 +256,24 @@ func (rs *runs) add(phase int, from, to, line int64) {
 		rs.list = []run{{phase: -1, from: rs.list[0].from, to: to, line: rs.list[0].line}}
 		return
 	}
-	rs.list = append(rs.list, run{phase: phase, from: from, to: to, line: line})
+	rs.list = append(rs.list, run{phase: phase, kind: kind, from: from, to: to, line: line, first: key, last: key, ascending: true})
+}
+
+// disjoint reports whether each run's keys ascend and no two runs'
+// key ranges overlap: then a key within a run's range is a key of the
+// file only when it is one of that run's entries, so the keys a span
+// reads besides its chunk's are keys the file does not hold.
+func (rs *runs) disjoint() bool {
+	if rs.mixed {
+		return false
+	}
+	sorted := rs.ranges()
+	for i, r := range sorted {
+		if !r.ascending || (i > 0 && sorted[i-1].last >= r.first) {
+			return false
+		}
+	}
+	return true
 }
 
 // of are the runs that hold phase's entries, in file order.
@@ -216,4 +288,45 @@ func (rs *runs) of(phase int) []run {
 		}
 	}
 	return out
+}
+
+// ranges are the runs in the order of their first keys.
+func (rs *runs) ranges() []run {
+	sorted := slices.Clone(rs.list)
+	slices.SortFunc(sorted, func(a, b run) int { return strings.Compare(a.first, b.first) })
+	return sorted
+}
+
+// outsideRanges are the parts of [from, to) outside the key ranges of
+// sorted (disjoint runs in key order), each [first, last] of a run.
+func outsideRanges(from, to string, sorted []run) [][2]string {
+	var out [][2]string
+	at := from
+	for _, r := range sorted {
+		lo, hi := r.first, r.last+"\x00"
+		if hi <= at || lo >= to {
+			continue
+		}
+		if lo > at {
+			out = append(out, [2]string{at, lo})
+		}
+		at = hi
+	}
+	if at < to {
+		out = append(out, [2]string{at, to})
+	}
+	return out
+}
+
+// prefixEnd is the first key after every key under prefix (etcd's range
+// end of a prefix); "\x00" for a prefix of 0xff bytes only, read whole.
+func prefixEnd(prefix string) string {
+	b := []byte(prefix)
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] < 0xff {
+			b[i]++
+			return string(b[:i+1])
+		}
+	}
+	return "\x00"
 }
