@@ -389,7 +389,7 @@ func (pl *Plan) scan(ctx context.Context, read func(n int), sink func(apply.Op) 
 	s.MovedOn = MovedOn{Checked: pl.written != nil, Changed: []string{}, Deleted: []string{}, Created: []string{}}
 	created := maps.Clone(pl.created)
 	var spans func(keys []string)
-	var outside func() ([]string, error)
+	var outside func(stop bool) ([]string, error)
 	if pl.beside {
 		// The keys created since: those the spans read, and beside the
 		// scan those under the prefixes outside the file's runs.
@@ -433,7 +433,7 @@ func (pl *Plan) scan(ctx context.Context, read func(n int), sink func(apply.Op) 
 	})
 	s.TotalKeys = s.Puts + s.Deletes
 	if outside != nil {
-		keys, oerr := outside()
+		keys, oerr := outside(err != nil)
 		if err == nil {
 			err = oerr
 		}
@@ -528,8 +528,9 @@ func (pl *Plan) readCreated(ctx context.Context) error {
 // createdOutsideRuns starts reading, at the plan's revision and without
 // values, the keys under the prefixes outside the key ranges of the file's
 // runs (those inside, the scan's spans read), and returns the wait for the
-// keys created since the backup among them.
-func (pl *Plan) createdOutsideRuns(ctx context.Context) func() ([]string, error) {
+// keys created since the backup among them (stop: the scan failed, the
+// reading stops).
+func (pl *Plan) createdOutsideRuns(ctx context.Context) func(stop bool) ([]string, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	var keys []string
 	done := make(chan error, 1)
@@ -553,7 +554,10 @@ func (pl *Plan) createdOutsideRuns(ctx context.Context) func() ([]string, error)
 		}
 		done <- nil
 	}()
-	return func() ([]string, error) {
+	return func(stop bool) ([]string, error) {
+		if stop {
+			cancel()
+		}
 		defer cancel()
 		err := <-done
 		return keys, err
