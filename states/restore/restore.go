@@ -4,7 +4,10 @@
 // revision, through framework/apply's kit (so a restore backs up what it
 // overwrites, too). It owns no rule of the command that made the backup: it
 // writes the keys back in the order the backup's header names and runs the
-// check it names. The file is streamed, never loaded whole.
+// check it names. The file is streamed, never loaded whole, and opened once
+// for the plan (checked whole, then its entries read again phase by phase
+// from the same open file); the keys' values now are read by spans of
+// consecutive keys (span.go).
 package restore
 
 import (
@@ -146,20 +149,22 @@ type Plan struct {
 const maxExamples = 5
 
 // maxRestoreGroups bounds a header's RestoreOrder (reset checkpoint records
-// 2 groups): the file is read once per group; and its Prefixes, each
-// scanned whole.
+// 2 groups): the scan reads the file's entries once per group (a file
+// whose phases alternate more than maxRuns times, whole); and its Prefixes,
+// each scanned whole.
 const maxRestoreGroups = 16
 
 // Build is restore's plan, as the kit's phases (gates.Write): the context
-// (the backup file checked whole: checksum, prefixes; the keys created
-// since under its prefixes), the scan of every key of the file in the
-// order its header names, the gates that need it (the file is this
+// (the backup file checked whole: checksum, prefixes), the scan of every
+// key of the file in the order its header names with the keys created
+// since under its prefixes (beside it; before it for a file whose runs
+// overlap: readCreated), the gates that need it (the file is this
 // instance's, the instance did not move on), and the view.
 var Build = gates.Write(apply.Phases[*instance.Instance, Params, *Plan]{
 	Context: readContext, Header: (*Plan).headerNamed, Scan: (*Plan).scan, Gates: (*Plan).scanGates, View: (*Plan).view})
 
-// readContext checks the backup file whole, then reads at rev the keys
-// created since under its prefixes.
+// readContext checks the backup file whole, then (readCreated) decides
+// how the keys created since under its prefixes are read.
 func readContext(ctx context.Context, inst *instance.Instance, p *Params, rev int64) (*Plan, error) {
 	pl, err := build(ctx, inst, p, rev)
 	if err != nil {
@@ -351,8 +356,8 @@ func build(ctx context.Context, inst *instance.Instance, p *Params, rev int64) (
 		prefixes = legacy
 	}
 	if len(header.RestoreOrder) > maxRestoreGroups {
-		// The file is read once per group: an edited order of a million
-		// groups read it a million times.
+		// The file's entries are read once per group: an edited order of a
+		// million groups read them a million times.
 		return nil, fmt.Errorf("backup %s: its header's restore_order has %d groups, more than the %d a write command records: the header was changed; nothing was restored",
 			p.File, len(header.RestoreOrder), maxRestoreGroups)
 	}
@@ -498,7 +503,9 @@ func otherHeron(h apply.Header) string {
 
 // readCreated reads the keys created under the backup's prefixes since the
 // revision its plan was read at (keys only): those not in the file were
-// created by someone else after the backed-up write.
+// created by someone else after the backed-up write. For a file whose
+// runs are disjoint (runs.disjoint) it reads none: the scan finds them
+// beside its spans (beside).
 func (pl *Plan) readCreated(ctx context.Context) error {
 	pl.created = map[string]bool{}
 	written, err := apply.Derive(pl.Backup)
