@@ -24,7 +24,7 @@ func countOpens(t *testing.T, path string) func() int {
 	// Closes are watched too: two opens in a row with no event read
 	// between them would be merged into one event.
 	if _, err := syscall.InotifyAddWatch(fd, path, syscall.IN_OPEN|syscall.IN_CLOSE_NOWRITE|syscall.IN_CLOSE_WRITE); err != nil {
-		syscall.Close(fd)
+		_ = syscall.Close(fd)
 		t.Fatalf("inotify watch %s: %v", path, err)
 	}
 	f := os.NewFile(uintptr(fd), "inotify")

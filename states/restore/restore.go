@@ -171,7 +171,7 @@ func readContext(ctx context.Context, inst *instance.Instance, p *Params, rev in
 		return nil, err
 	}
 	if err := pl.readCreated(ctx); err != nil {
-		pl.Close()
+		_ = pl.Close()
 		return nil, err
 	}
 	return pl, nil

@@ -155,7 +155,7 @@ func TestCreatedSinceBesideTheScan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer pl.Close()
+	defer func() { _ = pl.Close() }()
 	if !pl.beside || len(pl.created) != 0 {
 		t.Fatalf("the keys created since were read before the scan (beside %v, %d keys)", pl.beside, len(pl.created))
 	}
