@@ -354,6 +354,11 @@ type BackupReader struct {
 	line        int64
 	n           int64
 	done        bool
+	// off is the byte offset of the next line; part: the reader reads
+	// lines of entries only, from a file read whole before (Part): its end
+	// is the end of the part, nothing is hashed.
+	off  int64
+	part bool
 }
 
 // OpenBackup opens a backup file and reads its header.
@@ -430,6 +435,9 @@ func newBackupReader(path string, r io.Reader, f io.Closer) (*BackupReader, erro
 }
 
 func (br *BackupReader) hash(b []byte) {
+	if br.part {
+		return
+	}
 	br.sum.Write(b)
 	br.sum.Write(newline)
 }
@@ -458,6 +466,7 @@ func (br *BackupReader) readLine() ([]byte, error) {
 		return nil, fmt.Errorf("backup %s: %w", br.Path, err)
 	}
 	br.line++
+	br.off += int64(len(b))
 	return b[:len(b)-1], nil
 }
 
@@ -472,6 +481,10 @@ func (br *BackupReader) Next() (e Entry, ok bool, err error) {
 		return Entry{}, false, nil
 	}
 	b, err := br.readLine()
+	if errors.Is(err, io.EOF) && br.part {
+		br.done = true
+		return Entry{}, false, nil
+	}
 	if errors.Is(err, io.EOF) {
 		return Entry{}, false, fmt.Errorf("backup %s: no end line after %d entries (truncated file)", br.Path, br.n)
 	}
@@ -493,6 +506,9 @@ func (br *BackupReader) Next() (e Entry, ok bool, err error) {
 	}
 	if err := json.Unmarshal(b, &l); err != nil {
 		return Entry{}, false, fmt.Errorf("backup %s: line %d: %v", br.Path, br.line, err)
+	}
+	if l.End && br.part {
+		return Entry{}, false, fmt.Errorf("backup %s: line %d: an end line among the entries: the file changed since it was checked", br.Path, br.line)
 	}
 	if l.End {
 		return Entry{}, false, br.end(l.backupEnd)
@@ -548,6 +564,27 @@ func (br *BackupReader) end(l backupEnd) error {
 
 // Close closes the file.
 func (br *BackupReader) Close() error { return br.f.Close() }
+
+// Offset is the byte offset in the file of the next line Next reads: before
+// Next, where the entry it returns starts; after it, where it ends.
+func (br *BackupReader) Offset() int64 { return br.off }
+
+// Part reads again, from the file br holds open, the entries whose lines
+// lie in the bytes [from, to) (Offsets of a reading of br that checked the
+// file whole), the first of them on line number line: a command that has
+// checked a file reads parts of it again, in its own order, without opening
+// it again (a file renamed over it meanwhile is not read). Nothing is
+// hashed: a changed byte is not detected, an end line among them is an
+// error. Closing the part leaves br open.
+func (br *BackupReader) Part(from, to, line int64) (*BackupReader, error) {
+	f, ok := br.f.(io.ReaderAt)
+	if !ok || from < 0 || to < from {
+		return nil, fmt.Errorf("backup %s: cannot read bytes %d-%d of it again", br.Path, from, to)
+	}
+	sec := io.NewSectionReader(f, from, to-from)
+	return &BackupReader{Path: br.Path, Header: br.Header, f: io.NopCloser(nil), r: bufio.NewReaderSize(sec, 1<<20),
+		line: line - 1, off: from, part: true}, nil
+}
 
 // BackupInfo is what VerifyBackup read.
 type BackupInfo struct {

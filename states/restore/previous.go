@@ -25,18 +25,21 @@ func newPreviousWALs(h apply.Header) *previousWALs {
 	return &previousWALs{layout: models.NewLayout(h.RootPath, metaPath), seen: map[string]bool{}}
 }
 
-// add notes the WAL of e when it is a consume checkpoint that existed.
-func (p *previousWALs) add(e apply.Entry) {
-	if e.Absent {
-		return
-	}
+// add notes the WAL of e when it is a consume checkpoint that existed, and
+// returns the kind of its key (KindOther outside the meta root).
+func (p *previousWALs) add(e apply.Entry) models.Kind {
 	rel, ok := p.layout.Rel(e.Key)
-	if !ok || models.Classify(rel).Kind != models.KindConsumeCheckpoint {
-		return
+	if !ok {
+		return models.KindOther
+	}
+	kind := models.Classify(rel).Kind
+	if e.Absent || kind != models.KindConsumeCheckpoint {
+		return kind
 	}
 	if cp, err := models.DecodeWALCheckpoint(e.Value); err == nil && cp.HasMessageID {
 		p.seen[msgid.Name(cp.WAL)] = true
 	}
+	return kind
 }
 
 // names are the WALs seen, sorted ("" when none).

@@ -4,7 +4,10 @@
 // revision, through framework/apply's kit (so a restore backs up what it
 // overwrites, too). It owns no rule of the command that made the backup: it
 // writes the keys back in the order the backup's header names and runs the
-// check it names. The file is streamed, never loaded whole.
+// check it names. The file is streamed, never loaded whole, and opened once
+// for the plan (checked whole, then its entries read again phase by phase
+// from the same open file); the keys' values now are read by spans of
+// consecutive keys (span.go).
 package restore
 
 import (
@@ -129,6 +132,14 @@ type Plan struct {
 	// in the file.
 	written func(apply.Entry) (apply.Op, error)
 	created map[string]bool
+	// beside: the keys created since are read beside the scan (the runs
+	// are disjoint: its spans read those in the runs' key ranges), not
+	// before it.
+	beside bool
+	// file is the backup, open from the check to the end of the scan;
+	// runs are where each restore phase's entries lie in it.
+	file *apply.BackupReader
+	runs runs
 	// groups: the restore phase of each backed-up phase (Header.RestoreOrder);
 	// phases bounds them.
 	groups map[int]int
@@ -138,26 +149,32 @@ type Plan struct {
 const maxExamples = 5
 
 // maxRestoreGroups bounds a header's RestoreOrder (reset checkpoint records
-// 2 groups): the file is read once per group; and its Prefixes, each
-// scanned whole.
+// 2 groups): the scan reads the file's entries once per group (a file
+// whose phases alternate more than maxRuns times, whole); and its Prefixes,
+// each scanned whole.
 const maxRestoreGroups = 16
 
 // Build is restore's plan, as the kit's phases (gates.Write): the context
-// (the backup file checked whole: checksum, prefixes; the keys created
-// since under its prefixes), the scan of every key of the file in the
-// order its header names, the gates that need it (the file is this
+// (the backup file checked whole: checksum, prefixes), the scan of every
+// key of the file in the order its header names with the keys created
+// since under its prefixes (beside it; before it for a file whose runs
+// overlap: readCreated), the gates that need it (the file is this
 // instance's, the instance did not move on), and the view.
 var Build = gates.Write(apply.Phases[*instance.Instance, Params, *Plan]{
 	Context: readContext, Header: (*Plan).headerNamed, Scan: (*Plan).scan, Gates: (*Plan).scanGates, View: (*Plan).view})
 
-// readContext checks the backup file whole, then reads at rev the keys
-// created since under its prefixes.
+// readContext checks the backup file whole, then (readCreated) decides
+// how the keys created since under its prefixes are read.
 func readContext(ctx context.Context, inst *instance.Instance, p *Params, rev int64) (*Plan, error) {
 	pl, err := build(ctx, inst, p, rev)
 	if err != nil {
 		return nil, err
 	}
-	return pl, pl.readCreated(ctx)
+	if err := pl.readCreated(ctx); err != nil {
+		_ = pl.Close()
+		return nil, err
+	}
+	return pl, nil
 }
 
 // headerNamed is the header of the restore's own backup, and its name.
@@ -199,14 +216,8 @@ func (pl *Plan) pending(ctx context.Context) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	br, err := apply.OpenBackup(pl.File)
-	if err != nil {
-		return 0, err
-	}
-	defer br.Close()
-	br.AllowNoChecksum = pl.params.NoChecksum
 	var n int64
-	err = pl.streamPhase(ctx, br, rev, anyPhase, func(_ apply.Entry, _ instance.KV, op *apply.Op) error {
+	err = pl.scanFile(ctx, rev, []int{anyPhase}, nil, func(_ apply.Entry, _ instance.KV, op *apply.Op) error {
 		if op != nil {
 			n++
 		}
@@ -215,7 +226,7 @@ func (pl *Plan) pending(ctx context.Context) (int64, error) {
 	return n, err
 }
 
-// anyPhase is streamPhase's phase for every entry of the file.
+// anyPhase is scanFile's phase for every entry of the file.
 const anyPhase = -1
 
 // header is the restore's own backup: its keys come back in the reverse
@@ -269,8 +280,11 @@ func (pl *Plan) afterRestore() *apply.Check {
 	}}
 }
 
-func build(ctx context.Context, inst *instance.Instance, p *Params, rev int64) (*Plan, error) {
-	header, err := apply.ReadBackupHeader(p.File)
+func build(ctx context.Context, inst *instance.Instance, p *Params, rev int64) (_ *Plan, err error) {
+	// The file is opened once: checked whole here, its entries read again
+	// from the same open file by the scan (a file renamed over it meanwhile
+	// is not read); the kit closes it after the scan.
+	br, err := apply.OpenBackup(p.File)
 	if errors.Is(err, fs.ErrNotExist) {
 		// A flag naming no file: a usage error (and, recorded in a plan, a
 		// flag that does not fit: apply --file refuses it).
@@ -279,6 +293,13 @@ func build(ctx context.Context, inst *instance.Instance, p *Params, rev int64) (
 	if err != nil {
 		return nil, fmt.Errorf("restore: %w", err)
 	}
+	defer func() {
+		if err != nil {
+			br.Close()
+		}
+	}()
+	br.AllowNoChecksum = p.NoChecksum
+	header := br.Header
 	previous := newPreviousWALs(header)
 	scope, err := writerScope(p.File, header, inst.Layout)
 	if err != nil {
@@ -297,20 +318,38 @@ func build(ctx context.Context, inst *instance.Instance, p *Params, rev int64) (
 		return fmt.Errorf("backup %s line %d: key %s is outside the prefixes the backed-up command writes (%s): the file was changed; nothing was restored",
 			p.File, e.Line, framework.EscapeText(e.Key), framework.EscapeText(strings.Join(prefixes, ", ")))
 	}
+	pl := &Plan{inst: inst, params: *p, file: br, groups: map[int]int{}, phases: 1}
+	if len(header.RestoreOrder) <= maxRestoreGroups {
+		for i, group := range header.RestoreOrder {
+			for _, ph := range group {
+				pl.groups[ph] = i
+			}
+			pl.phases = len(header.RestoreOrder) + 1
+		}
+	}
 	// The whole file is checked before anything is planned from it: a
 	// changed byte or a key the backed-up command never writes refuses it.
+	// Where each phase's entries lie is noted on the way (runs).
 	var legacyErr error
-	info, err := apply.VerifyBackup(p.File, p.NoChecksum, func(e apply.Entry) error {
-		previous.add(e)
+	for {
+		from := br.Offset()
+		e, ok, err := br.Next()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			break
+		}
+		kind := previous.add(e)
 		if legacyErr == nil && legacy != nil {
 			legacyErr = outside(e, legacy)
 		}
-		return outside(e, prefixes)
-	})
-	if err != nil {
-		return nil, err
+		if err := outside(e, prefixes); err != nil {
+			return nil, err
+		}
+		pl.runs.add(pl.phaseOf(e), int(kind), e.Key, from, br.Offset(), e.Line)
 	}
-	if legacy != nil && !info.Checksummed {
+	if legacy != nil && !br.Checksummed {
 		// Without a checksum nothing vouches for a key: only what the
 		// commands that wrote such backups write is put back.
 		if legacyErr != nil {
@@ -319,22 +358,15 @@ func build(ctx context.Context, inst *instance.Instance, p *Params, rev int64) (
 		prefixes = legacy
 	}
 	if len(header.RestoreOrder) > maxRestoreGroups {
-		// The file is read once per group: an edited order of a million
-		// groups read it a million times.
+		// The file's entries are read once per group: an edited order of a
+		// million groups read them a million times.
 		return nil, fmt.Errorf("backup %s: its header's restore_order has %d groups, more than the %d a write command records: the header was changed; nothing was restored",
 			p.File, len(header.RestoreOrder), maxRestoreGroups)
-	}
-	pl := &Plan{inst: inst, params: *p, groups: map[int]int{}, phases: 1}
-	for i, group := range header.RestoreOrder {
-		for _, ph := range group {
-			pl.groups[ph] = i
-		}
-		pl.phases = len(header.RestoreOrder) + 1
 	}
 	pl.Command, pl.File, pl.Backup, pl.Revision = "restore", p.File, header, rev
 	pl.Examples, pl.Warnings, pl.Prefixes, pl.Chain = []Example{}, []string{}, prefixes, []string{}
 	pl.Checksum = "sha256"
-	if !info.Checksummed {
+	if !br.Checksummed {
 		pl.Checksum = "none"
 		pl.Warnings = append(pl.Warnings, "the backup has no checksum (written before heron checksummed backups): --no-checksum restores it unchecked, so a changed value in it would be written back")
 	}
@@ -363,7 +395,19 @@ func (pl *Plan) scan(ctx context.Context, read func(n int), sink func(apply.Op) 
 	s.Entries, s.Puts, s.Deletes, s.Unchanged, s.Examples = 0, 0, 0, 0, []Example{}
 	s.MovedOn = MovedOn{Checked: pl.written != nil, Changed: []string{}, Deleted: []string{}, Created: []string{}}
 	created := maps.Clone(pl.created)
-	err := pl.stream(ctx, pl.Revision, func(e apply.Entry, cur instance.KV, op *apply.Op) error {
+	var spans func(keys []string)
+	var outside func(stop bool) ([]string, error)
+	if pl.beside {
+		// The keys created since: those the spans read, and beside the
+		// scan those under the prefixes outside the file's runs.
+		spans = func(keys []string) {
+			for _, k := range keys {
+				created[k] = true
+			}
+		}
+		outside = pl.createdOutsideRuns(ctx)
+	}
+	err := pl.stream(ctx, pl.Revision, spans, func(e apply.Entry, cur instance.KV, op *apply.Op) error {
 		s.Entries++
 		read(1)
 		delete(created, e.Key)
@@ -395,6 +439,15 @@ func (pl *Plan) scan(ctx context.Context, read func(n int), sink func(apply.Op) 
 		return sink(*op)
 	})
 	s.TotalKeys = s.Puts + s.Deletes
+	if outside != nil {
+		keys, oerr := outside(err != nil)
+		if err == nil {
+			err = oerr
+		}
+		for _, k := range keys {
+			created[k] = true
+		}
+	}
 	if err == nil && s.MovedOn.Checked {
 		for _, k := range slices.Sorted(maps.Keys(created)) {
 			s.MovedOn.add(&s.MovedOn.Created, k)
@@ -463,7 +516,9 @@ func otherHeron(h apply.Header) string {
 
 // readCreated reads the keys created under the backup's prefixes since the
 // revision its plan was read at (keys only): those not in the file were
-// created by someone else after the backed-up write.
+// created by someone else after the backed-up write. For a file whose
+// runs are disjoint (runs.disjoint) it reads none: the scan finds them
+// beside its spans (beside).
 func (pl *Plan) readCreated(ctx context.Context) error {
 	pl.created = map[string]bool{}
 	written, err := apply.Derive(pl.Backup)
@@ -471,6 +526,9 @@ func (pl *Plan) readCreated(ctx context.Context) error {
 		return nil // not checked: the plan says so
 	}
 	pl.written = written
+	if pl.beside = pl.runs.disjoint(); pl.beside {
+		return nil // read beside the scan
+	}
 	for _, prefix := range pl.Prefixes {
 		_, err := pl.inst.ScanKeys(ctx, prefix, pl.Revision, func(page []instance.KV) error {
 			for _, kv := range page {
@@ -485,6 +543,45 @@ func (pl *Plan) readCreated(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// createdOutsideRuns starts reading, at the plan's revision and without
+// values, the keys under the prefixes outside the key ranges of the file's
+// runs (those inside, the scan's spans read), and returns the wait for the
+// keys created since the backup among them (stop: the scan failed, the
+// reading stops).
+func (pl *Plan) createdOutsideRuns(ctx context.Context) func(stop bool) ([]string, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	var keys []string
+	done := make(chan error, 1)
+	go func() {
+		ranges := pl.runs.ranges()
+		for _, prefix := range pl.Prefixes {
+			for _, gap := range outsideRanges(prefix, prefixEnd(prefix), ranges) {
+				err := pl.inst.RangeKeys(ctx, gap[0], gap[1], pl.Revision, func(page []instance.KV) error {
+					for _, kv := range page {
+						if kv.CreateRevision > pl.Backup.Revision {
+							keys = append(keys, kv.Key)
+						}
+					}
+					return nil
+				})
+				if err != nil {
+					done <- err
+					return
+				}
+			}
+		}
+		done <- nil
+	}()
+	return func(stop bool) ([]string, error) {
+		if stop {
+			cancel()
+		}
+		defer cancel()
+		err := <-done
+		return keys, err
+	}
 }
 
 // gateMovedOn is the gate on what happened since the backed-up write.
@@ -529,62 +626,133 @@ func (pl *Plan) gateMovedOn() Gate {
 }
 
 // stream reads the backup file once per restore phase (the groups of the
-// header's RestoreOrder, then the phases it does not name), fetches the
-// current values of each chunk of keys at rev, and calls fn with each entry
-// and its op (nil: the key already holds its backed-up state).
-func (pl *Plan) stream(ctx context.Context, rev int64, fn func(e apply.Entry, cur instance.KV, op *apply.Op) error) error {
-	for phase := 0; phase < pl.phases; phase++ {
+// header's RestoreOrder, then the phases it does not name), reads the
+// current values of its keys at rev by spans (span.go), and calls fn with
+// each entry and its op (nil: the key already holds its backed-up state).
+func (pl *Plan) stream(ctx context.Context, rev int64, created func(keys []string), fn func(e apply.Entry, cur instance.KV, op *apply.Op) error) error {
+	phases := make([]int, pl.phases)
+	for i := range phases {
+		phases[i] = i
+	}
+	return pl.scanFile(ctx, rev, phases, created, fn)
+}
+
+// scanFile reads the entries of phases, in that order, with their keys'
+// values at rev, and calls fn with each; created (when set: the runs are
+// disjoint) with the keys created since the backup its spans read.
+func (pl *Plan) scanFile(ctx context.Context, rev int64, phases []int, created func(keys []string), fn func(e apply.Entry, cur instance.KV, op *apply.Op) error) error {
+	// The keys a span leaves are read in transactions of gets: within
+	// etcd's default --max-txn-ops whatever --max-txn-ops says (the writes
+	// check it).
+	r := &reader{inst: pl.inst, rev: rev, gets: min(max(pl.params.MaxTxnOps, 1), apply.DefaultMaxTxnOps)}
+	if created != nil {
+		r.since, r.under = pl.Backup.Revision, (apply.Header{Prefixes: pl.Prefixes}).Allows
+	}
+	read := func(send func(chunk) error) error {
+		for _, phase := range phases {
+			if err := pl.readPhase(phase, send); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return r.pipeline(ctx, read, func(f fetched) error {
+		if created != nil {
+			created(f.created)
+		}
+		for i, e := range f.entries {
+			if err := fn(e, f.cur[i], decide(e, f.cur[i], f.phase)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// decide is the op that puts e's key back as backed up, from its value c
+// now (nil: it holds its backed-up state).
+func decide(e apply.Entry, c instance.KV, phase int) *apply.Op {
+	exists := c.ModRevision != 0
+	switch {
+	case e.Absent && exists:
+		return &apply.Op{Key: e.Key, ModRevision: c.ModRevision, Delete: true, Original: c.Value, Phase: phase}
+	case e.Absent:
+		return nil
+	case exists && bytes.Equal(c.Value, e.Value):
+		return nil
+	}
+	return &apply.Op{Key: e.Key, ModRevision: c.ModRevision, Value: e.Value, Original: c.Value, Phase: phase}
+}
+
+// readPhase reads the file's entries of phase and sends them in chunks:
+// the runs of phase from the file held open since its check (anyPhase:
+// every entry, from the file opened again: the verify's, after the scan).
+func (pl *Plan) readPhase(phase int, send func(chunk) error) error {
+	c := chunk{phase: phase}
+	// flush sends the chunk; the next one's span starts just after its
+	// last key (the spans of a run cover its keys' range whole).
+	flush := func() error {
+		if len(c.entries) == 0 {
+			return nil
+		}
+		if err := send(c); err != nil {
+			return err
+		}
+		c = chunk{phase: phase, from: c.entries[len(c.entries)-1].Key + "\x00"}
+		return nil
+	}
+	each := func(br *apply.BackupReader) error {
+		for {
+			e, ok, err := br.Next()
+			if err != nil || !ok {
+				return err
+			}
+			if !(apply.Header{Prefixes: pl.Prefixes}).Allows(e.Key) {
+				return fmt.Errorf("backup %s line %d: key %s is outside the prefixes the backed-up command writes (%s): the file changed since it was checked",
+					pl.File, e.Line, framework.EscapeText(e.Key), framework.EscapeText(strings.Join(pl.Prefixes, ", ")))
+			}
+			if phase != anyPhase && pl.phaseOf(e) != phase {
+				continue
+			}
+			c.add(e)
+			if c.full() {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if phase == anyPhase {
 		br, err := apply.OpenBackup(pl.File)
 		if err != nil {
 			return err
 		}
+		defer br.Close()
 		br.AllowNoChecksum = pl.params.NoChecksum
-		err = pl.streamPhase(ctx, br, rev, phase, fn)
-		br.Close()
+		if err := each(br); err != nil {
+			return err
+		}
+		return flush()
+	}
+	for _, r := range pl.runs.of(phase) {
+		part, err := pl.file.Part(r.from, r.to, r.line)
 		if err != nil {
 			return err
 		}
+		if err := each(part); err != nil {
+			return err
+		}
+		// A chunk holds one run's entries: its span lies in the run's range.
+		if err := flush(); err != nil {
+			return err
+		}
+		c.from = ""
 	}
 	return nil
 }
 
-func (pl *Plan) streamPhase(ctx context.Context, br *apply.BackupReader, rev int64, phase int, fn func(e apply.Entry, cur instance.KV, op *apply.Op) error) error {
-	// A batch is read in one transaction of gets: within etcd's default
-	// --max-txn-ops whatever --max-txn-ops says (the writes check it).
-	n := min(max(pl.params.MaxTxnOps, 1), apply.DefaultMaxTxnOps)
-	batch := instance.NewBatch(pl.inst, rev, n, func(e apply.Entry) string { return e.Key }, func(e apply.Entry, c instance.KV) error {
-		exists := c.ModRevision != 0
-		var op *apply.Op
-		switch {
-		case e.Absent && exists:
-			op = &apply.Op{Key: e.Key, ModRevision: c.ModRevision, Delete: true, Original: c.Value, Phase: phase}
-		case e.Absent:
-		case exists && bytes.Equal(c.Value, e.Value):
-		default:
-			op = &apply.Op{Key: e.Key, ModRevision: c.ModRevision, Value: e.Value, Original: c.Value, Phase: phase}
-		}
-		return fn(e, c, op)
-	})
-	for {
-		e, ok, err := br.Next()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return batch.Flush(ctx)
-		}
-		if !(apply.Header{Prefixes: pl.Prefixes}).Allows(e.Key) {
-			return fmt.Errorf("backup %s line %d: key %s is outside the prefixes the backed-up command writes (%s): the file changed since it was checked",
-				pl.File, e.Line, framework.EscapeText(e.Key), framework.EscapeText(strings.Join(pl.Prefixes, ", ")))
-		}
-		if phase != anyPhase && pl.phaseOf(e) != phase {
-			continue
-		}
-		if err := batch.Add(ctx, e); err != nil {
-			return err
-		}
-	}
-}
+// Close closes the backup file (the kit does, after the scan).
+func (pl *Plan) Close() error { return pl.file.Close() }
 
 // phaseOf is the restore phase of an entry.
 func (pl *Plan) phaseOf(e apply.Entry) int {

@@ -1,0 +1,52 @@
+package instance
+
+import (
+	"context"
+	"fmt"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// Span reads the keys in [from, to) at revision rev (> 0), at most limit of
+// them, with one range request, in key order: a run of consecutive keys
+// costs etcd one range, not one read each (GetMany). more reports keys of
+// the range after the last one returned.
+func (in *Instance) Span(ctx context.Context, from, to string, rev int64, limit int) (kvs []KV, more bool, err error) {
+	resp, err := in.cli.Get(ctx, from, clientv3.WithRange(to), clientv3.WithRev(rev), clientv3.WithLimit(int64(max(limit, 1))))
+	if err != nil {
+		return nil, false, fmt.Errorf("read %s to %s at revision %d: %w", from, to, rev, compacted(rev, err))
+	}
+	kvs = make([]KV, len(resp.Kvs))
+	for i, kv := range resp.Kvs {
+		kvs[i] = kvOf(kv)
+	}
+	return kvs, resp.More, nil
+}
+
+// RangeKeys reads the keys in [from, to) at revision rev (> 0) without
+// their values, a page at a time, and calls fn with each page, in key order.
+func (in *Instance) RangeKeys(ctx context.Context, from, to string, rev int64, fn func(page []KV) error) error {
+	limit := in.PageSize
+	if limit <= 0 {
+		limit = DefaultPageSize
+	}
+	for {
+		resp, err := in.cli.Get(ctx, from, clientv3.WithRange(to), clientv3.WithRev(rev), clientv3.WithLimit(int64(limit)), clientv3.WithKeysOnly())
+		if err != nil {
+			return fmt.Errorf("read the keys %s to %s at revision %d: %w", from, to, rev, compacted(rev, err))
+		}
+		if len(resp.Kvs) > 0 {
+			page := make([]KV, len(resp.Kvs))
+			for i, kv := range resp.Kvs {
+				page[i] = kvOf(kv)
+			}
+			if err := fn(page); err != nil {
+				return err
+			}
+		}
+		if !resp.More || len(resp.Kvs) == 0 {
+			return nil
+		}
+		from = string(resp.Kvs[len(resp.Kvs)-1].Key) + "\x00"
+	}
+}
