@@ -149,6 +149,15 @@ func kvOf(kv *mvccpb.KeyValue) KV {
 	return KV{Key: string(kv.Key), Value: kv.Value, ModRevision: kv.ModRevision, CreateRevision: kv.CreateRevision, Lease: kv.Lease}
 }
 
+// kvsOf is a page of etcd's key-values as heron holds them.
+func kvsOf(kvs []*mvccpb.KeyValue) []KV {
+	page := make([]KV, len(kvs))
+	for i, kv := range kvs {
+		page[i] = kvOf(kv)
+	}
+	return page
+}
+
 // Count is the number of keys under the absolute prefix at revision rev (0: current).
 func (in *Instance) Count(ctx context.Context, prefix string, rev int64) (int64, error) {
 	opts := []clientv3.OpOption{clientv3.WithPrefix(), clientv3.WithCountOnly()}
@@ -218,11 +227,7 @@ func (in *Instance) PrefixMany(ctx context.Context, prefixes []string, rev int64
 		if more = rr.GetMore(); more {
 			return false
 		}
-		page := make([]KV, len(rr.GetKvs()))
-		for i, kv := range rr.GetKvs() {
-			page[i] = kvOf(kv)
-		}
-		pages = append(pages, page)
+		pages = append(pages, kvsOf(rr.GetKvs()))
 		return true
 	})
 	if err != nil || more {
@@ -332,11 +337,7 @@ func (in *Instance) Walk(ctx context.Context, rev int64, prefixes []string, fn f
 			if rr.GetMore() {
 				_, werr = in.ScanMeta(ctx, chunk[i], rev, each)
 			} else {
-				page := make([]KV, len(rr.GetKvs()))
-				for j, kv := range rr.GetKvs() {
-					page[j] = kvOf(kv)
-				}
-				werr = each(page)
+				werr = each(kvsOf(rr.GetKvs()))
 			}
 			i++
 			return werr == nil

@@ -16,11 +16,7 @@ func (in *Instance) Span(ctx context.Context, from, to string, rev int64, limit 
 	if err != nil {
 		return nil, false, fmt.Errorf("read %s to %s at revision %d: %w", from, to, rev, compacted(rev, err))
 	}
-	kvs = make([]KV, len(resp.Kvs))
-	for i, kv := range resp.Kvs {
-		kvs[i] = kvOf(kv)
-	}
-	return kvs, resp.More, nil
+	return kvsOf(resp.Kvs), resp.More, nil
 }
 
 // RangeKeys reads the keys in [from, to) at revision rev (> 0) without
@@ -36,11 +32,7 @@ func (in *Instance) RangeKeys(ctx context.Context, from, to string, rev int64, f
 			return fmt.Errorf("read the keys %s to %s at revision %d: %w", from, to, rev, compacted(rev, err))
 		}
 		if len(resp.Kvs) > 0 {
-			page := make([]KV, len(resp.Kvs))
-			for i, kv := range resp.Kvs {
-				page[i] = kvOf(kv)
-			}
-			if err := fn(page); err != nil {
+			if err := fn(kvsOf(resp.Kvs)); err != nil {
 				return err
 			}
 		}

@@ -95,11 +95,7 @@ func (in *Instance) scan(ctx context.Context, prefix string, rev int64, extra []
 			pending = get(from, to, pg.limit, rev)
 		}
 		if len(resp.Kvs) > 0 {
-			page := make([]KV, len(resp.Kvs))
-			for i, kv := range resp.Kvs {
-				page[i] = kvOf(kv)
-			}
-			if err := fn(page); err != nil {
+			if err := fn(kvsOf(resp.Kvs)); err != nil {
 				if !done {
 					cancel()
 					<-pending
