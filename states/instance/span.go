@@ -20,25 +20,10 @@ func (in *Instance) Span(ctx context.Context, from, to string, rev int64, limit 
 }
 
 // RangeKeys reads the keys in [from, to) at revision rev (> 0) without
-// their values, a page at a time, and calls fn with each page, in key order.
+// their values, a page at a time, and calls fn with each page, in key order:
+// by windows of the range, as ScanKeys reads a prefix (a limited range
+// request costs etcd a count of every key up to the range's end).
 func (in *Instance) RangeKeys(ctx context.Context, from, to string, rev int64, fn func(page []KV) error) error {
-	limit := in.PageSize
-	if limit <= 0 {
-		limit = DefaultPageSize
-	}
-	for {
-		resp, err := in.cli.Get(ctx, from, clientv3.WithRange(to), clientv3.WithRev(rev), clientv3.WithLimit(int64(limit)), clientv3.WithKeysOnly())
-		if err != nil {
-			return fmt.Errorf("read the keys %s to %s at revision %d: %w", from, to, rev, compacted(rev, err))
-		}
-		if len(resp.Kvs) > 0 {
-			if err := fn(kvsOf(resp.Kvs)); err != nil {
-				return err
-			}
-		}
-		if !resp.More || len(resp.Kvs) == 0 {
-			return nil
-		}
-		from = string(resp.Kvs[len(resp.Kvs)-1].Key) + "\x00"
-	}
+	_, err := in.scan(ctx, from+" to "+to, rangeWindows(from, to), rev, []clientv3.OpOption{clientv3.WithKeysOnly()}, fn)
+	return err
 }

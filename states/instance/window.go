@@ -43,19 +43,19 @@ const minUnits = 8
 // read while fn handles the current one. Pages may be shorter than
 // PageSize; keys come in order, each exactly once.
 func (in *Instance) Scan(ctx context.Context, prefix string, rev int64, fn func(page []KV) error) (int64, error) {
-	return in.scan(ctx, prefix, rev, nil, fn)
+	return in.scan(ctx, prefix, newWindows(prefix), rev, nil, fn)
 }
 
 // ScanKeys is Scan without the values (each KV's Value is nil).
 func (in *Instance) ScanKeys(ctx context.Context, prefix string, rev int64, fn func(page []KV) error) (int64, error) {
-	return in.scan(ctx, prefix, rev, []clientv3.OpOption{clientv3.WithKeysOnly()}, fn)
+	return in.scan(ctx, prefix, newWindows(prefix), rev, []clientv3.OpOption{clientv3.WithKeysOnly()}, fn)
 }
 
-func (in *Instance) scan(ctx context.Context, prefix string, rev int64, extra []clientv3.OpOption, fn func(page []KV) error) (int64, error) {
+// scan reads the range of win (what names it in errors) as Scan does.
+func (in *Instance) scan(ctx context.Context, what string, win *windows, rev int64, extra []clientv3.OpOption, fn func(page []KV) error) (int64, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	pg := in.pager()
-	win := newWindows(prefix)
 	type result struct {
 		resp *clientv3.GetResponse
 		err  error
@@ -78,7 +78,7 @@ func (in *Instance) scan(ctx context.Context, prefix string, rev int64, extra []
 	for {
 		res := <-pending
 		if res.err != nil {
-			return rev, fmt.Errorf("read %s: %w", prefix, compacted(rev, res.err))
+			return rev, fmt.Errorf("read %s: %w", what, compacted(rev, res.err))
 		}
 		resp := res.resp
 		if rev == 0 {
@@ -121,6 +121,12 @@ type windows struct {
 
 func newWindows(prefix string) *windows {
 	return &windows{prefixLen: len(prefix), end: clientv3.GetPrefixRangeEnd(prefix), from: prefix}
+}
+
+// rangeWindows are the windows of the keys in [from, to): every one of
+// them starts with what from and to have in common, their prefix.
+func rangeWindows(from, to string) *windows {
+	return &windows{prefixLen: commonPrefix(from, to), end: to, from: from}
 }
 
 // next is the next window to read.

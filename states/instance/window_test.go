@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
+	"slices"
 	"sort"
 	"testing"
 
@@ -75,6 +76,37 @@ func TestScanSeesEveryKeyOnce(t *testing.T) {
 		sort.Strings(want)
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Fatalf("page %d: got %d keys, want %d", size, len(got), len(want))
+		}
+		// RangeKeys reads ranges by the same windows: from and to anywhere
+		// (inside an id, after a key), every key of [from, to) once.
+		resp, err := cli.Get(context.Background(), "r/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 20; i++ {
+			a, b := want[r.Intn(len(want))], want[r.Intn(len(want))]
+			if a > b {
+				a, b = b, a
+			}
+			from, to := a[:len(a)-r.Intn(3)], b+"\x00"
+			var got, inRange []string
+			if err := in.RangeKeys(context.Background(), from, to, resp.Header.Revision, func(page []KV) error {
+				for _, kv := range page {
+					got = append(got, kv.Key)
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			all := slices.Sorted(slices.Values(keys))
+			for _, k := range all {
+				if from <= k && k < to {
+					inRange = append(inRange, k)
+				}
+			}
+			if fmt.Sprint(got) != fmt.Sprint(inRange) {
+				t.Fatalf("page %d: RangeKeys %q to %q: got %d keys, want %d", size, from, to, len(got), len(inRange))
+			}
 		}
 	}
 }
