@@ -27,3 +27,7 @@ func (in *Instance) RangeKeys(ctx context.Context, from, to string, rev int64, f
 	_, err := in.scan(ctx, from+" to "+to, rangeWindows(from, to), rev, []clientv3.OpOption{clientv3.WithKeysOnly()}, fn)
 	return err
 }
+
+// PrefixEnd is the first key after every key under prefix: etcd's range
+// end of the prefix.
+func PrefixEnd(prefix string) string { return clientv3.GetPrefixRangeEnd(prefix) }

@@ -557,7 +557,7 @@ func (pl *Plan) createdOutsideRuns(ctx context.Context) func(stop bool) ([]strin
 	go func() {
 		ranges := pl.runs.ranges()
 		for _, prefix := range pl.Prefixes {
-			for _, gap := range outsideRanges(prefix, prefixEnd(prefix), ranges) {
+			for _, gap := range outsideRanges(prefix, instance.PrefixEnd(prefix), ranges) {
 				err := pl.inst.RangeKeys(ctx, gap[0], gap[1], pl.Revision, func(page []instance.KV) error {
 					for _, kv := range page {
 						if kv.CreateRevision > pl.Backup.Revision {

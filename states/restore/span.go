@@ -317,16 +317,3 @@ func outsideRanges(from, to string, sorted []run) [][2]string {
 	}
 	return out
 }
-
-// prefixEnd is the first key after every key under prefix (etcd's range
-// end of a prefix); "\x00" for a prefix of 0xff bytes only, read whole.
-func prefixEnd(prefix string) string {
-	b := []byte(prefix)
-	for i := len(b) - 1; i >= 0; i-- {
-		if b[i] < 0xff {
-			b[i]++
-			return string(b[:i+1])
-		}
-	}
-	return "\x00"
-}
