@@ -63,19 +63,27 @@ func (c *WALCensus) Bucket(pchannel string, wal commonpb.WALName, msgID []byte) 
 		return msgid.Name(wal)
 	}
 	cw := c.checkpointWAL[pchannel]
-	if msgid.Supported(cw) && !msgid.Decodes(cw, msgID) {
+	return untaggedBucket(cw, msgid.Supported(cw) && msgid.Decodes(cw, msgID))
+}
+
+// untaggedBucket is the bucket of an untagged position of a pchannel whose
+// consume checkpoint is in cw; decodes: its id decodes in cw.
+func untaggedBucket(cw commonpb.WALName, decodes bool) string {
+	if msgid.Supported(cw) && !decodes {
 		return undecodableBucket[cw]
 	}
 	return msgid.Name(cw)
 }
 
-func (c *WALCensus) count(pchannel, bucket string) {
+func (c *WALCensus) count(pchannel, bucket string) { c.countN(pchannel, bucket, 1) }
+
+func (c *WALCensus) countN(pchannel, bucket string, n int64) {
 	m := c.counts[pchannel]
 	if m == nil {
 		m = map[string]int64{}
 		c.counts[pchannel] = m
 	}
-	m[bucket]++
+	m[bucket] += n
 }
 
 // Add counts one position of pchannel: wal is its WAL_name (Unknown when
@@ -196,4 +204,128 @@ func InterruptedTarget(split []PChannelWALs) string {
 func walOf(bucket string) commonpb.WALName {
 	w, _ := msgid.Parse(bucket)
 	return w
+}
+
+// PositionTally holds the positions of segments by pchannel for a census
+// whose consume checkpoints are read after them (restore tallies the
+// segments its scan reads; its verify reads the checkpoints): an untagged
+// position keeps the WALs its id decodes in, so AddTo counts it in the
+// bucket Add would have, whatever its pchannel's checkpoint turns out to be.
+// Like the census, it holds one small map per pchannel.
+type PositionTally struct {
+	counts map[string]map[tallied]int64
+}
+
+// tallied is a position as the census needs it: its WAL_name and, untagged,
+// the WALs its id decodes in (bit i: supportedWALs[i]).
+type tallied struct {
+	wal     commonpb.WALName
+	decodes uint8
+}
+
+// supportedWALs are the WALs heron decodes ids of, in msgid.Names order.
+var supportedWALs = func() []commonpb.WALName {
+	var out []commonpb.WALName
+	for _, n := range msgid.Names() {
+		if w, err := msgid.Parse(n); err == nil && msgid.Supported(w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}()
+
+// NewPositionTally starts an empty tally.
+func NewPositionTally() *PositionTally {
+	return &PositionTally{counts: map[string]map[tallied]int64{}}
+}
+
+// AddSegment tallies the positions of a segment as WALCensus.AddSegment
+// counts them.
+func (t *PositionTally) AddSegment(v SegmentView) {
+	if v.Channel == "" {
+		return
+	}
+	pc := PChannelOf(v.Channel)
+	for _, p := range [2]PositionView{v.Start, v.DML} {
+		if p.Present {
+			t.add(pc, p.WAL, p.MsgID)
+		}
+	}
+}
+
+func (t *PositionTally) add(pchannel string, wal commonpb.WALName, msgID []byte) {
+	k := tallied{wal: wal}
+	if wal == commonpb.WALName_Unknown {
+		for i, w := range supportedWALs {
+			if msgid.Decodes(w, msgID) {
+				k.decodes |= 1 << i
+			}
+		}
+	}
+	m := t.counts[pchannel]
+	if m == nil {
+		m = map[tallied]int64{}
+		t.counts[pchannel] = m
+	}
+	m[k]++
+}
+
+// AddTo counts the tallied positions into c, its consume checkpoints
+// counted first (AddCheckpoint), as c.Add would have counted each.
+func (t *PositionTally) AddTo(c *WALCensus) {
+	for pc, m := range t.counts {
+		cw := c.checkpointWAL[pc]
+		for k, n := range m {
+			if k.wal != commonpb.WALName_Unknown {
+				c.countN(pc, msgid.Name(k.wal), n)
+				continue
+			}
+			i := slices.Index(supportedWALs, cw)
+			c.countN(pc, untaggedBucket(cw, i >= 0 && k.decodes&(1<<i) != 0), n)
+		}
+	}
+}
+
+// CensusPrefixes are the prefixes (relative to the meta root) whose keys
+// hold what a census counts, consume checkpoints first: a walk in this
+// order knows each pchannel's checkpoint before its untagged positions.
+var CensusPrefixes = []string{WALPrefix, CollectionInfoPrefix, LegacyCollectionPrefix, ChannelCPPrefix, SegmentPrefix}
+
+// AddValue counts what a key under CensusPrefixes holds: a consume
+// checkpoint with an id, a collection's start positions, a channel
+// checkpoint, a segment's positions. A value that does not decode, a
+// tombstone, a dropped-channel marker and any other key count nowhere.
+func (c *WALCensus) AddValue(k Key, value []byte) {
+	switch k.Kind {
+	case KindConsumeCheckpoint:
+		if cp, err := DecodeWALCheckpoint(value); err == nil && cp.HasMessageID {
+			c.AddCheckpoint(k.PChannel, cp.WAL)
+		}
+	case KindCollectionInfo, KindLegacyCollection:
+		if IsTombstone(value) {
+			return
+		}
+		if info, err := DecodeCollectionInfo(value); err == nil {
+			c.AddCollection(info)
+		}
+	case KindChannelCP:
+		if pos, err := DecodePosition(value); err == nil && !IsDroppedChannelCP(pos) {
+			c.Add(k.PChannel, pos.GetWALName(), pos.GetMsgID())
+		}
+	case KindSegment:
+		if v, err := ViewSegment(value); err == nil {
+			c.AddSegment(v)
+		}
+	}
+}
+
+// AddValue tallies a segment key's value as WALCensus.AddValue counts it
+// (any other key, or a value that does not decode, counts nowhere).
+func (t *PositionTally) AddValue(k Key, value []byte) {
+	if k.Kind != KindSegment {
+		return
+	}
+	if v, err := ViewSegment(value); err == nil {
+		t.AddSegment(v)
+	}
 }

@@ -89,4 +89,10 @@ func (p *Plan) Refusal() error { return framework.Refusal(p.Command, p.Gates) }
 type Check struct {
 	Name string
 	Run  func(ctx context.Context) (note string, err error)
+	// Proven, when set, runs instead of Run when the run's own revisions
+	// prove that etcd at rev (the verify's revision) holds the plan's
+	// revision plus exactly the run's ops (Verify.ReadBack "proven by
+	// revisions"): what the command's scan learnt of the keys it read
+	// stands for reading them again at rev.
+	Proven func(ctx context.Context, rev int64) (note string, err error)
 }

@@ -6,6 +6,7 @@ package gates
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/heron-shell/heron/framework"
@@ -148,34 +149,30 @@ const SplitStateCheck = "split-state"
 // through models' split rule: the pchannels whose positions name more than
 // one WAL. Memory: one small map per pchannel.
 func SplitPChannels(ctx context.Context, inst *instance.Instance, rev int64) ([]string, error) {
+	return splitPChannels(ctx, inst, rev, models.CensusPrefixes, nil)
+}
+
+// SplitPChannelsWith is SplitPChannels with the segments' positions given
+// (a tally of every segment key at rev, as a restore's scan and its
+// proven verify know them): it reads at rev only the other positions, the
+// consume checkpoints and the collections' and channels' positions,
+// O(collections + vchannels) keys where the segments are O(segments).
+func SplitPChannelsWith(ctx context.Context, inst *instance.Instance, rev int64, segments *models.PositionTally) ([]string, error) {
+	others := slices.DeleteFunc(slices.Clone(models.CensusPrefixes), func(p string) bool { return p == models.SegmentPrefix })
+	return splitPChannels(ctx, inst, rev, others, segments)
+}
+
+func splitPChannels(ctx context.Context, inst *instance.Instance, rev int64, prefixes []string, segments *models.PositionTally) ([]string, error) {
 	census := models.NewWALCensus(nil)
-	prefixes := []string{models.WALPrefix, models.CollectionInfoPrefix, models.LegacyCollectionPrefix, models.ChannelCPPrefix, models.SegmentPrefix}
 	_, err := inst.Walk(ctx, rev, prefixes, func(e instance.Entry) error {
-		switch e.Kind {
-		case models.KindConsumeCheckpoint:
-			if cp, err := models.DecodeWALCheckpoint(e.Value); err == nil && cp.HasMessageID {
-				census.AddCheckpoint(e.PChannel, cp.WAL)
-			}
-		case models.KindCollectionInfo, models.KindLegacyCollection:
-			if models.IsTombstone(e.Value) {
-				return nil
-			}
-			if c, err := models.DecodeCollectionInfo(e.Value); err == nil {
-				census.AddCollection(c)
-			}
-		case models.KindChannelCP:
-			if pos, err := models.DecodePosition(e.Value); err == nil && !models.IsDroppedChannelCP(pos) {
-				census.Add(e.PChannel, pos.GetWALName(), pos.GetMsgID())
-			}
-		case models.KindSegment:
-			if v, err := models.ViewSegment(e.Value); err == nil {
-				census.AddSegment(v)
-			}
-		}
+		census.AddValue(e.Key, e.Value)
 		return nil
 	})
 	if err != nil {
 		return nil, err
+	}
+	if segments != nil {
+		segments.AddTo(census)
 	}
 	return census.Split(), nil
 }

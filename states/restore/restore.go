@@ -144,6 +144,10 @@ type Plan struct {
 	// phases bounds them.
 	groups map[int]int
 	phases int
+	// segments tallies the positions every segment key holds once a run
+	// is done, when its scan read them all (census.go; nil: the verify
+	// reads them).
+	segments *models.PositionTally
 }
 
 const maxExamples = 5
@@ -217,7 +221,7 @@ func (pl *Plan) pending(ctx context.Context) (int64, error) {
 		return 0, err
 	}
 	var n int64
-	err = pl.scanFile(ctx, rev, []int{anyPhase}, nil, func(_ apply.Entry, _ instance.KV, op *apply.Op) error {
+	err = pl.scanFile(ctx, rev, []int{anyPhase}, spanned{}, func(_ apply.Entry, _ instance.KV, op *apply.Op) error {
 		if op != nil {
 			n++
 		}
@@ -256,28 +260,47 @@ func (pl *Plan) afterRestore() *apply.Check {
 				pl.Chain[1], apply.RestoreOrder(pl.Chain[1:])), nil
 		}}
 	}
+	// check reads every position at rev; Proven, the segments' from the
+	// scan's tally when it holds them all (census.go).
+	check := func(ctx context.Context, rev int64, segments *models.PositionTally) (string, error) {
+		var split []string
+		var err error
+		if segments != nil {
+			split, err = gates.SplitPChannelsWith(ctx, pl.inst, rev, segments)
+		} else {
+			split, err = gates.SplitPChannels(ctx, pl.inst, rev)
+		}
+		if err != nil || len(split) == 0 {
+			return "", err
+		}
+		return pl.splitAfterRestore(ctx, rev, split)
+	}
 	return &apply.Check{Name: gates.SplitStateCheck, Run: func(ctx context.Context) (string, error) {
 		rev, err := pl.inst.Revision(ctx)
 		if err != nil {
 			return "", err
 		}
-		split, err := gates.SplitPChannels(ctx, pl.inst, rev)
-		if err != nil || len(split) == 0 {
-			return "", err
-		}
-		if len(pl.Chain) > 1 {
-			return fmt.Sprintf("SPLIT STATE, the keys of the backup read back at revision %d hold their backed-up state, but %s still have positions in more than one WAL; this backup continues %s: restore next: restore --file %s --run",
-				rev, strings.Join(split, ", "), pl.Chain[1], pl.Chain[1]), nil
-		}
-		advice := splitAdvice(pl.Backup)
-		if !pl.Backup.SplitState {
-			if a := pl.movedOnAdvice(ctx, rev, split); a != "" {
-				advice = a
-			}
-		}
-		return "", fmt.Errorf("the keys of the backup hold their backed-up state, but the instance is in a split state on %s (positions in more than one WAL): %s",
-			strings.Join(split, ", "), advice)
+		return check(ctx, rev, nil)
+	}, Proven: func(ctx context.Context, rev int64) (string, error) {
+		return check(ctx, rev, pl.segments)
 	}}
+}
+
+// splitAfterRestore is the split-state check's answer when split (read at
+// rev) names pchannels in a split state.
+func (pl *Plan) splitAfterRestore(ctx context.Context, rev int64, split []string) (string, error) {
+	if len(pl.Chain) > 1 {
+		return fmt.Sprintf("SPLIT STATE, the keys of the backup read back at revision %d hold their backed-up state, but %s still have positions in more than one WAL; this backup continues %s: restore next: restore --file %s --run",
+			rev, strings.Join(split, ", "), pl.Chain[1], pl.Chain[1]), nil
+	}
+	advice := splitAdvice(pl.Backup)
+	if !pl.Backup.SplitState {
+		if a := pl.movedOnAdvice(ctx, rev, split); a != "" {
+			advice = a
+		}
+	}
+	return "", fmt.Errorf("the keys of the backup hold their backed-up state, but the instance is in a split state on %s (positions in more than one WAL): %s",
+		strings.Join(split, ", "), advice)
 }
 
 func build(ctx context.Context, inst *instance.Instance, p *Params, rev int64) (_ *Plan, err error) {
@@ -395,22 +418,24 @@ func (pl *Plan) scan(ctx context.Context, read func(n int), sink func(apply.Op) 
 	s.Entries, s.Puts, s.Deletes, s.Unchanged, s.Examples = 0, 0, 0, 0, []Example{}
 	s.MovedOn = MovedOn{Checked: pl.written != nil, Changed: []string{}, Deleted: []string{}, Created: []string{}}
 	created := maps.Clone(pl.created)
-	var spans func(keys []string)
+	var sp spanned
 	var outside func(stop bool) ([]string, error)
 	if pl.beside {
 		// The keys created since: those the spans read, and beside the
 		// scan those under the prefixes outside the file's runs.
-		spans = func(keys []string) {
+		sp.created = func(keys []string) {
 			for _, k := range keys {
 				created[k] = true
 			}
 		}
 		outside = pl.createdOutsideRuns(ctx)
 	}
-	err := pl.stream(ctx, pl.Revision, spans, func(e apply.Entry, cur instance.KV, op *apply.Op) error {
+	segments := pl.tallySegments(sink != nil, &sp)
+	err := pl.stream(ctx, pl.Revision, sp, func(e apply.Entry, cur instance.KV, op *apply.Op) error {
 		s.Entries++
 		read(1)
 		delete(created, e.Key)
+		segments.entry(e, cur)
 		if op != nil {
 			if err := pl.movedOn(e, cur); err != nil {
 				return err
@@ -447,6 +472,9 @@ func (pl *Plan) scan(ctx context.Context, read func(n int), sink func(apply.Op) 
 		for _, k := range keys {
 			created[k] = true
 		}
+	}
+	if err == nil {
+		err = segments.complete(ctx)
 	}
 	if err == nil && s.MovedOn.Checked {
 		for _, k := range slices.Sorted(maps.Keys(created)) {
@@ -629,25 +657,35 @@ func (pl *Plan) gateMovedOn() Gate {
 // header's RestoreOrder, then the phases it does not name), reads the
 // current values of its keys at rev by spans (span.go), and calls fn with
 // each entry and its op (nil: the key already holds its backed-up state).
-func (pl *Plan) stream(ctx context.Context, rev int64, created func(keys []string), fn func(e apply.Entry, cur instance.KV, op *apply.Op) error) error {
+func (pl *Plan) stream(ctx context.Context, rev int64, sp spanned, fn func(e apply.Entry, cur instance.KV, op *apply.Op) error) error {
 	phases := make([]int, pl.phases)
 	for i := range phases {
 		phases[i] = i
 	}
-	return pl.scanFile(ctx, rev, phases, created, fn)
+	return pl.scanFile(ctx, rev, phases, sp, fn)
+}
+
+// spanned is what a scan learns of the keys its spans read besides the
+// file's entries (the runs are disjoint: they are keys the file does not
+// hold). Each is called once per chunk, before its entries.
+type spanned struct {
+	// created: the keys created since the backup (nil: not looked for).
+	created func(keys []string)
+	// others: every other key, with its value (nil: not kept).
+	others func(kvs []instance.KV)
 }
 
 // scanFile reads the entries of phases, in that order, with their keys'
-// values at rev, and calls fn with each; created (when set: the runs are
-// disjoint) with the keys created since the backup its spans read.
-func (pl *Plan) scanFile(ctx context.Context, rev int64, phases []int, created func(keys []string), fn func(e apply.Entry, cur instance.KV, op *apply.Op) error) error {
+// values at rev, and calls fn with each, and sp with what the spans read.
+func (pl *Plan) scanFile(ctx context.Context, rev int64, phases []int, sp spanned, fn func(e apply.Entry, cur instance.KV, op *apply.Op) error) error {
 	// The keys a span leaves are read in transactions of gets: within
 	// etcd's default --max-txn-ops whatever --max-txn-ops says (the writes
 	// check it).
 	r := &reader{inst: pl.inst, rev: rev, gets: min(max(pl.params.MaxTxnOps, 1), apply.DefaultMaxTxnOps)}
-	if created != nil {
+	if sp.created != nil {
 		r.since, r.under = pl.Backup.Revision, (apply.Header{Prefixes: pl.Prefixes}).Allows
 	}
+	r.others = sp.others != nil
 	read := func(send func(chunk) error) error {
 		for _, phase := range phases {
 			if err := pl.readPhase(phase, send); err != nil {
@@ -657,8 +695,11 @@ func (pl *Plan) scanFile(ctx context.Context, rev int64, phases []int, created f
 		return nil
 	}
 	return r.pipeline(ctx, read, func(f fetched) error {
-		if created != nil {
-			created(f.created)
+		if sp.created != nil {
+			sp.created(f.created)
+		}
+		if sp.others != nil {
+			sp.others(f.others)
 		}
 		for i, e := range f.entries {
 			if err := fn(e, f.cur[i], decide(e, f.cur[i], f.phase)); err != nil {

@@ -62,6 +62,9 @@ type fetched struct {
 	// created are the keys created since the backup (reader.since) from
 	// where the chunk's span starts to its last key, its own keys aside.
 	created []string
+	// others are the other keys its span read, with their values
+	// (reader.others).
+	others []instance.KV
 }
 
 // reader reads chunks at one revision.
@@ -76,6 +79,8 @@ type reader struct {
 	// the file whose key range holds no other entry: runs.disjoint).
 	since int64
 	under func(key string) bool
+	// others: fetch keeps the keys its spans read besides the entries.
+	others bool
 }
 
 // createdSince reports kv as created since the backup.
@@ -103,14 +108,20 @@ func (r *reader) fetch(ctx context.Context, c chunk) (fetched, error) {
 		if more {
 			reached = kvs[len(kvs)-1].Key
 		}
+		other := func(kv instance.KV) {
+			if r.createdSince(kv) {
+				out.created = append(out.created, kv.Key)
+			}
+			if r.others {
+				out.others = append(out.others, kv)
+			}
+		}
 		// Both are in key order: a merge.
 		j := 0
 		for done < len(c.entries) && c.entries[done].Key <= reached {
 			key := c.entries[done].Key
 			for ; j < len(kvs) && kvs[j].Key < key; j++ {
-				if r.createdSince(kvs[j]) {
-					out.created = append(out.created, kvs[j].Key)
-				}
+				other(kvs[j])
 			}
 			if j < len(kvs) && kvs[j].Key == key {
 				out.cur[done] = kvs[j]
@@ -119,9 +130,7 @@ func (r *reader) fetch(ctx context.Context, c chunk) (fetched, error) {
 			done++
 		}
 		for _, kv := range kvs[j:] {
-			if r.createdSince(kv) {
-				out.created = append(out.created, kv.Key)
-			}
+			other(kv)
 		}
 		if more && r.since > 0 {
 			// The keys the span did not reach, without their values: the
