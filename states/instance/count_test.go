@@ -3,6 +3,7 @@ package instance
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/heron-shell/heron/models"
@@ -107,5 +108,48 @@ func TestHasMetaCountsNotTheSegments(t *testing.T) {
 		if kv.counted > c0.mostKeys {
 			t.Errorf("%s: etcd counted %d keys to find the meta root, want at most %d", c0.root, kv.counted, c0.mostKeys)
 		}
+	}
+}
+
+// Issue 25: a listing of the path segments under a root path (woodpecker's
+// search for a woodpecker.meta.prefix set only in milvus.yaml) read one
+// key past each segment, and etcd counted every key from there to the end
+// of the range: the instance's meta root, whole, about once per segment
+// before it (at 1M segments, seconds before the scan). The instance's own
+// subtree is skipped: the listing counts the keys around it.
+func TestSegmentsCountsNotTheSkipped(t *testing.T) {
+	cli, _ := etcdtest.Start(t)
+	kv := &countingKV{KV: cli.KV}
+	c := *cli
+	c.KV = kv
+	var meta []string
+	for i := range 2000 {
+		meta = append(meta, fmt.Sprintf("by-dev/meta/%s1/2/%d", models.SegmentPrefix, i))
+	}
+	putAll(t, cli, meta)
+	putAll(t, cli, []string{"by-dev/config/a", "by-dev/kv/gid/x", "by-dev/meta-other/x", "by-dev/metax", "by-dev/wp/logs/p", "other/meta/x", "zzz/y"})
+	inst := New(&c, models.NewLayout("by-dev", "meta"), nil)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		prefix, skip string
+		want         []string
+	}{
+		{"by-dev/", "meta", []string{"config", "kv", "meta-other", "wp"}},
+		{"", "by-dev", []string{"other", "zzz"}},
+	} {
+		kv.counted = 0
+		segs, complete, err := inst.Segments(ctx, tc.prefix, 0, 100, tc.skip)
+		if err != nil || !complete || !slices.Equal(segs, tc.want) {
+			t.Fatalf("Segments(%q, skip %q) = %v, %v, %v; want %v", tc.prefix, tc.skip, segs, complete, err, tc.want)
+		}
+		if kv.counted > 20 {
+			t.Errorf("Segments(%q, skip %q): etcd counted %d keys, want at most 20 (not the %d under the skipped segment)", tc.prefix, tc.skip, kv.counted, len(meta))
+		}
+	}
+	// Without skip, the same listing names the meta root (and counts it).
+	kv.counted = 0
+	segs, _, err := inst.Segments(ctx, "by-dev/", 0, 100)
+	if err != nil || !slices.Contains(segs, "meta") || kv.counted < int64(len(meta)) {
+		t.Fatalf("without skip: %v, %v, counted %d", segs, err, kv.counted)
 	}
 }

@@ -104,7 +104,13 @@ func (in *Instance) FindRoots(ctx context.Context, maxRoots, maxScan int) (roots
 // that segment's keys, so it costs one request per segment. Keys with no
 // '/' after prefix are skipped, a request each. complete is false when it
 // stopped after max requests.
-func (in *Instance) Segments(ctx context.Context, prefix string, rev int64, max int) (segs []string, complete bool, err error) {
+//
+// etcd answers a read of one key only after counting every key of its
+// range: each read's range ends at the next segment of skip (segments the
+// caller knows of, neither read nor listed: the instance's own meta root,
+// nearly all of its keys), so that the listing counts the keys around
+// them, not theirs.
+func (in *Instance) Segments(ctx context.Context, prefix string, rev int64, max int, skip ...string) (segs []string, complete bool, err error) {
 	from := prefix
 	if from == "" {
 		from = "\x00"
@@ -113,7 +119,12 @@ func (in *Instance) Segments(ctx context.Context, prefix string, rev int64, max 
 	if prefix != "" {
 		end = clientv3.GetPrefixRangeEnd(prefix)
 	}
-	opts := []clientv3.OpOption{clientv3.WithRange(end), clientv3.WithLimit(1), clientv3.WithKeysOnly()}
+	skipped := make([]string, len(skip))
+	for i, s := range skip {
+		skipped[i] = prefix + s + "/"
+	}
+	sort.Strings(skipped)
+	opts := []clientv3.OpOption{clientv3.WithLimit(1), clientv3.WithKeysOnly()}
 	if rev > 0 {
 		opts = append(opts, clientv3.WithRev(rev))
 	}
@@ -121,12 +132,21 @@ func (in *Instance) Segments(ctx context.Context, prefix string, rev int64, max 
 		if reads >= max {
 			return segs, false, nil
 		}
-		resp, err := in.cli.Get(ctx, from, opts...)
+		// The range ends at the next skipped subtree, if any.
+		to, next := end, ""
+		if i := sort.SearchStrings(skipped, from); i < len(skipped) && (end == "\x00" || skipped[i] < end) {
+			to, next = skipped[i], skipped[i]
+		}
+		resp, err := in.cli.Get(ctx, from, append(opts, clientv3.WithRange(to))...)
 		if err != nil {
 			return segs, false, fmt.Errorf("list %s*/: %w", prefix, compacted(rev, err))
 		}
 		if len(resp.Kvs) == 0 {
-			return segs, true, nil
+			if next == "" {
+				return segs, true, nil
+			}
+			from = clientv3.GetPrefixRangeEnd(next)
+			continue
 		}
 		key := string(resp.Kvs[0].Key)
 		seg, _, hasSlash := strings.Cut(strings.TrimPrefix(key, prefix), "/")

@@ -384,8 +384,14 @@ func foundPrefixes(ctx context.Context, inst *instance.Instance, rev int64, know
 	root := inst.Layout.RootPath
 	var cands []string
 	complete := true
-	for _, level := range []string{root + "/", ""} {
-		segs, done, err := inst.Segments(ctx, level, rev, maxSegments)
+	// The instance's own subtree at each level (its meta root, its root
+	// path) is not listed, only named: a listing that read past it would
+	// cost etcd a count of every key of the instance.
+	metaSeg, _, _ := strings.Cut(inst.Layout.MetaPath, "/")
+	rootSeg, _, _ := strings.Cut(root, "/")
+	for _, l := range []struct{ level, own string }{{root + "/", metaSeg}, {"", rootSeg}} {
+		level := l.level
+		segs, done, err := inst.Segments(ctx, level, rev, maxSegments, l.own)
 		if instance.IsPermissionDenied(err) {
 			// A user granted only the root path cannot list the top level.
 			eff.Note = joinNote(eff.Note, fmt.Sprintf("this user may not list %s*/, so heron could not look there for logs under a woodpecker.meta.prefix set only in milvus.yaml", level))
@@ -395,7 +401,7 @@ func foundPrefixes(ctx context.Context, inst *instance.Instance, rev int64, know
 			return nil, err
 		}
 		complete = complete && done
-		for _, seg := range segs {
+		for _, seg := range append(segs, l.own) {
 			p := level + seg
 			if !slices.ContainsFunc(known, func(k Prefix) bool { return k.Prefix == p }) && !slices.Contains(cands, p) {
 				cands = append(cands, p)
