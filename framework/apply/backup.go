@@ -359,6 +359,9 @@ type BackupReader struct {
 	// is the end of the part, nothing is hashed.
 	off  int64
 	part bool
+	// buf holds the line readLine returned last; the next readLine reuses
+	// it (an Entry copies what it keeps of a line).
+	buf []byte
 }
 
 // OpenBackup opens a backup file and reads its header.
@@ -442,8 +445,10 @@ func (br *BackupReader) hash(b []byte) {
 	br.sum.Write(newline)
 }
 
+// readLine returns the next line without its newline, valid until the
+// next readLine.
 func (br *BackupReader) readLine() ([]byte, error) {
-	var b []byte
+	b := br.buf[:0]
 	var err error
 	for {
 		var chunk []byte
@@ -455,6 +460,9 @@ func (br *BackupReader) readLine() ([]byte, error) {
 		if !errors.Is(err, bufio.ErrBufferFull) {
 			break
 		}
+	}
+	if cap(b) <= 1<<20 {
+		br.buf = b // kept for the next line, unless a rare long one
 	}
 	if err != nil {
 		if errors.Is(err, io.EOF) && len(b) > 0 {
