@@ -753,7 +753,9 @@ func (w *writer) changedKey(ctx context.Context, bt *batch) error {
 	return &ConflictError{Key: keys[0] + " (or another key of its transaction)", Revision: w.opt.Header.Revision, Read: bt.ops[0].ModRevision, Now: bt.ops[0].ModRevision}
 }
 
-// replay is a Source that rebuilds the ops of a backup file with fn.
+// replay is a Source that rebuilds the ops of a backup file with fn: pass
+// 2, whose transactions are checked against pass 1's hashes of them, so it
+// does not hash the file again.
 func replay(path string, fn func(Entry) (Op, error)) Source {
 	return func(ctx context.Context, yield func(Op) error) error {
 		br, err := OpenBackup(path)
@@ -761,6 +763,7 @@ func replay(path string, fn func(Entry) (Op, error)) Source {
 			return err
 		}
 		defer br.Close()
+		br.unsummed = true
 		return eachOp(ctx, br, fn, yield)
 	}
 }
