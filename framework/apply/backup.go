@@ -364,9 +364,6 @@ type BackupReader struct {
 	// wrote, and checks every transaction it builds from it against pass
 	// 1's hash of it instead (writer.send, checkRequest).
 	unsummed bool
-	// buf holds the line readLine returned last; the next readLine reuses
-	// it (an Entry copies what it keeps of a line).
-	buf []byte
 }
 
 // OpenBackup opens a backup file and reads its header.
@@ -451,23 +448,23 @@ func (br *BackupReader) hash(b []byte) {
 }
 
 // readLine returns the next line without its newline, valid until the
-// next readLine.
+// next read (an Entry copies what it keeps of a line).
 func (br *BackupReader) readLine() ([]byte, error) {
-	b := br.buf[:0]
-	var err error
-	for {
-		var chunk []byte
+	chunk, err := br.r.ReadSlice('\n')
+	if err == nil {
+		// The whole line is in the reader's buffer (every line but a rare
+		// long one): no copy.
+		br.line++
+		br.off += int64(len(chunk))
+		return chunk[:len(chunk)-1], nil
+	}
+	b := append([]byte(nil), chunk...)
+	for errors.Is(err, bufio.ErrBufferFull) {
 		chunk, err = br.r.ReadSlice('\n')
 		if len(b)+len(chunk) > maxLineBytes {
 			return nil, fmt.Errorf("backup %s: line %d is longer than %d MiB: not a heron backup", br.Path, br.line+1, maxLineBytes>>20)
 		}
 		b = append(b, chunk...)
-		if !errors.Is(err, bufio.ErrBufferFull) {
-			break
-		}
-	}
-	if cap(b) <= 1<<20 {
-		br.buf = b // kept for the next line, unless a rare long one
 	}
 	if err != nil {
 		if errors.Is(err, io.EOF) && len(b) > 0 {
