@@ -263,11 +263,8 @@ func segmentIDs(s string) (coll, part, seg int64, odd bool) {
 	var ids [3]int64
 	for i := range ids {
 		p, rest, more := strings.Cut(s, "/")
-		if more != (i < 2) || !canonicalID(p) {
-			return 0, 0, 0, true
-		}
-		v, err := strconv.ParseInt(p, 10, 64)
-		if err != nil {
+		v, ok := parseCanonicalID(p)
+		if more != (i < 2) || !ok {
 			return 0, 0, 0, true
 		}
 		ids[i], s = v, rest
@@ -275,16 +272,21 @@ func segmentIDs(s string) (coll, part, seg int64, odd bool) {
 	return ids[0], ids[1], ids[2], false
 }
 
-// canonicalID reports whether p is the decimal text Milvus writes for an
-// id (digits only, no sign, no leading zero).
-func canonicalID(p string) bool {
-	if p == "" || (p[0] == '0' && len(p) > 1) {
-		return false
+// parseCanonicalID is the id p is the decimal text Milvus writes for
+// (digits only, no sign, no leading zero, at most math.MaxInt64); ok is
+// false for any other text. It reads the digits itself: strconv.ParseInt
+// checked again what this one loop does, once per id of every segment key.
+func parseCanonicalID(p string) (id int64, ok bool) {
+	const maxID = "9223372036854775807"
+	if p == "" || (p[0] == '0' && len(p) > 1) || len(p) > len(maxID) || (len(p) == len(maxID) && p > maxID) {
+		return 0, false
 	}
 	for i := 0; i < len(p); i++ {
-		if p[i] < '0' || p[i] > '9' {
-			return false
+		c := p[i]
+		if c < '0' || c > '9' {
+			return 0, false
 		}
+		id = id*10 + int64(c-'0')
 	}
-	return true
+	return id, true
 }

@@ -53,7 +53,7 @@ func profileClient(t *testing.B) (*clientv3.Client, string) {
 		t.Skip("set HERON_PROFILE_ETCD=HOST:PORT (an etcd seeded by bench/gen) to run")
 	}
 	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{ep}, DialTimeout: 5 * time.Second, Logger: zap.NewNop(),
-		MaxCallRecvMsgSize: 64 << 20})
+		MaxCallRecvMsgSize: 64 << 20, DialOptions: apply.DialOptions()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,13 +86,15 @@ func profile(t *testing.B) {
 	phase := func(name string, fn func() error) {
 		runtime.GC()
 		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		alloc0 := ms.TotalAlloc
 		start, c0 := time.Now(), cpu()
 		if err := fn(); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		runtime.ReadMemStats(&ms)
-		t.Logf("%-10s wall %6.2fs  cpu %6.2fs  heap in use %4d MiB  sys %4d MiB  total alloc %6d MiB",
-			name, time.Since(start).Seconds(), (cpu() - c0).Seconds(), ms.HeapInuse>>20, ms.Sys>>20, ms.TotalAlloc>>20)
+		t.Logf("%-10s wall %6.2fs  cpu %6.2fs  heap in use %4d MiB  sys %4d MiB  allocated %6d MiB",
+			name, time.Since(start).Seconds(), (cpu() - c0).Seconds(), ms.HeapInuse>>20, ms.Sys>>20, (ms.TotalAlloc-alloc0)>>20)
 	}
 
 	run := func(wal string) {

@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"slices"
 	"sort"
 	"sync"
 	"time"
+	"unsafe"
 
 	"go.etcd.io/etcd/api/v3/etcdserverpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -374,6 +376,7 @@ func (st *Staged) write(ctx context.Context, store Store, src2 Source, res *Resu
 	w := &writer{ctx: ctx, store: store, opt: opt, hashes: st.hashes, seed: st.seed, prog: prog, total: res.Keys,
 		sem: make(chan struct{}, opt.Concurrency), phase: -1 << 62, revs: make([]int64, len(st.hashes)), guard: newGuardTxn(opt.guards)}
 	b2 := newBatcher(opt, st.seed, w.send)
+	b2.reuse = &w.opsFree
 	err := src2(ctx, b2.add)
 	if err == nil {
 		err = b2.flush()
@@ -429,6 +432,9 @@ type batcher struct {
 	lastPhase        int
 	started          bool
 	h                maphash.Hash
+	// reuse holds the ops arrays of batches the writer committed (pass 2;
+	// nil in pass 1, whose batches the backup keeps).
+	reuse *sync.Pool
 }
 
 // newBatcher cuts transactions etcd counts as at most opt.MaxTxnOps
@@ -457,7 +463,7 @@ func (b *batcher) add(op Op) error {
 		}
 	}
 	if b.cur == nil {
-		b.cur = &batch{seq: b.seq, phase: op.Phase, ops: make([]Op, 0, b.maxOps)}
+		b.cur = &batch{seq: b.seq, phase: op.Phase, ops: b.newOps()}
 		b.seq++
 		b.h.Reset()
 		clear(b.keys)
@@ -470,6 +476,17 @@ func (b *batcher) add(op Op) error {
 	b.cur.bytes += size
 	b.hashOp(op)
 	return nil
+}
+
+// newOps is an empty ops array for a batch: one the writer is done with,
+// when there is one.
+func (b *batcher) newOps() []Op {
+	if b.reuse != nil {
+		if ops, ok := b.reuse.Get().(*[]Op); ok {
+			return (*ops)[:0]
+		}
+	}
+	return make([]Op, 0, b.maxOps)
 }
 
 func (b *batcher) hashOp(op Op) {
@@ -533,6 +550,11 @@ type writer struct {
 	phase  int
 	// guard is what every transaction carries for the guards.
 	guard *guardTxn
+	// opsFree holds the ops arrays of committed batches (*[]Op), parts the
+	// compares and ops of committed requests (*txnParts): the write pass
+	// reuses them rather than allocating a transaction's worth each time.
+	opsFree sync.Pool
+	parts   sync.Pool
 
 	mu        sync.Mutex
 	err       error
@@ -603,19 +625,40 @@ func (w *writer) send(bt *batch) error {
 		defer w.wg.Done()
 		defer func() { <-w.sem }()
 		w.commit(bt)
+		ops := bt.ops[:0]
+		bt.ops = nil
+		w.opsFree.Put(&ops)
 	}()
 	return nil
 }
 
+// txnParts are the compares and ops of a transaction request: a Store
+// keeps nothing of them once Commit returned, so the next transaction
+// reuses them.
+type txnParts struct {
+	cmps  []clientv3.Cmp
+	thens []clientv3.Op
+}
+
 func (w *writer) commit(bt *batch) {
-	cmps := make([]clientv3.Cmp, len(bt.ops), len(bt.ops)+len(w.guard.cmps))
-	thens := make([]clientv3.Op, len(bt.ops))
+	p, _ := w.parts.Get().(*txnParts)
+	if p == nil {
+		p = &txnParts{}
+	}
+	defer w.parts.Put(p)
+	n := len(bt.ops)
+	cmps := slices.Grow(p.cmps[:0], n+len(w.guard.cmps))[:n]
+	thens := slices.Grow(p.thens[:0], n)[:n]
+	p.cmps, p.thens = cmps, thens
 	for i, op := range bt.ops {
 		cmps[i] = clientv3.Compare(clientv3.ModRevision(op.Key), "=", op.ModRevision)
 		if op.Delete {
 			thens[i] = clientv3.OpDelete(op.Key)
 		} else {
-			thens[i] = clientv3.OpPut(op.Key, string(op.Value))
+			// OpPut copies the value into the request: the string
+			// only carries op.Value's bytes there (they are not
+			// changed while the op lives), saving a second copy.
+			thens[i] = clientv3.OpPut(op.Key, unsafe.String(unsafe.SliceData(op.Value), len(op.Value)))
 		}
 	}
 	if err := w.checkRequest(bt, cmps, thens); err != nil {
@@ -625,6 +668,7 @@ func (w *writer) commit(bt *batch) {
 	// The guards are part of the transaction: no read before it, and no
 	// window between a read and the write.
 	cmps = append(cmps, w.guard.cmps...)
+	p.cmps = cmps
 	// A transaction in flight is not cancelled with the run: its outcome
 	// must be known. It has its own timeout.
 	tctx, cancel := context.WithTimeout(context.WithoutCancel(w.ctx), w.opt.TxnTimeout)
@@ -749,7 +793,9 @@ func (w *writer) changedKey(ctx context.Context, bt *batch) error {
 	return &ConflictError{Key: keys[0] + " (or another key of its transaction)", Revision: w.opt.Header.Revision, Read: bt.ops[0].ModRevision, Now: bt.ops[0].ModRevision}
 }
 
-// replay is a Source that rebuilds the ops of a backup file with fn.
+// replay is a Source that rebuilds the ops of a backup file with fn: pass
+// 2, whose transactions are checked against pass 1's hashes of them, so it
+// does not hash the file again.
 func replay(path string, fn func(Entry) (Op, error)) Source {
 	return func(ctx context.Context, yield func(Op) error) error {
 		br, err := OpenBackup(path)
@@ -757,6 +803,7 @@ func replay(path string, fn func(Entry) (Op, error)) Source {
 			return err
 		}
 		defer br.Close()
+		br.unsummed = true
 		return eachOp(ctx, br, fn, yield)
 	}
 }

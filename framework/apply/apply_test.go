@@ -3,6 +3,7 @@ package apply
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"hash/maphash"
@@ -370,5 +371,45 @@ func TestReplayFromBackup(t *testing.T) {
 		twoPass{Replay: func(e Entry) (Op, error) { op, _ := rebuild(e); op.Value = []byte("other"); return op, nil }})
 	if err == nil || !strings.Contains(err.Error(), "differs from what the backup holds") || rev(t, cli) != r0 {
 		t.Fatalf("err %v", err)
+	}
+}
+
+// Pass 2 reads the backup without hashing it again: a byte of it changed
+// after it was published (an old value, a mod revision) is still refused,
+// by the transaction's check against pass 1's hash, before anything is
+// written.
+func TestReplayRefusesABackupChangedAfterPublishing(t *testing.T) {
+	cli, _ := etcdtest.Start(t)
+	rebuild := func(e Entry) (Op, error) {
+		return Op{Key: e.Key, ModRevision: e.ModRevision, Value: append(append([]byte{}, e.Value...), '+'), Original: e.Value}, nil
+	}
+	enc := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+	for _, change := range []string{"value", "mod_revision"} {
+		t.Run(change, func(t *testing.T) {
+			revs := seed(t, cli, map[string]string{"a": "1", "b": "2"})
+			ops := []Op{
+				{Key: "a", ModRevision: revs["a"], Value: []byte("1+"), Original: []byte("1")},
+				{Key: "b", ModRevision: revs["b"], Value: []byte("2+"), Original: []byte("2")},
+			}
+			from, to := `"value":"`+enc("1")+`"`, `"value":"`+enc("9")+`"`
+			if change == "mod_revision" {
+				from, to = fmt.Sprintf(`"mod_revision":%d,`, revs["b"]), fmt.Sprintf(`"mod_revision":%d,`, revs["b"]-1)
+			}
+			r0 := rev(t, cli)
+			_, err := Apply(context.Background(), cli, Slice(ops), Options{BackupPath: filepath.Join(t.TempDir(), "b"),
+				AfterBackup: func(p string) error {
+					b, err := os.ReadFile(p)
+					if err != nil {
+						return err
+					}
+					if !bytes.Contains(b, []byte(from)) {
+						t.Fatalf("no %s in the backup", from)
+					}
+					return os.WriteFile(p, bytes.Replace(b, []byte(from), []byte(to), 1), 0o600)
+				}}, twoPass{Replay: rebuild})
+			if err == nil || !strings.Contains(err.Error(), "differs from what the backup holds") || rev(t, cli) != r0 {
+				t.Fatalf("a backup changed between the passes: want the transaction refused, nothing written; got %v", err)
+			}
+		})
 	}
 }

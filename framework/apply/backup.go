@@ -359,6 +359,11 @@ type BackupReader struct {
 	// is the end of the part, nothing is hashed.
 	off  int64
 	part bool
+	// unsummed: the reader does not hash the file, nor check the end
+	// line's checksum (its count it does): pass 2 reads the backup pass 1
+	// wrote, and checks every transaction it builds from it against pass
+	// 1's hash of it instead (writer.send, checkRequest).
+	unsummed bool
 }
 
 // OpenBackup opens a backup file and reads its header.
@@ -435,26 +440,31 @@ func newBackupReader(path string, r io.Reader, f io.Closer) (*BackupReader, erro
 }
 
 func (br *BackupReader) hash(b []byte) {
-	if br.part {
+	if br.part || br.unsummed {
 		return
 	}
 	br.sum.Write(b)
 	br.sum.Write(newline)
 }
 
+// readLine returns the next line without its newline, valid until the
+// next read (an Entry copies what it keeps of a line).
 func (br *BackupReader) readLine() ([]byte, error) {
-	var b []byte
-	var err error
-	for {
-		var chunk []byte
+	chunk, err := br.r.ReadSlice('\n')
+	if err == nil {
+		// The whole line is in the reader's buffer (every line but a rare
+		// long one): no copy.
+		br.line++
+		br.off += int64(len(chunk))
+		return chunk[:len(chunk)-1], nil
+	}
+	b := append([]byte(nil), chunk...)
+	for errors.Is(err, bufio.ErrBufferFull) {
 		chunk, err = br.r.ReadSlice('\n')
 		if len(b)+len(chunk) > maxLineBytes {
 			return nil, fmt.Errorf("backup %s: line %d is longer than %d MiB: not a heron backup", br.Path, br.line+1, maxLineBytes>>20)
 		}
 		b = append(b, chunk...)
-		if !errors.Is(err, bufio.ErrBufferFull) {
-			break
-		}
 	}
 	if err != nil {
 		if errors.Is(err, io.EOF) && len(b) > 0 {
@@ -548,6 +558,10 @@ func (br *BackupReader) end(l backupEnd) error {
 	}
 	if _, err := br.readLine(); !errors.Is(err, io.EOF) {
 		return fmt.Errorf("backup %s: data after the end line", br.Path)
+	}
+	if br.unsummed {
+		br.done = true
+		return nil
 	}
 	switch got := hex.EncodeToString(br.sum.Sum(nil)); {
 	case l.SHA256 == "" && !br.AllowNoChecksum:

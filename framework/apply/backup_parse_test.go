@@ -1,7 +1,9 @@
 package apply
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -87,4 +89,43 @@ func TestParseEntryLineMatchesJSON(t *testing.T) {
 		}
 	}
 	_ = os.Remove(path)
+}
+
+// The reader hands out each line from its buffer: entries kept while the
+// file is read on (short lines, and lines longer than the reader's 1 MiB
+// buffer between them) still hold their own keys and values.
+func TestBackupEntriesOutliveTheReadersBuffer(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "b.jsonl")
+	bw, err := CreateBackup(path, Header{Command: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bw.withNew = true
+	var ops []Op
+	for i := range 40 {
+		size := 10 + i
+		if i%9 == 4 {
+			size = 1<<20 + i // a line over the buffer: two reads
+		}
+		op := Op{Key: fmt.Sprintf("k/%03d", i), ModRevision: int64(i + 1), Original: bytes.Repeat([]byte{byte(i)}, size), Value: bytes.Repeat([]byte{byte(255 - i)}, size/2+1)}
+		if err := bw.add(op); err != nil {
+			t.Fatal(err)
+		}
+		ops = append(ops, op)
+	}
+	if err := bw.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	var entries []Entry
+	if _, err := VerifyBackup(path, false, func(e Entry) error { entries = append(entries, e); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != len(ops) {
+		t.Fatalf("%d entries, want %d", len(entries), len(ops))
+	}
+	for i, e := range entries {
+		if e.Key != ops[i].Key || !bytes.Equal(e.Value, ops[i].Original) || !bytes.Equal(e.New, ops[i].Value) || e.ModRevision != ops[i].ModRevision {
+			t.Fatalf("entry %d (%s, %d old bytes) read back as %s, %d old bytes", i, ops[i].Key, len(ops[i].Original), e.Key, len(e.Value))
+		}
+	}
 }

@@ -42,7 +42,9 @@ type Op struct {
 }
 
 // Store is how Apply reaches etcd: transactions only (*clientv3.Client and
-// *instance.Instance are Stores).
+// *instance.Instance are Stores). A Store's Txn keeps nothing of the
+// compares and ops it was given once Commit returned (the writer reuses
+// them for its next transaction).
 type Store interface {
 	Txn(ctx context.Context) clientv3.Txn
 }

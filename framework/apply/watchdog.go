@@ -80,9 +80,10 @@ func hold(ctx context.Context) (release func()) {
 
 // DialOptions are the gRPC options of every etcd client heron dials: each
 // answer from etcd tells the watchdog of the call's context that etcd is
-// alive, so the kit watches progress without the commands reporting it.
+// alive, so the kit watches progress without the commands reporting it;
+// requests are marshalled once (requestCodec).
 func DialOptions() []grpc.DialOption {
-	return []grpc.DialOption{grpc.WithChainUnaryInterceptor(func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+	return []grpc.DialOption{grpc.WithDefaultCallOptions(forceRequestCodec()), grpc.WithChainUnaryInterceptor(func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
 		err := invoker(ctx, method, req, reply, cc, opts...)
 		if err == nil {
 			heartbeat(ctx)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -130,19 +131,32 @@ type waitTxn struct {
 	elseSet        bool
 }
 
+// If, Then and Else keep the slice they are given until Commit instead of
+// copying it (the write pass builds each transaction's once; clientv3's own
+// Txn keeps the ops' keys and values the same way).
 func (t *waitTxn) If(cs ...clientv3.Cmp) clientv3.Txn {
-	t.cmps, t.ifSet = append(t.cmps, cs...), true
+	t.cmps, t.ifSet = keep(t.cmps, cs), true
 	return t
 }
 
 func (t *waitTxn) Then(ops ...clientv3.Op) clientv3.Txn {
-	t.thens, t.thenSet = append(t.thens, ops...), true
+	t.thens, t.thenSet = keep(t.thens, ops), true
 	return t
 }
 
 func (t *waitTxn) Else(ops ...clientv3.Op) clientv3.Txn {
-	t.elses, t.elseSet = append(t.elses, ops...), true
+	t.elses, t.elseSet = keep(t.elses, ops), true
 	return t
+}
+
+// keep is have with add appended: add itself when have is empty (clipped,
+// so that a later append copies rather than writes into the caller's
+// array).
+func keep[T any](have, add []T) []T {
+	if len(have) == 0 {
+		return slices.Clip(add)
+	}
+	return append(have, add...)
 }
 
 func (t *waitTxn) Commit() (*clientv3.TxnResponse, error) {
