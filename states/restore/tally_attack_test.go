@@ -21,6 +21,7 @@ import (
 	"github.com/heron-shell/heron/framework/apply"
 	"github.com/heron-shell/heron/models"
 	"github.com/heron-shell/heron/models/sample"
+	"github.com/heron-shell/heron/states/applyplan"
 	"github.com/heron-shell/heron/states/gates"
 	"github.com/heron-shell/heron/states/instance"
 	"github.com/heron-shell/heron/states/reset"
@@ -311,6 +312,57 @@ func TestRestoreSplitCheckWithAWriterDuringTheWrite(t *testing.T) {
 				if d := diff(original, after); len(d) != 0 {
 					t.Fatalf("keys differ after the restore: %v", d)
 				}
+			}
+		})
+	}
+}
+
+// A saved restore plan applied (apply --file plans the restore again, at
+// its own revision, through restore's build): its scan's tally stands for
+// the segments when the run's revisions prove the state, and a segment
+// Milvus created on the reset's WAL after the plan was saved, between the
+// backed-up ones, is in it: the verify says split.
+func TestRestorePlanAppliedSplitCheck(t *testing.T) {
+	cli, ep := etcdtest.Start(t)
+	for _, created := range []bool{false, true} {
+		name := map[bool]string{false: "nothing created", true: "created after the plan"}[created]
+		t.Run(name, func(t *testing.T) {
+			root := "by-dev-" + strings.ReplaceAll(name, " ", "-")
+			e := newEnv(t, cli, ep, root)
+			original := e.dump()
+			backup := e.resetRun()
+			var plans []*Plan
+			run := func(line string) (string, string, int) {
+				cmds := append([]*framework.Command{apply.Command(e.inst, capturing(&plans)), apply.Command(e.inst, reset.Build)}, applyplan.Commands(e.inst)...)
+				out, errs, code, _ := shelltest.Run(t, cmds, line)
+				return out, errs, code
+			}
+			plan := e.dir + "/restore-plan.jsonl"
+			if _, errs, code := run("restore --force-moved-on --file " + backup + " --plan-out " + plan); code != 0 {
+				t.Fatalf("restore --plan-out: exit %d\n%s", code, errs)
+			}
+			if created {
+				value := e.dump()[e.inst.Layout.Meta(models.SegmentKey(100, 101, 1001))]
+				if _, err := cli.Put(context.Background(), e.inst.Layout.Meta(models.SegmentKey(100, 101, 10011)), value); err != nil {
+					t.Fatal(err)
+				}
+			}
+			plans = nil
+			out, errs, code := run("apply --file " + plan + " --run --yes --format json --backup-dir " + e.dir)
+			if len(plans) == 0 || plans[0].segments == nil {
+				t.Fatalf("apply planned the restore again without a tally (%d plans)\n%s\n%s", len(plans), out, errs)
+			}
+			if created {
+				if code != framework.ExitFailed || !strings.Contains(errs, "the instance is in a split state on "+root+"-rootcoord-dml_0") {
+					t.Fatalf("a segment on kafka left: exit %d\n%s\n%s", code, out, errs)
+				}
+				return
+			}
+			if !strings.Contains(out, `"read_back": "proven by revisions"`) || code != 0 {
+				t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+			}
+			if d := diff(original, e.dump()); len(d) != 0 {
+				t.Fatalf("keys differ after the restore: %v", d)
 			}
 		})
 	}
