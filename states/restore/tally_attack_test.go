@@ -81,12 +81,15 @@ func TestRestoreTallyIsTheCensusOfAWalk(t *testing.T) {
 		between bool
 		// settled puts back some entries' backed-up values before the restore.
 		settled bool
+		// again restores the restore's own backup (its phases reversed) after it.
+		again bool
 		// scoped resets one pchannel only.
 		scoped string
 	}{
 		{name: "plain"},
 		{name: "milvus wrote between", between: true},
 		{name: "some settled", settled: true, between: true},
+		{name: "restore of the restore", between: true, again: true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			root := "by-dev-" + strings.ReplaceAll(c.name, " ", "-")
@@ -153,6 +156,17 @@ func TestRestoreTallyIsTheCensusOfAWalk(t *testing.T) {
 			out, errs, code = run("restore --force-moved-on --run --yes --format json --backup-dir " + dir + " --file " + backup)
 			if code != 0 && code != framework.ExitFailed {
 				t.Fatalf("restore: exit %d\n%s\n%s", code, out, errs)
+			}
+			if c.again {
+				var r RunResult
+				if err := json.Unmarshal([]byte(out), &r); err != nil || r.Applied == nil {
+					t.Fatalf("restore: %v\n%s\n%s", err, out, errs)
+				}
+				plans = nil
+				out, errs, code = run("restore --run --yes --format json --backup-dir " + dir + " --file " + r.Applied.Backup)
+				if code != 0 && code != framework.ExitFailed || len(plans) != 1 || plans[0].phases != 4 {
+					t.Fatalf("restore of the restore: exit %d, %d plans\n%s\n%s", code, len(plans), out, errs)
+				}
 			}
 			if len(plans) != 1 {
 				t.Fatalf("%d plans built", len(plans))
