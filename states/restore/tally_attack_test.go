@@ -203,7 +203,6 @@ func TestRestoreTallyIsTheCensusOfAWalk(t *testing.T) {
 // it (another writer and etcd's compactor, between the restore's scan and
 // the count that keeps its tally).
 type compactBeforeCount struct {
-	t      *testing.T
 	other  *clientv3.Client
 	prefix string
 	counts int
@@ -232,7 +231,7 @@ func TestRestoreTallyCountCompacted(t *testing.T) {
 	e := newEnv(t, cli, ep, "by-dev")
 	original := e.dump()
 	backup := e.resetRun()
-	cc := &compactBeforeCount{t: t, other: cli, prefix: e.inst.Layout.Meta(models.SegmentPrefix)}
+	cc := &compactBeforeCount{other: cli, prefix: e.inst.Layout.Meta(models.SegmentPrefix)}
 	counted, err := clientv3.New(clientv3.Config{Endpoints: []string{ep}, DialTimeout: 30 * time.Second,
 		DialOptions: []grpc.DialOption{grpc.WithChainUnaryInterceptor(cc.intercept)}})
 	if err != nil {
