@@ -348,7 +348,12 @@ type BackupReader struct {
 	// Digest is that checksum (hex), a plan's digest (--expect-digest).
 	Checksummed bool
 	Digest      string
-	f           io.Closer
+	// Values, when set, names the entries whose value and new the caller
+	// uses: Next may hand out the others without them (a check of the file
+	// that needs keys only skips decoding a million values; their lines are
+	// still hashed, and a later reading that uses the values decodes them).
+	Values func(key string) bool
+	f      io.Closer
 	r           *bufio.Reader
 	sum         hash.Hash
 	line        int64
@@ -501,7 +506,7 @@ func (br *BackupReader) Next() (e Entry, ok bool, err error) {
 	if err != nil {
 		return Entry{}, false, err
 	}
-	if e, ok := parseEntryLine(b); ok {
+	if e, ok := parseEntryLine(b, br.Values); ok {
 		if e.Absent != (e.ModRevision == 0) {
 			return Entry{}, false, fmt.Errorf("backup %s: line %d: absent=%v with mod_revision %d", br.Path, br.line, e.Absent, e.ModRevision)
 		}
@@ -684,7 +689,7 @@ func ReadBackupHeader(path string) (Header, error) {
 // and the op in that order. ok is false for anything else (escaped or
 // base64 keys, other spacing or order, the end line), which Next then reads
 // with encoding/json.
-func parseEntryLine(b []byte) (e Entry, ok bool) {
+func parseEntryLine(b []byte, values func(key string) bool) (e Entry, ok bool) {
 	rest, ok := cutPrefix(b, `{"key":"`)
 	if !ok {
 		return Entry{}, false
@@ -703,6 +708,7 @@ func parseEntryLine(b []byte) (e Entry, ok bool) {
 		return Entry{}, false
 	}
 	e.Key = string(rest[:i])
+	decode := values == nil || values(e.Key)
 	if rest, ok = cutPrefix(rest[i:], `","value":"`); !ok {
 		return Entry{}, false
 	}
@@ -713,12 +719,14 @@ func parseEntryLine(b []byte) (e Entry, ok bool) {
 	if i == len(rest) {
 		return Entry{}, false
 	}
-	e.Value = make([]byte, base64.StdEncoding.DecodedLen(i))
-	n, err := base64.StdEncoding.Decode(e.Value, rest[:i])
-	if err != nil {
-		return Entry{}, false
+	if decode {
+		e.Value = make([]byte, base64.StdEncoding.DecodedLen(i))
+		n, err := base64.StdEncoding.Decode(e.Value, rest[:i])
+		if err != nil {
+			return Entry{}, false
+		}
+		e.Value = e.Value[:n]
 	}
-	e.Value = e.Value[:n]
 	if rest, ok = cutPrefix(rest[i:], `","mod_revision":`); !ok {
 		return Entry{}, false
 	}
@@ -756,12 +764,15 @@ func parseEntryLine(b []byte) (e Entry, ok bool) {
 		if i == len(r) {
 			return Entry{}, false
 		}
-		e.New = make([]byte, base64.StdEncoding.DecodedLen(i))
-		n, err := base64.StdEncoding.Decode(e.New, r[:i])
-		if err != nil {
-			return Entry{}, false
+		if decode {
+			e.New = make([]byte, base64.StdEncoding.DecodedLen(i))
+			n, err := base64.StdEncoding.Decode(e.New, r[:i])
+			if err != nil {
+				return Entry{}, false
+			}
+			e.New = e.New[:n]
 		}
-		e.New, e.HasNew, rest = e.New[:n], true, r[i+1:]
+		e.HasNew, rest = true, r[i+1:]
 	}
 	switch string(rest) {
 	case `,"op":"put"}`:

@@ -72,7 +72,7 @@ func TestParseEntryLineMatchesJSON(t *testing.T) {
 		`{"key":"a","value":"dg==","mod_revision":12345678901234567890,"op":"put"}`,
 		`{"end":true,"ops":0}`,
 	} {
-		e, ok := parseEntryLine([]byte(line))
+		e, ok := parseEntryLine([]byte(line), nil)
 		if line == `{"key":"a","value":"dg==","mod_revision":5,"op":"put"}` {
 			if !ok || e.Key != "a" || string(e.Value) != "v" || e.ModRevision != 5 {
 				t.Fatalf("%s: %+v %v", line, e, ok)
@@ -127,5 +127,70 @@ func TestBackupEntriesOutliveTheReadersBuffer(t *testing.T) {
 		if e.Key != ops[i].Key || !bytes.Equal(e.Value, ops[i].Original) || !bytes.Equal(e.New, ops[i].Value) || e.ModRevision != ops[i].ModRevision {
 			t.Fatalf("entry %d (%s, %d old bytes) read back as %s, %d old bytes", i, ops[i].Key, len(ops[i].Original), e.Key, len(e.Value))
 		}
+	}
+}
+
+// A reader told which values its caller uses (Values) hands out the other
+// entries with their keys, revisions and ops but no values, and still checks
+// the whole file: a changed value it did not decode fails the checksum.
+func TestBackupReaderDecodesOnlyTheValuesNamed(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "b.jsonl")
+	bw, err := CreateBackup(path, Header{Command: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries := []Entry{
+		{Key: "keep/1", Value: []byte("one"), ModRevision: 3, New: []byte("uno"), HasNew: true},
+		{Key: "skip/2", Value: []byte("two"), ModRevision: 4, New: []byte("dos"), HasNew: true},
+		{Key: "skip/3", Value: []byte("three"), ModRevision: 5, Delete: true},
+	}
+	for _, e := range entries {
+		if err := bw.Add(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := bw.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	read := func(path string) ([]Entry, error) {
+		br, err := OpenBackup(path)
+		if err != nil {
+			return nil, err
+		}
+		defer br.Close()
+		br.Values = func(key string) bool { return key == "keep/1" }
+		var got []Entry
+		for {
+			e, ok, err := br.Next()
+			if err != nil || !ok {
+				return got, err
+			}
+			got = append(got, e)
+		}
+	}
+	got, err := read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || string(got[0].Value) != "one" || string(got[0].New) != "uno" {
+		t.Fatalf("the named entry: %+v", got)
+	}
+	for i, e := range got[1:] {
+		want := entries[i+1]
+		if e.Value != nil || e.New != nil || e.Key != want.Key || e.ModRevision != want.ModRevision || e.HasNew != want.HasNew || e.Delete != want.Delete {
+			t.Errorf("entry %s: %+v, want its key, revision and op without values", want.Key, e)
+		}
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := filepath.Join(t.TempDir(), "changed.jsonl")
+	// "two" is dHdv, "tw0" is dHcw: a value the reader does not decode.
+	if err := os.WriteFile(changed, bytes.Replace(b, []byte(`"dHdv"`), []byte(`"dHcw"`), 1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := read(changed); err == nil || !bytes.Contains([]byte(err.Error()), []byte("checksum")) {
+		t.Fatalf("a changed value that was not decoded: %v, want a checksum error", err)
 	}
 }

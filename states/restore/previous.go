@@ -25,6 +25,13 @@ func newPreviousWALs(h apply.Header) *previousWALs {
 	return &previousWALs{layout: models.NewLayout(h.RootPath, metaPath), seen: map[string]bool{}}
 }
 
+// wants reports whether add needs the value of key: a key under the
+// streamingnode's WAL prefix, where consume checkpoints are.
+func (p *previousWALs) wants(key string) bool {
+	rel, ok := p.layout.Rel(key)
+	return ok && strings.HasPrefix(rel, models.WALPrefix)
+}
+
 // add notes the WAL of e when it is a consume checkpoint that existed, and
 // returns the kind of its key (KindOther outside the meta root).
 func (p *previousWALs) add(e apply.Entry) models.Kind {

@@ -221,7 +221,7 @@ func (pl *Plan) pending(ctx context.Context) (int64, error) {
 		return 0, err
 	}
 	var n int64
-	err = pl.scanFile(ctx, rev, []int{anyPhase}, spanned{}, func(_ apply.Entry, _ instance.KV, op *apply.Op) error {
+	err = pl.scanFile(ctx, rev, []int{anyPhase}, spanned{}, func(_ apply.Entry, _ instance.KV, op *apply.Op, _ written) error {
 		if op != nil {
 			n++
 		}
@@ -354,6 +354,10 @@ func build(ctx context.Context, inst *instance.Instance, p *Params, rev int64) (
 	// changed byte or a key the backed-up command never writes refuses it.
 	// Where each phase's entries lie is noted on the way (runs).
 	var legacyErr error
+	// The check needs the keys, and the values of the consume checkpoints
+	// (previousWALs): the scan decodes the rest.
+	br.Values = previous.wants
+	defer func() { br.Values = nil }()
 	for {
 		from := br.Offset()
 		e, ok, err := br.Next()
@@ -431,13 +435,23 @@ func (pl *Plan) scan(ctx context.Context, read func(n int), sink func(apply.Op) 
 		outside = pl.createdOutsideRuns(ctx)
 	}
 	segments := pl.tallySegments(sink != nil, &sp)
-	err := pl.stream(ctx, pl.Revision, sp, func(e apply.Entry, cur instance.KV, op *apply.Op) error {
+	// The judge stage tallies the entry and derives what the backed-up
+	// command wrote at a key that does not hold its backed-up state: a
+	// million rules run beside the staging of the ops, not before it.
+	sp.judge = func(e apply.Entry, cur instance.KV, op *apply.Op) written {
+		segments.entry(e, cur)
+		if op == nil || pl.written == nil {
+			return written{}
+		}
+		w, err := pl.written(e)
+		return written{op: w, err: err, checked: true}
+	}
+	err := pl.stream(ctx, pl.Revision, sp, func(e apply.Entry, cur instance.KV, op *apply.Op, w written) error {
 		s.Entries++
 		read(1)
 		delete(created, e.Key)
-		segments.entry(e, cur)
 		if op != nil {
-			if err := pl.movedOn(e, cur); err != nil {
+			if err := pl.movedOn(e, cur, w); err != nil {
 				return err
 			}
 		}
@@ -497,12 +511,12 @@ func (pl *Plan) scan(ctx context.Context, read func(n int), sink func(apply.Op) 
 // that command, nor by anyone since: its entry is not what the plan read
 // (an entry of a file without a rule may carry any "new" value, the
 // current one too), and refuses the file.
-func (pl *Plan) movedOn(e apply.Entry, cur instance.KV) error {
+func (pl *Plan) movedOn(e apply.Entry, cur instance.KV, wrote written) error {
 	m := &pl.MovedOn
-	if pl.written == nil {
+	if !wrote.checked {
 		return nil
 	}
-	w, err := pl.written(e)
+	w, err := wrote.op, wrote.err
 	if err != nil && pl.Backup.Rule != "" {
 		if pl.Backup.Heron == apply.HeronBuild() || !pl.params.ForceMovedOn {
 			return fmt.Errorf("backup %s line %d: key %s is not one %q writes (its rule %s does not write this value there): the file was changed; nothing was restored%s",
@@ -657,7 +671,7 @@ func (pl *Plan) gateMovedOn() Gate {
 // header's RestoreOrder, then the phases it does not name), reads the
 // current values of its keys at rev by spans (span.go), and calls fn with
 // each entry and its op (nil: the key already holds its backed-up state).
-func (pl *Plan) stream(ctx context.Context, rev int64, sp spanned, fn func(e apply.Entry, cur instance.KV, op *apply.Op) error) error {
+func (pl *Plan) stream(ctx context.Context, rev int64, sp spanned, fn func(e apply.Entry, cur instance.KV, op *apply.Op, w written) error) error {
 	phases := make([]int, pl.phases)
 	for i := range phases {
 		phases[i] = i
@@ -667,17 +681,23 @@ func (pl *Plan) stream(ctx context.Context, rev int64, sp spanned, fn func(e app
 
 // spanned is what a scan learns of the keys its spans read besides the
 // file's entries (the runs are disjoint: they are keys the file does not
-// hold). Each is called once per chunk, before its entries.
+// hold), each called once per chunk, before its entries; and the pure work
+// on each entry (judge), which runs in the pipeline's judge stage, as
+// others does (the two may share state; created and the scan's fn run in
+// its decide stage).
 type spanned struct {
 	// created: the keys created since the backup (nil: not looked for).
 	created func(keys []string)
 	// others: every other key, with its value (nil: not kept).
 	others func(kvs []instance.KV)
+	// judge: what fn receives as w for an entry and its decided op (nil:
+	// the zero written).
+	judge func(e apply.Entry, cur instance.KV, op *apply.Op) written
 }
 
 // scanFile reads the entries of phases, in that order, with their keys'
 // values at rev, and calls fn with each, and sp with what the spans read.
-func (pl *Plan) scanFile(ctx context.Context, rev int64, phases []int, sp spanned, fn func(e apply.Entry, cur instance.KV, op *apply.Op) error) error {
+func (pl *Plan) scanFile(ctx context.Context, rev int64, phases []int, sp spanned, fn func(e apply.Entry, cur instance.KV, op *apply.Op, w written) error) error {
 	// The keys a span leaves are read in transactions of gets: within
 	// etcd's default --max-txn-ops whatever --max-txn-ops says (the writes
 	// check it).
@@ -694,15 +714,31 @@ func (pl *Plan) scanFile(ctx context.Context, rev int64, phases []int, sp spanne
 		}
 		return nil
 	}
-	return r.pipeline(ctx, read, func(f fetched) error {
-		if sp.created != nil {
-			sp.created(f.created)
-		}
+	judge := func(f *fetched) {
 		if sp.others != nil {
 			sp.others(f.others)
 		}
+		f.ops = make([]*apply.Op, len(f.entries))
+		if sp.judge != nil {
+			f.wrote = make([]written, len(f.entries))
+		}
 		for i, e := range f.entries {
-			if err := fn(e, f.cur[i], decide(e, f.cur[i], f.phase)); err != nil {
+			f.ops[i] = decide(e, f.cur[i], f.phase)
+			if sp.judge != nil {
+				f.wrote[i] = sp.judge(e, f.cur[i], f.ops[i])
+			}
+		}
+	}
+	return r.pipeline(ctx, read, judge, func(f fetched) error {
+		if sp.created != nil {
+			sp.created(f.created)
+		}
+		for i, e := range f.entries {
+			var w written
+			if f.wrote != nil {
+				w = f.wrote[i]
+			}
+			if err := fn(e, f.cur[i], f.ops[i], w); err != nil {
 				return err
 			}
 		}

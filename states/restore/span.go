@@ -65,6 +65,19 @@ type fetched struct {
 	// others are the other keys its span read, with their values
 	// (reader.others).
 	others []instance.KV
+	// ops are decide's op for each entry (nil: it holds its backed-up
+	// state), and wrote what the backed-up command wrote at each key whose
+	// op is not nil, when the scan compares (both by the judge stage).
+	ops   []*apply.Op
+	wrote []written
+}
+
+// written is the op the backed-up command wrote at an entry's key (err:
+// its rule does not write the entry's value there; checked: looked for).
+type written struct {
+	op      apply.Op
+	err     error
+	checked bool
 }
 
 // reader reads chunks at one revision.
@@ -169,15 +182,18 @@ func (r *reader) fetch(ctx context.Context, c chunk) (fetched, error) {
 }
 
 // pipeline runs read (the file: it hands each chunk to send, in order),
-// the fetch of each chunk and decide (each fetched chunk, in order) side by
-// side: a chunk is fetched while the one before it is decided and the
-// file is read ahead. The first error stops all three.
-func (r *reader) pipeline(ctx context.Context, read func(send func(chunk) error) error, decide func(fetched) error) error {
+// the fetch of each chunk, judge (each fetched chunk, in order: the pure
+// work on its entries) and decide (each judged chunk, in order) side by
+// side: a chunk is fetched while the one before it is judged, the one
+// before that decided, and the file is read ahead. The first error stops
+// all four.
+func (r *reader) pipeline(ctx context.Context, read func(send func(chunk) error) error, judge func(*fetched), decide func(fetched) error) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	chunks := make(chan chunk, 1)
+	fetchedChunks := make(chan fetched, 1)
 	results := make(chan fetched, 1)
-	errs := make(chan error, 2)
+	errs := make(chan error, 3)
 	go func() {
 		defer close(chunks)
 		errs <- read(func(c chunk) error {
@@ -190,13 +206,26 @@ func (r *reader) pipeline(ctx context.Context, read func(send func(chunk) error)
 		})
 	}()
 	go func() {
-		defer close(results)
+		defer close(fetchedChunks)
 		for c := range chunks {
 			f, err := r.fetch(ctx, c)
 			if err != nil {
 				errs <- err
 				return
 			}
+			select {
+			case fetchedChunks <- f:
+			case <-ctx.Done():
+				errs <- context.Cause(ctx)
+				return
+			}
+		}
+		errs <- nil
+	}()
+	go func() {
+		defer close(results)
+		for f := range fetchedChunks {
+			judge(&f)
 			select {
 			case results <- f:
 			case <-ctx.Done():
@@ -217,9 +246,9 @@ func (r *reader) pipeline(ctx context.Context, read func(send func(chunk) error)
 	cancel(errStopped)
 	for range results {
 	}
-	// The first error of the three: a stage stopped by another's error
+	// The first error of the four: a stage stopped by another's error
 	// reports errStopped, never first.
-	for range 2 {
+	for range 3 {
 		if e := <-errs; e != nil && !errors.Is(e, errStopped) && err == nil {
 			err = e
 		}
