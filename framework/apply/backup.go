@@ -354,11 +354,11 @@ type BackupReader struct {
 	// still hashed, and a later reading that uses the values decodes them).
 	Values func(key string) bool
 	f      io.Closer
-	r           *bufio.Reader
-	sum         hash.Hash
-	line        int64
-	n           int64
-	done        bool
+	r      *bufio.Reader
+	sum    hash.Hash
+	line   int64
+	n      int64
+	done   bool
 	// off is the byte offset of the next line; part: the reader reads
 	// lines of entries only, from a file read whole before (Part): its end
 	// is the end of the part, nothing is hashed.
