@@ -97,6 +97,22 @@ func TestRestoreRefusesATamperedBackup(t *testing.T) {
 	if _, errs, code := e.run("restore --file " + inj + " --run"); code != framework.ExitFailed || e.rev() != r0 {
 		t.Fatalf("injected, old checksum: exit %d\n%s", code, errs)
 	}
+	// A value that is not base64, with the checksum recomputed: the file's
+	// check reads keys only (it decodes no segment value), the scan decodes
+	// it and refuses, naming the line, before anything is written.
+	l = map[string]any{}
+	_ = json.Unmarshal([]byte(ls[1]), &l)
+	l["value"] = "not*base64"
+	b, _ = json.Marshal(l)
+	undecodable := append([]string{}, ls[:len(ls)-1]...)
+	undecodable[1] = string(b)
+	undecodable = append(undecodable, "")
+	und := filepath.Join(e.dir, "undecodable.jsonl")
+	writeLines(t, und, undecodable, true)
+	if _, errs, code := e.run("restore --backup-dir " + e.dir + " --file " + und + " --run"); code != framework.ExitFailed || e.rev() != r0 ||
+		!strings.Contains(errs, "line 2: value") || !strings.Contains(errs, "illegal base64") {
+		t.Fatalf("a value that is not base64: exit %d\n%s", code, errs)
+	}
 	if m, _ := filepath.Glob(filepath.Join(e.dir, "heron-backup-by-dev-restore-*")); len(m) != 0 {
 		t.Fatalf("a refused restore left a backup: %v", m)
 	}
