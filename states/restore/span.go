@@ -14,8 +14,9 @@ import (
 // keys by spans: a chunk of entries whose keys ascend is read with one range
 // request from its first key to its last (etcd serves a range of
 // consecutive keys for about the cost of one read; a transaction of gets
-// costs a read each). The file is read, the next span fetched and the
-// current chunk decided side by side (a chunk read ahead of each).
+// costs a read each). The file is read, the next span fetched, the chunk
+// before it judged (the pure work on its entries) and the one before that
+// decided side by side (a chunk read ahead of each).
 
 // Chunks close at spanEntries entries or spanBytes bytes of backed-up
 // values (the current values are about as large): the memory of a scan is
