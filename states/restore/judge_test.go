@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
@@ -27,6 +29,9 @@ import (
 // run, --run and a saved plan applied (forced: it puts every key back)
 // each name exactly those five keys (a derived value paired with another
 // entry, or one the rule's next call overwrote, names other segments too).
+// And a value the file's check does not decode, not base64 in the last
+// chunk, fails the scan after it staged the chunks before: nothing is
+// written, nothing is left in --backup-dir.
 func TestRestoreMovedOnAcrossChunks(t *testing.T) {
 	cli, ep := etcdtest.Start(t)
 	e := newEnv(t, cli, ep, "by-dev")
@@ -90,6 +95,29 @@ func TestRestoreMovedOnAcrossChunks(t *testing.T) {
 		t.Fatalf("--run: exit %d, %v\n%s\n%s", code, err, out, errs)
 	}
 	check("--run", s.MovedOn)
+	// The last segment's value made not base64, the checksum recomputed:
+	// the file's check does not decode it, the scan fails on it after
+	// staging the chunks before it; nothing is written, no backup is left.
+	ls := lines(t, backup)
+	last := slices.IndexFunc(ls, func(l string) bool { return strings.Contains(l, `"key":"`+key(first+n-1)+`"`) })
+	var l map[string]any
+	if err := json.Unmarshal([]byte(ls[last]), &l); err != nil {
+		t.Fatal(err)
+	}
+	l["value"] = "not*base64"
+	b, _ := json.Marshal(l)
+	undecodable := append(slices.Clone(ls[:len(ls)-1]), "")
+	undecodable[last] = string(b)
+	und := e.dir + "/undecodable.jsonl"
+	writeLines(t, und, undecodable, true)
+	restores := t.TempDir()
+	if _, errs, code := e.run("restore --force-moved-on --run --backup-dir " + restores + " --file " + und); code != framework.ExitFailed || e.rev() != r0 ||
+		!strings.Contains(errs, fmt.Sprintf("line %d: value", last+1)) || !strings.Contains(errs, "illegal base64") {
+		t.Fatalf("a late value that is not base64: exit %d\n%s", code, errs)
+	}
+	if left, err := os.ReadDir(restores); err != nil || len(left) != 0 {
+		t.Fatalf("a failed restore left %v", left)
+	}
 	plan := fmt.Sprintf("%s/plan-%d.jsonl", e.dir, r0)
 	if out, errs, code := e.run("restore --force-moved-on --file " + backup + " --plan-out " + plan); code != 0 {
 		t.Fatalf("--plan-out: exit %d\n%s\n%s", code, out, errs)
