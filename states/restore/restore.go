@@ -221,7 +221,7 @@ func (pl *Plan) pending(ctx context.Context) (int64, error) {
 		return 0, err
 	}
 	var n int64
-	err = pl.scanFile(ctx, rev, []int{anyPhase}, spanned{}, func(_ apply.Entry, _ instance.KV, op *apply.Op, _ written) error {
+	err = pl.scanFile(ctx, rev, []int{anyPhase}, spanned{}, func(_ apply.Entry, _ instance.KV, op *apply.Op, _ derived) error {
 		if op != nil {
 			n++
 		}
@@ -438,15 +438,15 @@ func (pl *Plan) scan(ctx context.Context, read func(n int), sink func(apply.Op) 
 	// The judge stage tallies the entry and derives what the backed-up
 	// command wrote at a key that does not hold its backed-up state: a
 	// million rules run beside the staging of the ops, not before it.
-	sp.judge = func(e apply.Entry, cur instance.KV, op *apply.Op) written {
+	sp.judge = func(e apply.Entry, cur instance.KV, op *apply.Op) derived {
 		segments.entry(e, cur)
 		if op == nil || pl.written == nil {
-			return written{}
+			return derived{}
 		}
 		w, err := pl.written(e)
-		return written{op: w, err: err, checked: true}
+		return derived{op: w, err: err, checked: true}
 	}
-	err := pl.stream(ctx, pl.Revision, sp, func(e apply.Entry, cur instance.KV, op *apply.Op, w written) error {
+	err := pl.stream(ctx, pl.Revision, sp, func(e apply.Entry, cur instance.KV, op *apply.Op, w derived) error {
 		s.Entries++
 		read(1)
 		delete(created, e.Key)
@@ -511,7 +511,7 @@ func (pl *Plan) scan(ctx context.Context, read func(n int), sink func(apply.Op) 
 // that command, nor by anyone since: its entry is not what the plan read
 // (an entry of a file without a rule may carry any "new" value, the
 // current one too), and refuses the file.
-func (pl *Plan) movedOn(e apply.Entry, cur instance.KV, wrote written) error {
+func (pl *Plan) movedOn(e apply.Entry, cur instance.KV, wrote derived) error {
 	m := &pl.MovedOn
 	if !wrote.checked {
 		return nil
@@ -671,7 +671,7 @@ func (pl *Plan) gateMovedOn() Gate {
 // header's RestoreOrder, then the phases it does not name), reads the
 // current values of its keys at rev by spans (span.go), and calls fn with
 // each entry and its op (nil: the key already holds its backed-up state).
-func (pl *Plan) stream(ctx context.Context, rev int64, sp spanned, fn func(e apply.Entry, cur instance.KV, op *apply.Op, w written) error) error {
+func (pl *Plan) stream(ctx context.Context, rev int64, sp spanned, fn func(e apply.Entry, cur instance.KV, op *apply.Op, w derived) error) error {
 	phases := make([]int, pl.phases)
 	for i := range phases {
 		phases[i] = i
@@ -691,13 +691,13 @@ type spanned struct {
 	// others: every other key, with its value (nil: not kept).
 	others func(kvs []instance.KV)
 	// judge: what fn receives as w for an entry and its decided op (nil:
-	// the zero written).
-	judge func(e apply.Entry, cur instance.KV, op *apply.Op) written
+	// the zero derived).
+	judge func(e apply.Entry, cur instance.KV, op *apply.Op) derived
 }
 
 // scanFile reads the entries of phases, in that order, with their keys'
 // values at rev, and calls fn with each, and sp with what the spans read.
-func (pl *Plan) scanFile(ctx context.Context, rev int64, phases []int, sp spanned, fn func(e apply.Entry, cur instance.KV, op *apply.Op, w written) error) error {
+func (pl *Plan) scanFile(ctx context.Context, rev int64, phases []int, sp spanned, fn func(e apply.Entry, cur instance.KV, op *apply.Op, w derived) error) error {
 	// The keys a span leaves are read in transactions of gets: within
 	// etcd's default --max-txn-ops whatever --max-txn-ops says (the writes
 	// check it).
@@ -720,7 +720,7 @@ func (pl *Plan) scanFile(ctx context.Context, rev int64, phases []int, sp spanne
 		}
 		f.ops = make([]*apply.Op, len(f.entries))
 		if sp.judge != nil {
-			f.wrote = make([]written, len(f.entries))
+			f.wrote = make([]derived, len(f.entries))
 		}
 		for i, e := range f.entries {
 			f.ops[i] = decide(e, f.cur[i], f.phase)
@@ -734,7 +734,7 @@ func (pl *Plan) scanFile(ctx context.Context, rev int64, phases []int, sp spanne
 			sp.created(f.created)
 		}
 		for i, e := range f.entries {
-			var w written
+			var w derived
 			if f.wrote != nil {
 				w = f.wrote[i]
 			}

@@ -3,6 +3,7 @@ package restore
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -70,12 +71,12 @@ type fetched struct {
 	// state), and wrote what the backed-up command wrote at each key whose
 	// op is not nil, when the scan compares (both by the judge stage).
 	ops   []*apply.Op
-	wrote []written
+	wrote []derived
 }
 
-// written is the op the backed-up command wrote at an entry's key (err:
+// derived is the op the backed-up command wrote at an entry's key (err:
 // its rule does not write the entry's value there; checked: looked for).
-type written struct {
+type derived struct {
 	op      apply.Op
 	err     error
 	checked bool
@@ -226,7 +227,10 @@ func (r *reader) pipeline(ctx context.Context, read func(send func(chunk) error)
 	go func() {
 		defer close(results)
 		for f := range fetchedChunks {
-			judge(&f)
+			if err := judged(judge, &f); err != nil {
+				errs <- err
+				return
+			}
 			select {
 			case results <- f:
 			case <-ctx.Done():
@@ -255,6 +259,21 @@ func (r *reader) pipeline(ctx context.Context, read func(send func(chunk) error)
 		}
 	}
 	return err
+}
+
+// judged runs judge on f. The judge stage runs outside the shell's recover:
+// a panic there (a bug of a rule or a decoder on some entry of a file) is
+// the pipeline's error, naming where in the file, not the end of heron.
+func judged(judge func(*fetched), f *fetched) (err error) {
+	defer func() {
+		if r := recover(); r != nil && len(f.entries) > 0 {
+			err = fmt.Errorf("restore: internal error (panic) judging the entries from line %d: %v", f.entries[0].Line, r)
+		} else if r != nil {
+			err = fmt.Errorf("restore: internal error (panic) judging the entries: %v", r)
+		}
+	}()
+	judge(f)
+	return nil
 }
 
 // errStopped stops the stages of a pipeline after one of them failed.

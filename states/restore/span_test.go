@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
@@ -212,5 +214,55 @@ func TestFetchFindsCreatedKeysBeyondASpan(t *testing.T) {
 	}
 	if string(f.cur[1].Value) != "v" || f.cur[1].ModRevision == 0 {
 		t.Errorf("the entry beyond the span: %+v", f.cur[1])
+	}
+}
+
+// A panic in the judge stage (a rule's bug on some entry) runs outside the
+// shell's recover: the pipeline returns it as an error naming the chunk's
+// first line, and every stage stops (the read had more chunks to send).
+func TestPipelineJudgePanicIsAnError(t *testing.T) {
+	cli, ep := etcdtest.Start(t)
+	ctx := context.Background()
+	for i := range 10 {
+		if _, err := cli.Put(ctx, fmt.Sprintf("by-dev/meta/s/%02d", i), "v"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	inst := instance.New(cli, models.NewLayout("by-dev", "meta"), []string{ep})
+	rev, err := inst.Revision(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &reader{inst: inst, rev: rev, gets: 7}
+	read := func(send func(chunk) error) error {
+		for n := 0; ; n++ {
+			var c chunk
+			for i := range 10 {
+				c.add(apply.Entry{Key: fmt.Sprintf("by-dev/meta/s/%02d", i), Line: int64(2 + 10*n + i)})
+			}
+			if err := send(c); err != nil {
+				return err
+			}
+		}
+	}
+	judgedChunks := 0
+	judge := func(*fetched) {
+		if judgedChunks++; judgedChunks == 3 {
+			panic("a rule's bug")
+		}
+	}
+	decided := 0
+	done := make(chan error, 1)
+	go func() { done <- r.pipeline(ctx, read, judge, func(fetched) error { decided++; return nil }) }()
+	select {
+	case err = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the pipeline did not stop after its judge panicked")
+	}
+	if err == nil || !strings.Contains(err.Error(), "internal error (panic) judging the entries from line 22: a rule's bug") {
+		t.Fatalf("pipeline: %v", err)
+	}
+	if decided != 2 {
+		t.Fatalf("%d chunks decided, want the 2 judged before the panic", decided)
 	}
 }
