@@ -720,12 +720,9 @@ func parseEntryLine(b []byte, values func(key string) bool) (e Entry, ok bool) {
 		return Entry{}, false
 	}
 	if decode {
-		e.Value = make([]byte, base64.StdEncoding.DecodedLen(i))
-		n, err := base64.StdEncoding.Decode(e.Value, rest[:i])
-		if err != nil {
+		if e.Value, ok = decodeBase64(rest[:i]); !ok {
 			return Entry{}, false
 		}
-		e.Value = e.Value[:n]
 	}
 	if rest, ok = cutPrefix(rest[i:], `","mod_revision":`); !ok {
 		return Entry{}, false
@@ -765,12 +762,9 @@ func parseEntryLine(b []byte, values func(key string) bool) (e Entry, ok bool) {
 			return Entry{}, false
 		}
 		if decode {
-			e.New = make([]byte, base64.StdEncoding.DecodedLen(i))
-			n, err := base64.StdEncoding.Decode(e.New, r[:i])
-			if err != nil {
+			if e.New, ok = decodeBase64(r[:i]); !ok {
 				return Entry{}, false
 			}
-			e.New = e.New[:n]
 		}
 		e.HasNew, rest = true, r[i+1:]
 	}
@@ -782,6 +776,14 @@ func parseEntryLine(b []byte, values func(key string) bool) (e Entry, ok bool) {
 		return Entry{}, false
 	}
 	return e, true
+}
+
+// decodeBase64 is the bytes the standard base64 text b encodes (false: b is
+// not such text).
+func decodeBase64(b []byte) ([]byte, bool) {
+	out := make([]byte, base64.StdEncoding.DecodedLen(len(b)))
+	n, err := base64.StdEncoding.Decode(out, b)
+	return out[:n], err == nil
 }
 
 func cutPrefix(b []byte, p string) ([]byte, bool) {
