@@ -49,15 +49,7 @@ func TestRestoreMovedOnAcrossChunks(t *testing.T) {
 		}
 	}
 	original := e.dump()
-	out, errs, code := e.run("reset checkpoint --target-wal kafka --max-txn-ops 100 --run --format json --backup-dir " + e.dir)
-	if code != 0 {
-		t.Fatalf("reset: exit %d\n%s\n%s", code, out, errs)
-	}
-	var r RunResult
-	if err := json.Unmarshal([]byte(out), &r); err != nil {
-		t.Fatal(err)
-	}
-	backup := r.Applied.Backup
+	backup := e.resetRun()
 	afterReset := e.dump()
 	// Each changed segment takes the value the reset wrote at another.
 	changed := []string{key(first), key(first + n/2), key(first + n - 1)}
@@ -83,7 +75,7 @@ func TestRestoreMovedOnAcrossChunks(t *testing.T) {
 		}
 	}
 	r0 := e.rev()
-	out, errs, code = e.run("restore --format json --file " + backup)
+	out, errs, code := e.run("restore --format json --file " + backup)
 	var s Summary
 	if err := json.Unmarshal([]byte(out), &s); err != nil || code != framework.ExitRefused {
 		t.Fatalf("dry run: exit %d, %v\n%s\n%s", code, err, out, errs)
