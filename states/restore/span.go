@@ -207,39 +207,11 @@ func (r *reader) pipeline(ctx context.Context, read func(send func(chunk) error)
 			}
 		})
 	}()
-	go func() {
-		defer close(fetchedChunks)
-		for c := range chunks {
-			f, err := r.fetch(ctx, c)
-			if err != nil {
-				errs <- err
-				return
-			}
-			select {
-			case fetchedChunks <- f:
-			case <-ctx.Done():
-				errs <- context.Cause(ctx)
-				return
-			}
-		}
-		errs <- nil
-	}()
-	go func() {
-		defer close(results)
-		for f := range fetchedChunks {
-			if err := judged(judge, &f); err != nil {
-				errs <- err
-				return
-			}
-			select {
-			case results <- f:
-			case <-ctx.Done():
-				errs <- context.Cause(ctx)
-				return
-			}
-		}
-		errs <- nil
-	}()
+	go stage(ctx, chunks, fetchedChunks, errs, func(c chunk) (fetched, error) { return r.fetch(ctx, c) })
+	go stage(ctx, fetchedChunks, results, errs, func(f fetched) (fetched, error) {
+		err := judged(judge, &f)
+		return f, err
+	})
 	var err error
 	for f := range results {
 		if err = decide(f); err != nil {
@@ -259,6 +231,27 @@ func (r *reader) pipeline(ctx context.Context, read func(send func(chunk) error)
 		}
 	}
 	return err
+}
+
+// stage runs f on each value of in, in order, and sends its results to out,
+// which it closes when done; it reports to errs once: f's error, the
+// context's cause when the pipeline stopped, or nil.
+func stage[In, Out any](ctx context.Context, in <-chan In, out chan<- Out, errs chan<- error, f func(In) (Out, error)) {
+	defer close(out)
+	for v := range in {
+		res, err := f(v)
+		if err != nil {
+			errs <- err
+			return
+		}
+		select {
+		case out <- res:
+		case <-ctx.Done():
+			errs <- context.Cause(ctx)
+			return
+		}
+	}
+	errs <- nil
 }
 
 // judged runs judge on f. The judge stage runs outside the shell's recover:
