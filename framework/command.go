@@ -181,6 +181,14 @@ func (c *Command) parse(args []string) (params any, m Mode, err error) {
 	fs.SetOutput(io.Discard)
 	fs.SortFlags = false
 	b := &flagBinding{cmd: name, sensitive: credentialCommands[name]}
+	if aliases := c.spec.flagAliases(); len(aliases) > 0 {
+		fs.SetNormalizeFunc(func(_ *pflag.FlagSet, n string) pflag.NormalizedName {
+			if canonical, ok := aliases[n]; ok {
+				return pflag.NormalizedName(canonical)
+			}
+			return pflag.NormalizedName(n)
+		})
+	}
 	for _, f := range c.spec.Flags {
 		if f.index == nil {
 			dst := &m.Yes

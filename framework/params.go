@@ -58,7 +58,11 @@ type flagSpec struct {
 	Placeholder string
 	// Complete is the kind of value the state completes for the flag.
 	Complete string
-	index    []int // field path in the param struct; nil for framework flags (--run)
+	// Aliases are other spellings the flag answers to (birdwatcher's
+	// --set_to for --set-to), so that an operator's habits carry; help
+	// shows the name only.
+	Aliases []string
+	index   []int // field path in the param struct; nil for framework flags (--run)
 }
 
 // repeatable reports whether the flag may be given more than once.
@@ -142,6 +146,7 @@ func collectFlags(t reflect.Type, index []int, spec *commandSpec) error {
 			Env:         f.Tag.Get("env"),
 			Placeholder: f.Tag.Get("placeholder"),
 			Complete:    name,
+			Aliases:     splitList(f.Tag.Get("alias")),
 			index:       idx,
 		}
 		if c, ok := f.Tag.Lookup("complete"); ok {
@@ -186,17 +191,33 @@ func collectFlags(t reflect.Type, index []int, spec *commandSpec) error {
 		if err := fs.checkDefault(); err != nil {
 			return err
 		}
-		if spec.flag(name) != nil {
-			return fmt.Errorf("flag --%s declared twice", name)
+		for _, n := range append([]string{name}, fs.Aliases...) {
+			if spec.flag(n) != nil {
+				return fmt.Errorf("flag --%s declared twice", n)
+			}
 		}
 		spec.Flags = append(spec.Flags, fs)
 	}
 	return nil
 }
 
+// flagAliases maps each flag alias to its flag's name.
+func (spec *commandSpec) flagAliases() map[string]string {
+	var out map[string]string
+	for _, f := range spec.Flags {
+		for _, a := range f.Aliases {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[a] = f.Name
+		}
+	}
+	return out
+}
+
 func (spec *commandSpec) flag(name string) *flagSpec {
 	for _, f := range spec.Flags {
-		if f.Name == name {
+		if f.Name == name || slices.Contains(f.Aliases, name) {
 			return f
 		}
 	}

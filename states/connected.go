@@ -14,6 +14,7 @@ import (
 	"github.com/heron-shell/heron/states/check"
 	"github.com/heron-shell/heron/states/instance"
 	"github.com/heron-shell/heron/states/parse"
+	"github.com/heron-shell/heron/states/repair"
 	"github.com/heron-shell/heron/states/reset"
 	"github.com/heron-shell/heron/states/resetwal"
 	"github.com/heron-shell/heron/states/restore"
@@ -29,6 +30,7 @@ func ConnectedCommands(inst *instance.Instance) []*framework.Command {
 		show.Commands,
 		reset.Commands,
 		resetwal.Commands,
+		repair.Commands,
 		restore.Commands,
 		applyplan.Commands,
 		backup.Commands,

@@ -50,6 +50,22 @@ type Phases[S Guarded, P, C any] struct {
 // rev, beside the command's Context.
 type Instance[S Guarded] func(ctx context.Context, s S, rev int64) ([]framework.Gate, error)
 
+// Waiver is a command context that waives instance gates which do not
+// guard what its plan writes (a repair of a stuck broadcast task is not
+// refused for that task being in flight): gate name -> why. Every instance
+// gate runs unless the context names it, and a waived gate still shows, as
+// passed, with the reason in its place.
+type Waiver interface{ Waived() map[string]string }
+
+func waive(gates []framework.Gate, why map[string]string) []framework.Gate {
+	for i, g := range gates {
+		if reason, ok := why[g.Name]; ok {
+			gates[i] = framework.Gate{Name: g.Name, OK: true, Detail: "not needed here: " + reason}
+		}
+	}
+	return gates
+}
+
 // Revisioned is a store that reads etcd's revision under what it reads.
 type Revisioned interface {
 	Guarded
@@ -85,6 +101,9 @@ func Phased[S Revisioned, P, C any](instance Instance[S], ph Phases[S, P, C]) Bu
 		}
 		if gateErr != nil {
 			return nil, gateErr
+		}
+		if w, ok := any(c).(Waiver); ok {
+			instanceGates = waive(instanceGates, w.Waived())
 		}
 		if ph.Replay != nil {
 			err = ph.Replay(c, ctx, st)

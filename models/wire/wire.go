@@ -177,6 +177,32 @@ func (m *Message) SetBytes(num protowire.Number, v []byte) {
 	m.set(num, &f)
 }
 
+// SetAll sets a repeated length-delimited field to vs, in order, where its
+// first occurrence was (appended when absent); an empty element is kept, as
+// a repeated message keeps an empty entry.
+func (m *Message) SetAll(num protowire.Number, vs [][]byte) {
+	fields := make([]Field, len(vs))
+	for i, v := range vs {
+		fields[i] = bytesField(num, v)
+	}
+	out := make([]Field, 0, len(m.Fields)+len(vs))
+	placed := false
+	for _, f := range m.Fields {
+		if f.Num != num {
+			out = append(out, f)
+			continue
+		}
+		if !placed {
+			out = append(out, fields...)
+		}
+		placed = true
+	}
+	if !placed {
+		out = append(out, fields...)
+	}
+	m.Fields = out
+}
+
 // SetVarint sets a varint field. As proto3 does, zero removes it.
 func (m *Message) SetVarint(num protowire.Number, v uint64) {
 	if v == 0 {

@@ -16,8 +16,16 @@ var writers = map[string]func(l models.Layout) []string{
 	"reset checkpoint": func(l models.Layout) []string { return []string{l.MetaRoot(), l.Root(models.ConfigPrefix)} },
 	"reset wal":        instanceAndWoodpecker,
 	"restore":          instanceAndWoodpecker,
-	"apply":            instanceAndWoodpecker,
+	// The repairs write under the meta root only.
+	"repair checkpoint":            metaRoot,
+	"repair vchannel-registration": metaRoot,
+	"repair wal-broadcast-task":    metaRoot,
+	"repair wal-recovery-storage":  metaRoot,
+	"remove replicate-pchannel":    metaRoot,
+	"apply":                        instanceAndWoodpecker,
 }
+
+func metaRoot(l models.Layout) []string { return []string{l.MetaRoot()} }
 
 func instanceAndWoodpecker(l models.Layout) []string {
 	return []string{l.RootPath + "/", models.WoodpeckerLegacyRoot + "/"}

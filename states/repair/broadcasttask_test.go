@@ -1,0 +1,133 @@
+package repair
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
+
+	"github.com/heron-shell/heron/framework"
+	"github.com/heron-shell/heron/models"
+	"github.com/heron-shell/heron/models/sample"
+	"github.com/heron-shell/heron/models/wire"
+)
+
+// stuckTask seeds broadcast task 7: an AlterWAL message to Kafka over two
+// vchannels, PENDING, the first acked, with a field of a later Milvus.
+func (e *env) stuckTask() (string, []string) {
+	vs := []string{e.sample.VChannels[0], e.sample.VChannels[1]}
+	v := sample.AlterWALTask(int32(models.BroadcastPending), commonpb.WALName_Kafka, map[string]string{"k": "v"}, vs, 1)
+	v = append(v, (&wire.Builder{}).Varint(9, 42).Build()...)
+	key := e.meta(models.BroadcastTaskKey(7))
+	e.put(key, v)
+	return key, vs
+}
+
+// reset: the task is PENDING with no ack; its message and the unknown field
+// keep their bytes; only its key is written; restore puts it back.
+func TestRepairBroadcastTaskReset(t *testing.T) {
+	e := newEnv(t)
+	key, _ := e.stuckTask()
+	before := e.dump()
+	out, errs, code := e.repair("repair wal-broadcast-task --id 7")
+	if code != 0 {
+		t.Fatalf("dry run: exit %d\n%s%s", code, out, errs)
+	}
+	mustContain(t, out, "put "+key, "before: Pending AlterWAL, acked by 1 of 2 vchannels", "after:  Pending AlterWAL, acked by 0 of 2 vchannels",
+		"ok  no live component caching broadcast tasks", "not needed here: a repair moves no position")
+	e.changed(before)
+
+	out, errs, code = e.repair("repair wal-broadcast-task --broadcast_id 7 --run")
+	if code != 0 {
+		t.Fatalf("--run: exit %d\n%s%s", code, out, errs)
+	}
+	e.changed(before, key)
+	after := e.dump()[key]
+	m, err := wire.Parse([]byte(after))
+	if err != nil {
+		t.Fatal(err)
+	}
+	was, _ := wire.Parse([]byte(before[key]))
+	if string(m.BytesOf(1)) != string(was.BytesOf(1)) || m.Varint(9) != 42 || m.Varint(2) != uint64(models.BroadcastPending) {
+		t.Fatalf("reset task lost its message or unknown field: %x", after)
+	}
+	if acks := m.All(4); len(acks) != 2 || len(acks[0].Payload) != 0 || len(acks[1].Payload) != 0 {
+		t.Fatalf("acked checkpoints after reset: %v", acks)
+	}
+	out, errs, code = e.repair("repair wal-broadcast-task --id 7")
+	if code != 0 || !strings.Contains(out, "changes: none") {
+		t.Fatalf("a reset task resets again: exit %d\n%s%s", code, out, errs)
+	}
+	e.restoreLast(before)
+}
+
+// remove of a task some vchannels have not acked is refused, naming them,
+// until --force; then only its key is deleted.
+func TestRepairBroadcastTaskRemove(t *testing.T) {
+	e := newEnv(t)
+	key, vs := e.stuckTask()
+	before := e.dump()
+	out, errs, code := e.repair("repair wal-broadcast-task --id 7 --mode remove --run")
+	if code != framework.ExitRefused {
+		t.Fatalf("remove of an unacked task: exit %d\n%s%s", code, out, errs)
+	}
+	mustContain(t, out, "REFUSED  every vchannel acked the task", vs[1], "--mode reset")
+	e.changed(before)
+	out, errs, code = e.repair("repair wal-broadcast-task --id 7 --mode remove --force --run")
+	if code != 0 {
+		t.Fatalf("--force: exit %d\n%s%s", code, out, errs)
+	}
+	mustContain(t, out, "delete "+key)
+	e.changed(before, key)
+	e.restoreLast(before)
+}
+
+// The flags heron refuses before reading anything, and a task that is not there.
+func TestRepairBroadcastTaskUsage(t *testing.T) {
+	e := newEnv(t)
+	for line, want := range map[string]string{
+		"repair wal-broadcast-task --id 0":                    "--id 0",
+		"repair wal-broadcast-task --id 7 --mode drop":        "--mode",
+		"repair wal-broadcast-task --id 7 --force":            "--force goes with --mode remove",
+		"repair wal-broadcast-task --id 8":                    "no broadcast task " + e.meta(models.BroadcastTaskKey(8)),
+	} {
+		out, errs, code := e.repair(line)
+		if code != framework.ExitUsage || !strings.Contains(errs, want) {
+			t.Errorf("%s: exit %d, want usage naming %q\n%s%s", line, code, want, out, errs)
+		}
+	}
+}
+
+// A coordinator alive refuses (exit 3), naming it as a cache of broadcast
+// tasks; a saved plan applied after the task changed is refused.
+func TestRepairBroadcastTaskRefusals(t *testing.T) {
+	e := newEnv(t)
+	key, vs := e.stuckTask()
+	plan := filepath.Join(e.dir, "plan.jsonl")
+	if out, errs, code := e.repair("repair wal-broadcast-task --id 7 --plan-out " + plan); code != 0 {
+		t.Fatalf("--plan-out: exit %d\n%s%s", code, out, errs)
+	}
+	e.live("session/mixcoord", "mixcoord")
+	before := e.dump()
+	out, errs, code := e.repair("repair wal-broadcast-task --id 7 --run")
+	if code != framework.ExitRefused {
+		t.Fatalf("live mixcoord: exit %d\n%s%s", code, out, errs)
+	}
+	mustContain(t, out, "REFUSED  no live component caching broadcast tasks", "session/mixcoord (mixcoord", "REFUSED  no live Milvus component")
+	e.changed(before)
+
+	e2 := newEnv(t)
+	key, vs = e2.stuckTask()
+	plan = filepath.Join(e2.dir, "plan.jsonl")
+	if out, errs, code := e2.repair("repair wal-broadcast-task --id 7 --plan-out " + plan); code != 0 {
+		t.Fatalf("--plan-out: exit %d\n%s%s", code, out, errs)
+	}
+	e2.put(key, sample.AlterWALTask(int32(models.BroadcastPending), commonpb.WALName_Kafka, nil, vs, 2))
+	before = e2.dump()
+	out, errs, code = e2.run("apply --file " + plan + " --backup-dir " + e2.dir + " --run")
+	if code != framework.ExitRefused {
+		t.Fatalf("apply of a plan whose task changed: exit %d\n%s%s", code, out, errs)
+	}
+	e2.changed(before)
+}

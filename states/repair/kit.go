@@ -1,0 +1,214 @@
+// Package repair is the `repair` namespace: the WAL family of repairs of
+// what `check` finds (a frozen channel checkpoint, a missing vchannel
+// registration, a stuck broadcast task, schemas lost from recovery
+// storage), each a write command on the kit (framework/apply) with
+// birdwatcher's names and flag meanings. A repair is its flags and one
+// Decide function (one file each); Build turns it into the kit's phases,
+// with the instance gates, the gate of the components that cache what it
+// writes (models.Cache), a backup, the session guard in every transaction
+// and the verify. `remove replicate-pchannel` (states/remove) is one too.
+package repair
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/heron-shell/heron/framework"
+	"github.com/heron-shell/heron/framework/apply"
+	"github.com/heron-shell/heron/models"
+	"github.com/heron-shell/heron/states/gates"
+	"github.com/heron-shell/heron/states/instance"
+)
+
+// Commands are the repairs on a connected instance.
+func Commands(inst *instance.Instance) []*framework.Command { return tuned(inst, nil) }
+
+// tuned are the repairs with tune adjusting every run's options (tests).
+func tuned(inst *instance.Instance, tune func(*apply.Options)) []*framework.Command {
+	return []*framework.Command{
+		apply.Tuned(inst, BroadcastTaskBuild, tune),
+	}
+}
+
+// Repair is one repair command: its name, what it writes and who caches
+// it, and how it decides.
+type Repair[P any] struct {
+	// Command is the command's path ("repair wal-broadcast-task").
+	Command string
+	Cache   models.Cache
+	// Decide reads what the repair needs at rev and decides every change;
+	// a usage error (a flag the instance refutes) stops the plan.
+	Decide func(ctx context.Context, inst *instance.Instance, p *P, rev int64) (*Decision, error)
+	// Line is the command line the backup records (no --run).
+	Line func(p *P) string
+}
+
+// Decision is what a repair decided at the plan's revision.
+type Decision struct {
+	// Subject names what is repaired ("broadcast task 7 (CreateCollection, Pending)").
+	Subject string
+	Changes []Change
+	// Gates are the repair's own (a refusal the operator can override
+	// with --force shows as overridden).
+	Gates     []framework.Gate
+	Warnings  []string
+	Reminders []string
+}
+
+// Change is one key the repair writes, with what it holds before and after
+// in words.
+type Change struct {
+	Key    string `json:"key"`
+	Action string `json:"action"`
+	Before string `json:"before,omitempty"`
+	After  string `json:"after,omitempty"`
+	op     apply.Op
+}
+
+// Put replaces kv's value.
+func Put(kv instance.KV, value []byte, before, after string) Change {
+	return Change{Key: kv.Key, Action: "put", Before: before, After: after,
+		op: apply.Op{Key: kv.Key, ModRevision: kv.ModRevision, Value: value, Original: kv.Value}}
+}
+
+// Create puts key, which must not exist.
+func Create(key string, value []byte, after string) Change {
+	return Change{Key: key, Action: "create", After: after, op: apply.Op{Key: key, Value: value}}
+}
+
+// Delete removes kv.
+func Delete(kv instance.KV, before string) Change {
+	return Change{Key: kv.Key, Action: "delete", Before: before,
+		op: apply.Op{Key: kv.Key, ModRevision: kv.ModRevision, Delete: true, Original: kv.Value}}
+}
+
+// notGuarding is why a repair waives the instance's in-flight broadcast gate.
+const notGuarding = "a repair moves no position to another WAL, and a stuck task is what `repair wal-broadcast-task` repairs"
+
+// plan is a repair's context: what it decided at rev.
+type plan[P any] struct {
+	r    *Repair[P]
+	inst *instance.Instance
+	p    *P
+	rev  int64
+	d    *Decision
+}
+
+func (pl *plan[P]) Waived() map[string]string { return map[string]string{gates.InFlightName: notGuarding} }
+
+// Build is the kit's phases of a repair (gates.Write: the instance gates
+// come first).
+func Build[P any](r Repair[P]) apply.Build[*instance.Instance, P] {
+	return gates.Write(apply.Phases[*instance.Instance, P, *plan[P]]{
+		Context: func(ctx context.Context, inst *instance.Instance, p *P, rev int64) (*plan[P], error) {
+			d, err := r.Decide(ctx, inst, p, rev)
+			if err != nil {
+				return nil, err
+			}
+			return &plan[P]{r: &r, inst: inst, p: p, rev: rev, d: d}, nil
+		},
+		Header: func(pl *plan[P]) (apply.Header, string) {
+			l := pl.inst.Layout
+			return apply.Header{Command: r.Line(pl.p), Endpoints: pl.inst.Endpoints, RootPath: l.RootPath, MetaRoot: l.MetaRoot(),
+				Revision: pl.rev, Prefixes: []string{l.MetaRoot()}}, fileName(r.Command)
+		},
+		Scan: func(pl *plan[P], ctx context.Context, read func(int), yield func(apply.Op) error) error {
+			read(len(pl.d.Changes))
+			if yield == nil {
+				return nil
+			}
+			for _, c := range pl.d.Changes {
+				if err := yield(c.op); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+		Gates: func(pl *plan[P], ctx context.Context) ([]framework.Gate, error) {
+			g, err := gates.CachedBy(ctx, pl.inst, pl.rev, r.Cache)
+			if err != nil {
+				return nil, err
+			}
+			return append([]framework.Gate{g}, pl.d.Gates...), nil
+		},
+		View: func(pl *plan[P], gs []framework.Gate) *apply.Plan {
+			v := &View{Command: r.Command, Line: r.Line(pl.p), Subject: pl.d.Subject, RootPath: pl.inst.Layout.RootPath, Revision: pl.rev,
+				Changes: pl.d.Changes, Gates: gs, Warnings: pl.d.Warnings, Reminders: pl.d.Reminders}
+			if v.Changes == nil {
+				v.Changes = []Change{}
+			}
+			return &apply.Plan{Command: r.Command, Title: r.Command, View: v, Keys: int64(len(pl.d.Changes)), Root: pl.inst.Layout.RootPath,
+				Put: "written", Nothing: "nothing to repair: " + pl.d.Subject, Reminders: pl.d.Reminders}
+		},
+	})
+}
+
+// fileName is the backup file's name part: "repair-wal-broadcast-task".
+func fileName(command string) string {
+	b := []byte(command)
+	for i, c := range b {
+		if c == ' ' {
+			b[i] = '-'
+		}
+	}
+	return string(b)
+}
+
+// View is a repair's plan in every format.
+type View struct {
+	Command   string           `json:"command"`
+	Line      string           `json:"command_line"`
+	Subject   string           `json:"subject"`
+	RootPath  string           `json:"root_path"`
+	Revision  int64            `json:"revision"`
+	Changes   []Change         `json:"changes"`
+	Gates     []framework.Gate `json:"gates"`
+	Warnings  []string         `json:"warnings,omitempty"`
+	Reminders []string         `json:"reminders,omitempty"`
+}
+
+func (v *View) JSON() any { return v }
+
+func (v *View) Table(w io.Writer) error {
+	fmt.Fprintf(w, "%s: %s (root %s, revision %d)\n", v.Command, framework.EscapeText(v.Subject), v.RootPath, v.Revision)
+	if len(v.Changes) == 0 {
+		fmt.Fprintln(w, "changes: none")
+	}
+	for _, c := range v.Changes {
+		fmt.Fprintf(w, "%s %s\n", c.Action, framework.EscapeText(c.Key))
+		if c.Before != "" {
+			fmt.Fprintf(w, "  before: %s\n", framework.EscapeText(c.Before))
+		}
+		if c.After != "" {
+			fmt.Fprintf(w, "  after:  %s\n", framework.EscapeText(c.After))
+		}
+	}
+	if err := framework.WriteGates(w, v.Gates); err != nil {
+		return err
+	}
+	for _, m := range v.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", framework.EscapeText(m))
+	}
+	return nil
+}
+
+func (v *View) Lines(w io.Writer) error {
+	if err := framework.WriteLine(w, "plan", v.Command, "subject", v.Subject, "root", v.RootPath, "revision", v.Revision, "keys", len(v.Changes)); err != nil {
+		return err
+	}
+	for _, c := range v.Changes {
+		if err := framework.WriteLine(w, "change", c.Action, "key", c.Key, "before", c.Before, "after", c.After); err != nil {
+			return err
+		}
+	}
+	if err := framework.GateLines(w, v.Gates); err != nil {
+		return err
+	}
+	for _, m := range v.Warnings {
+		if err := framework.WriteLine(w, "warning", m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
