@@ -25,6 +25,21 @@ var writers = map[string]func(l models.Layout) []string{
 	"apply":                        instanceAndWoodpecker,
 }
 
+// repairs are the writers whose files neither move a position to another
+// WAL nor need the in-flight broadcast gate: a stuck task is what one of
+// them repairs, and a restore of its backup puts such a task back.
+var repairs = map[string]bool{"repair checkpoint": true, "repair vchannel-registration": true, "repair wal-broadcast-task": true,
+	"repair wal-recovery-storage": true, "remove replicate-pchannel": true}
+
+// RepairWaiver is the instance gates a repair, or a restore or apply of
+// its file, waives (apply.Waiver): nil for any other writer.
+func RepairWaiver(writer string) map[string]string {
+	if !repairs[writer] {
+		return nil
+	}
+	return map[string]string{InFlightName: "a repair moves no position to another WAL, and a stuck broadcast task is what `repair wal-broadcast-task` repairs"}
+}
+
 func metaRoot(l models.Layout) []string { return []string{l.MetaRoot()} }
 
 func instanceAndWoodpecker(l models.Layout) []string {

@@ -87,10 +87,10 @@ func TestRepairBroadcastTaskRemove(t *testing.T) {
 func TestRepairBroadcastTaskUsage(t *testing.T) {
 	e := newEnv(t)
 	for line, want := range map[string]string{
-		"repair wal-broadcast-task --id 0":                    "--id 0",
-		"repair wal-broadcast-task --id 7 --mode drop":        "--mode",
-		"repair wal-broadcast-task --id 7 --force":            "--force goes with --mode remove",
-		"repair wal-broadcast-task --id 8":                    "no broadcast task " + e.meta(models.BroadcastTaskKey(8)),
+		"repair wal-broadcast-task --id 0":             "--id 0",
+		"repair wal-broadcast-task --id 7 --mode drop": "--mode",
+		"repair wal-broadcast-task --id 7 --force":     "--force goes with --mode remove",
+		"repair wal-broadcast-task --id 8":             "no broadcast task " + e.meta(models.BroadcastTaskKey(8)),
 	} {
 		out, errs, code := e.repair(line)
 		if code != framework.ExitUsage || !strings.Contains(errs, want) {

@@ -83,9 +83,6 @@ func Delete(kv instance.KV, before string) Change {
 		op: apply.Op{Key: kv.Key, ModRevision: kv.ModRevision, Delete: true, Original: kv.Value}}
 }
 
-// notGuarding is why a repair waives the instance's in-flight broadcast gate.
-const notGuarding = "a repair moves no position to another WAL, and a stuck task is what `repair wal-broadcast-task` repairs"
-
 // plan is a repair's context: what it decided at rev.
 type plan[P any] struct {
 	r    *Repair[P]
@@ -95,7 +92,9 @@ type plan[P any] struct {
 	d    *Decision
 }
 
-func (pl *plan[P]) Waived() map[string]string { return map[string]string{gates.InFlightName: notGuarding} }
+func (pl *plan[P]) Waived() map[string]string {
+	return gates.RepairWaiver(pl.r.Command)
+}
 
 // Build is the kit's phases of a repair (gates.Write: the instance gates
 // come first).

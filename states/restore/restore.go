@@ -150,6 +150,12 @@ type Plan struct {
 	segments *models.PositionTally
 }
 
+// Waived: a repair's backup is restored without the gates the repair
+// waived (apply.Waiver).
+func (pl *Plan) Waived() map[string]string {
+	return gates.RepairWaiver(gates.Writer(pl.Backup.Planner, pl.Backup.Command))
+}
+
 const maxExamples = 5
 
 // maxRestoreGroups bounds a header's RestoreOrder (reset checkpoint records
