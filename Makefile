@@ -10,7 +10,7 @@ GOLANGCI_LINT := bin/golangci-lint-$(GOLANGCI_LINT_VERSION)
 # confirm handling, windowed scans, the write commands): go test -race.
 RACE_PKGS := ./framework/... ./states/instance/... ./states/reset/... ./states/restore/...
 
-.PHONY: build build-failpoints test unit race lint demo bench dist readme-transcript clean
+.PHONY: build build-failpoints test unit race lint demo bench dist readme-transcript commands-doc clean
 
 build:
 	@[ -x bin/heron ] || echo "build: go build of bin/heron; the first build compiles every dependency (etcd client, gRPC, protobuf): 2 to 4 min on a 2-core machine (135 s measured on a loaded one), seconds after"
@@ -65,6 +65,11 @@ dist:
 # piped input (the commands of scripts/readme-session.txt).
 readme-transcript: build
 	python3 scripts/readme_transcript.py bin/heron scripts/readme-session.txt
+
+# commands-doc: docs/commands.md from the binary's help --format markdown
+# (offline and connected); TestCommandsDocIsCurrent fails when it is stale.
+commands-doc:
+	CGO_ENABLED=0 $(GO) test -run TestCommandsDocIsCurrent . -update-commands-doc
 
 clean:
 	rm -rf bin dist

@@ -52,17 +52,27 @@ func helpFormat(words []string) ([]string, string, error) {
 			rest = append(rest, w)
 			continue
 		}
-		if format != FormatTable && format != FormatJSON && format != FormatLine {
-			return nil, "", Usagef("help: --format must be table, json or line, not %q", format)
+		if format != FormatTable && format != FormatJSON && format != FormatLine && format != FormatMarkdown {
+			return nil, "", Usagef("help: --format must be table, json, line or markdown, not %q", format)
 		}
 	}
 	return rest, format, nil
 }
 
+// FormatMarkdown is help's reference form: every command of the state with
+// its flags, as docs/commands.md holds it (generated from it).
+const FormatMarkdown = "markdown"
+
 func (sh *Shell) help(words []string) error {
 	words, format, err := helpFormat(words)
 	if err != nil {
 		return err
+	}
+	if format == FormatMarkdown {
+		if len(words) > 0 {
+			return Usagef("help --format markdown is the reference of every command: it takes no command name")
+		}
+		return writeMarkdown(sh.stdout, sh.index().cmds)
 	}
 	ix := sh.index()
 	if len(words) == 0 {
@@ -300,6 +310,39 @@ func (h *helpResult) Lines(w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// writeMarkdown writes the reference of cmds: a section per command with
+// its description, aliases, flags (a table) and example.
+func writeMarkdown(w io.Writer, cmds []*Command) error {
+	var sb strings.Builder
+	cell := func(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "|", `\|`), "\n", " ") }
+	for _, c := range cmds {
+		fmt.Fprintf(&sb, "### %s\n\n%s\n\n", c.Path(), c.spec.Desc)
+		if len(c.spec.Aliases) > 0 {
+			fmt.Fprintf(&sb, "Also: `%s`\n\n", strings.Join(c.spec.Aliases, "`, `"))
+		}
+		if len(c.spec.Flags) > 0 {
+			sb.WriteString("| flag | value | meaning |\n|---|---|---|\n")
+			for _, f := range c.spec.Flags {
+				name := "`--" + f.Name + "`"
+				for _, a := range f.Aliases {
+					name += ", `--" + a + "`"
+				}
+				fmt.Fprintf(&sb, "| %s | %s | %s |\n", name, cell(flagTypeWord(f)), cell(flagHelp(f)))
+			}
+			sb.WriteByte('\n')
+		}
+		if c.spec.Example != "" {
+			fmt.Fprintf(&sb, "    %s\n\n", c.spec.Example)
+		}
+	}
+	sb.WriteString("### Built in\n\n| command | meaning |\n|---|---|\n")
+	for _, b := range builtins {
+		fmt.Fprintf(&sb, "| `%s` | %s |\n", b[0], cell(b[1]))
+	}
+	_, err := io.WriteString(w, sb.String())
+	return err
 }
 
 // flagTypeWord is the word help shows for a flag's value: its placeholder

@@ -45,12 +45,20 @@ func (o *Offline) Unknown(words []string) error {
 	if err := programCommand(words); err != nil {
 		return err
 	}
+	notConnected := framework.Usagef("not connected: run connect --etcd HOST:PORT first")
+	line := strings.Join(words, " ") + " "
+	connected := o.connected(nil).Commands()
+	for _, c := range connected {
+		if strings.HasPrefix(line, c.Path()+" ") {
+			return notConnected // heron's repair checkpoint, before birdwatcher's repair verb
+		}
+	}
 	if err := birdwatcherWrite(words); err != nil {
 		return err
 	}
-	for _, c := range o.connected(nil).Commands() {
+	for _, c := range connected {
 		if first, _, _ := strings.Cut(c.Path(), " "); first == words[0] {
-			return framework.Usagef("not connected: run connect --etcd HOST:PORT first")
+			return notConnected
 		}
 	}
 	return nil
@@ -76,10 +84,10 @@ func (o *Offline) HelpNote() string {
 // each with what heron offers instead: an operator used to birdwatcher gets
 // the safe path, not a bare unknown command.
 var birdwatcherWrites = map[string]string{
-	"remove": "it deletes metadata keys without a plan or a backup; look first (show segment, show checkpoint), keep a copy (backup --file FILE), and use a write that plans and backs up (reset checkpoint, reset wal, restore)",
+	"remove": "it deletes metadata keys without a plan or a backup; look first (show segment, show checkpoint), keep a copy (backup --file FILE), and use a write that plans and backs up (reset checkpoint, reset wal, restore, remove replicate-pchannel)",
 	"kill":   "a session key belongs to a running component; stop the component (kubectl scale or delete its pod) and its lease expires; show session lists who is alive",
 	"flush":  "heron talks to etcd, not to a running Milvus; flush through Milvus (pymilvus: collection.flush()) before stopping it; show segment --state Growing lists what is not flushed",
-	"repair": "its repairs rewrite metadata without a plan; heron's writes print their plan, back up and verify: reset checkpoint, reset wal, restore, apply --file (help lists them)",
+	"repair": "heron has the repairs of what check finds (repair checkpoint, repair vchannel-registration, repair wal-broadcast-task, repair wal-recovery-storage), each with a plan, a backup and a verify; for the rest, reset checkpoint, reset wal, restore, apply --file (help lists them)",
 }
 
 // birdwatcherWrite answers a birdwatcher write verb (see birdwatcherWrites).

@@ -376,7 +376,8 @@ func TestScriptAgainstEtcd(t *testing.T) {
 
 func TestNotConnectedMessage(t *testing.T) {
 	s := newShell(t)
-	for _, line := range []string{"show checkpoint", "show segment --format json", "reset checkpoint --target-wal kafka", "restore --file x", "disconnect", "show"} {
+	for _, line := range []string{"show checkpoint", "show segment --format json", "reset checkpoint --target-wal kafka", "restore --file x", "disconnect", "show",
+		"repair wal-broadcast-task --id 7"} { // heron's repair, not birdwatcher's repair verb
 		err := s.run(t, line)
 		require.Error(t, err, line)
 		assert.Equal(t, framework.ExitUsage, framework.ExitCode(err), line)
@@ -385,6 +386,9 @@ func TestNotConnectedMessage(t *testing.T) {
 	err := s.run(t, "shwo checkpoint")
 	assert.Equal(t, framework.ExitUsage, framework.ExitCode(err))
 	assert.Contains(t, err.Error(), `unknown command "shwo"`, "a typo is still unknown")
+	err = s.run(t, "repair segment --segment 1")
+	assert.Equal(t, framework.ExitUsage, framework.ExitCode(err))
+	assert.Contains(t, err.Error(), "heron does not do repair (a birdwatcher write): heron has the repairs of what check finds", "a repair heron does not have")
 }
 
 func TestAlreadyConnectedMessage(t *testing.T) {

@@ -140,7 +140,7 @@ const (
 	// says it again, as a tag): etcd batches the proposals in flight into
 	// one raft entry and one WAL fsync, so on a disk-backed member several
 	// transactions in flight write more keys a second than one at a time
-	// (bench/run.sh, etcd 3.5, 100k segments: README's Benchmark), while on
+	// (bench/run.sh, etcd 3.5, 100k segments: docs/benchmark.md), while on
 	// tmpfs, where etcd is bound by CPU, more in flight gain little; each
 	// one in flight holds its request (up to DefaultMaxTxnBytes).
 	DefaultConcurrency      = 4

@@ -12,7 +12,7 @@ import (
 	"github.com/heron-shell/heron/states/gates"
 )
 
-// The JSON shapes of the plan and of a run are documented in README.md.
+// The JSON shapes of the plan and of a run are documented in docs/json.md.
 
 // Summary is everything a reset plan holds besides its key-by-key ops, which
 // it regenerates: bounded by the number of kinds, pchannels and examples,

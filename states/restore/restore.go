@@ -54,7 +54,7 @@ func Commands(inst *instance.Instance) []*framework.Command {
 	return []*framework.Command{apply.Command(inst, Build)}
 }
 
-// Summary is the restore plan (its JSON shape is documented in README.md).
+// Summary is the restore plan (its JSON shape is documented in docs/json.md).
 type Summary struct {
 	Command string `json:"command"`
 	File    string `json:"file"`

@@ -1,4 +1,4 @@
-# The Kubernetes Job form of the README ("Release builds and Kubernetes"):
+# The Kubernetes Job form of docs/release.md:
 # the connection and the password from the environment only, --olc with
 # backup and reset --run on a "volume" folder, --format json; the password
 # never on the command line nor in the output, and both backups on the
@@ -15,7 +15,7 @@ before=$(ctl --user "root:$PASS" get --prefix by-dev/ -w json | python3 -c 'impo
 VOL=$WORK/backups
 POD=$WORK/pod
 mkdir -p "$VOL" "$POD"
-# The container's args, as the README's Job gives them (YAML's >- folds the lines).
+# The container's args, as docs/release.md's Job gives them (YAML's >- folds the lines).
 OLC='connect, backup --file '$VOL'/by-dev-before-reset.jsonl, reset checkpoint --target-wal kafka --run --backup-dir '$VOL' --format json'
 (cd "$POD" && env -u ETCD_PASSWORD HERON_ETCD="$ETCD" HERON_ROOT_PATH=by-dev HERON_ETCD_USER=root HERON_ETCD_PASSWORD="$PASS" \
 	HERON_HOME="$POD" "$HERON" --olc "$OLC" </dev/null >"$WORK/out" 2>"$WORK/err")
@@ -26,7 +26,7 @@ expect_rc 0 "the Job form: connect from the environment, backup, reset --run"
 case "$OLC" in *"$PASS"*) fail "the password is on the command line" ;; *) pass "no password on the command line" ;; esac
 if printf '%s\n%s' "$OUT" "$ERR" | grep -qF "$PASS"; then fail "the password appears in the output"; else pass "no password in the output"; fi
 # stdout: one JSON document, the reset's (backup prints its result as a table
-# without --format json; the README's form puts --format json on the write).
+# without --format json; docs/release.md's form puts --format json on the write).
 if printf '%s' "$OUT" | python3 -c '
 import json, sys
 s = sys.stdin.read(); dec = json.JSONDecoder(); docs = []; i = 0
