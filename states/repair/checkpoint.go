@@ -177,7 +177,7 @@ func decideCheckpoint(ctx context.Context, inst *instance.Instance, p *Checkpoin
 		if len(at) == 1 {
 			verb = "starts"
 		}
-		skip.Detail = fmt.Sprintf("%s of %s (%d rows) %s before the new position: the flusher would skip their rows (%s); flush them first, or --force",
+		skip.Detail = fmt.Sprintf("%s of %s (%d rows) %s before the new position: the flusher would skip their rows (%s); flush them first (Milvus running), or --force",
 			framework.Plural(int64(len(at)), "unflushed segment", ""), v, rows, verb, strings.Join(ids, ", "))
 	}
 	for _, g := range []*framework.Gate{&back, &skip} {
@@ -195,7 +195,13 @@ func decideCheckpoint(ctx context.Context, inst *instance.Instance, p *Checkpoin
 func collectionOf(ctx context.Context, inst *instance.Instance, p *CheckpointParams, rev int64) (*models.CollectionInfo, error) {
 	var found, named *models.CollectionInfo
 	_, err := inst.Walk(ctx, rev, []string{models.CollectionInfoPrefix, models.LegacyCollectionPrefix}, func(e instance.Entry) error {
-		if (e.Kind != models.KindCollectionInfo && e.Kind != models.KindLegacyCollection) || models.IsTombstone(e.Value) {
+		if e.Kind != models.KindCollectionInfo && e.Kind != models.KindLegacyCollection {
+			return nil
+		}
+		if models.IsTombstone(e.Value) {
+			if p.Collection != 0 && e.Collection == p.Collection {
+				return framework.Usagef("repair checkpoint: --collection %d is dropped (%s is a tombstone)", p.Collection, e.Rel)
+			}
 			return nil
 		}
 		c, err := models.DecodeCollectionInfo(e.Value)

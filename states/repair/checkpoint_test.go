@@ -146,12 +146,16 @@ func TestRepairCheckpointLatestMsgID(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	brokers := " --kafka-brokers " + strings.Join(c.ListenAddrs(), ",")
+	out, errs, code := e.repair("repair checkpoint --vchannel " + v + " --set-to latest-msgid" + brokers)
+	if code != framework.ExitUsage || !strings.Contains(errs, "kafka topic "+p0+" holds no message") {
+		t.Fatalf("an empty topic: exit %d\n%s%s", code, out, errs)
+	}
 	for m := 78; m <= 80; m++ {
 		produce(kgo.RecordHeader{Key: "_v", Value: []byte("1")}, kgo.RecordHeader{Key: "_tt", Value: []byte(strconv.FormatUint(ts(m), 36))})
 	}
-	brokers := " --kafka-brokers " + strings.Join(c.ListenAddrs(), ",")
 	before := e.dump()
-	out, errs, code := e.repair("repair checkpoint --vchannel " + v + " --set-to latest-msgid" + brokers)
+	out, errs, code = e.repair("repair checkpoint --vchannel " + v + " --set-to latest-msgid" + brokers)
 	if code != 0 {
 		t.Fatalf("dry run: exit %d\n%s%s", code, out, errs)
 	}
@@ -233,6 +237,7 @@ func TestRepairCheckpointUsage(t *testing.T) {
 		{"--vchannel " + books[1], "is dropped"},
 		{"--vchannel " + books[0] + " --collection 200", "not a vchannel of collection 200"},
 		{"--vchannel " + books[0] + " --collection 12345", "--collection 12345: no such collection"},
+		{"--vchannel " + books[0] + " --collection 400", "--collection 400 is dropped"},
 		{"--vchannel " + logs, "no Flushed, Growing or Flushing segment of pchannel " + p2},
 	}
 	before := e.dump()
