@@ -105,6 +105,41 @@ func TestRewritePositionKeepsEverythingElse(t *testing.T) {
 	}
 }
 
+// MovePosition sets msgID, WAL_name and timestamp; channel_name, msgGroup
+// and an unknown field keep their bytes; no value is a new position.
+func TestMovePosition(t *testing.T) {
+	ch := "by-dev-rootcoord-dml_0_1v0"
+	orig := append(sample.Position(ch, sample.ID(commonpb.WALName_Pulsar, 3), 445566, 0), unknown...)
+	orig = append(orig, protowire.AppendString(protowire.AppendTag(nil, 3, protowire.BytesType), "group")...)
+	id := msgid.OffsetID{Of: commonpb.WALName_Kafka, Offset: 77}
+	got, err := models.MovePosition(orig, "ignored", id, 998877)
+	require.NoError(t, err)
+	p, err := models.DecodePosition(got)
+	require.NoError(t, err)
+	assert.Equal(t, ch, p.GetChannelName())
+	assert.Equal(t, string(id.Bytes()), string(p.GetMsgID()))
+	assert.Equal(t, uint64(998877), p.GetTimestamp())
+	assert.Equal(t, commonpb.WALName_Kafka, p.GetWALName())
+	assert.Equal(t, fieldsExcept(t, orig, 2, 4, 5), fieldsExcept(t, got, 2, 4, 5))
+
+	fresh, err := models.MovePosition(nil, ch, id, 998877)
+	require.NoError(t, err)
+	assert.Equal(t, sample.Position(ch, id, 998877, commonpb.WALName_Kafka), fresh, "a new position is what proto writes")
+	_, err = models.MovePosition([]byte{0xff}, ch, id, 1)
+	assert.Error(t, err)
+}
+
+// A message's time tick is its _tt property in base 36.
+func TestMessageTimeTick(t *testing.T) {
+	tt, err := models.MessageTimeTick(map[string]string{"_tt": "3krv5f9dkw00", "_v": "1"})
+	require.NoError(t, err)
+	assert.Equal(t, uint64(470818278604800000), tt)
+	for _, props := range []map[string]string{{}, {"_tt": "not base 36!"}, {"_tt": ""}} {
+		_, err := models.MessageTimeTick(props)
+		assert.ErrorContains(t, err, "_tt", "%v", props)
+	}
+}
+
 func TestRewriteWALCheckpointKeepsReplicationAndUnknown(t *testing.T) {
 	cp := sample.Checkpoint{ID: sample.ID(commonpb.WALName_Pulsar, 1), TimeTick: 1 << 40, RecoveryMagic: 1, Replicate: true, Extra: unknown}
 	orig := cp.Encode()

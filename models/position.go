@@ -56,6 +56,23 @@ func RewritePosition(b []byte, id msgid.ID) ([]byte, error) {
 	return m.Bytes(), nil
 }
 
+// MovePosition sets msgID to id's bytes, WAL_name to its WAL and the
+// timestamp to ts in an encoded MsgPosition; channel_name and every other
+// field keep their bytes. A nil b is a new position of channel.
+func MovePosition(b []byte, channel string, id msgid.ID, ts uint64) ([]byte, error) {
+	if b == nil {
+		return (&wire.Builder{}).String(posChannel, channel).Bytes(posMsgID, id.Bytes()).
+			Varint(posTimestamp, ts).Varint(posWALName, uint64(id.WAL())).Build(), nil
+	}
+	m, err := wire.Parse(b)
+	if err != nil {
+		return nil, fmt.Errorf("not a MsgPosition: %w", err)
+	}
+	setPosition(m, id)
+	m.SetVarint(posTimestamp, ts)
+	return m.Bytes(), nil
+}
+
 func setPosition(m *wire.Message, id msgid.ID) {
 	m.SetBytes(posMsgID, id.Bytes())
 	m.SetVarint(posWALName, uint64(id.WAL()))

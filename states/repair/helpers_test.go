@@ -31,7 +31,13 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	s := shelltest.Start(t, commonpb.WALName_Kafka)
+	return newEnvWAL(t, commonpb.WALName_Kafka)
+}
+
+// newEnvWAL is the sample instance with positions in wal's ids.
+func newEnvWAL(t *testing.T, wal commonpb.WALName) *env {
+	t.Helper()
+	s := shelltest.Start(t, wal)
 	return &env{t: t, cli: s.Cli, inst: s.Inst, sample: s.Sample, dir: t.TempDir()}
 }
 

@@ -27,6 +27,7 @@ func Commands(inst *instance.Instance) []*framework.Command { return tuned(inst,
 // tuned are the repairs with tune adjusting every run's options (tests).
 func tuned(inst *instance.Instance, tune func(*apply.Options)) []*framework.Command {
 	return []*framework.Command{
+		apply.Tuned(inst, CheckpointBuild, tune),
 		apply.Tuned(inst, BroadcastTaskBuild, tune),
 	}
 }

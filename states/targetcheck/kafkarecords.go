@@ -55,3 +55,61 @@ func KafkaFirstRecordTimes(ctx context.Context, c KafkaConfig, topics []Topic) (
 	}
 	return out, nil
 }
+
+// LastRecord is the last record of a pchannel's topic: its offset on
+// partition 0 and its headers (Milvus's message properties).
+type LastRecord struct {
+	Topic   string
+	Offset  int64
+	Headers map[string]string
+}
+
+// KafkaLastRecord reads the last record of pchannel's topic (partition 0,
+// the high watermark less one); ok is false when the topic is absent or
+// holds no record. Read-only, as KafkaFirstRecordTimes.
+func KafkaLastRecord(ctx context.Context, c KafkaConfig, pchannel string) (rec LastRecord, ok bool, err error) {
+	topics, err := CheckKafka(ctx, c, []string{pchannel})
+	if err != nil {
+		return rec, false, err
+	}
+	t := topics[0]
+	if t.State != NotEmpty {
+		return rec, false, nil
+	}
+	timeout := c.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	last := *t.HighWatermark - 1
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cl, err := c.client(timeout, kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{
+		t.Topic: {models.KafkaPartition: kgo.NewOffset().At(last)}}))
+	if err != nil {
+		return rec, false, err
+	}
+	defer cl.Close()
+	brokers := strings.Join(c.Brokers, ",")
+	for {
+		fs := cl.PollFetches(ctx)
+		if ctx.Err() != nil {
+			// A transaction marker at the last offset is no record a fetch returns.
+			return rec, false, fmt.Errorf("kafka brokers %s: topic %s partition %d: no record at offset %d (the high watermark less one) within %s",
+				brokers, t.Topic, models.KafkaPartition, last, timeout)
+		}
+		for _, fe := range fs.Errors() {
+			return rec, false, fmt.Errorf("kafka brokers %s: topic %s partition %d: %w", brokers, fe.Topic, fe.Partition, fe.Err)
+		}
+		fs.EachRecord(func(r *kgo.Record) {
+			if r.Offset == last {
+				rec, ok = LastRecord{Topic: r.Topic, Offset: r.Offset, Headers: map[string]string{}}, true
+				for _, h := range r.Headers {
+					rec.Headers[h.Key] = string(h.Value)
+				}
+			}
+		})
+		if ok {
+			return rec, true, nil
+		}
+	}
+}
