@@ -2,9 +2,10 @@ GO      ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X github.com/heron-shell/heron/states.Version=$(VERSION)
 
-# golangci-lint, pinned; built once into bin/ (make lint).
+# golangci-lint, pinned; built once per machine into Go's bin folder, beside
+# the module and build caches, so that a fresh clone (CI's) reuses it (make lint).
 GOLANGCI_LINT_VERSION := v2.15.0
-GOLANGCI_LINT := bin/golangci-lint-$(GOLANGCI_LINT_VERSION)
+GOLANGCI_LINT := $(shell $(GO) env GOPATH)/bin/golangci-lint-$(GOLANGCI_LINT_VERSION)
 
 # Packages whose code runs goroutines (the applier, the shell's signal and
 # confirm handling, windowed scans, the write commands): go test -race.
@@ -40,10 +41,10 @@ lint: $(GOLANGCI_LINT)
 	$(GOLANGCI_LINT) run ./...
 
 $(GOLANGCI_LINT):
-	@echo "lint: compiling golangci-lint $(GOLANGCI_LINT_VERSION) from source into $@, once (about 7.5 min on a fresh 2-core machine)"
-	mkdir -p bin/lint
-	GOBIN=$(CURDIR)/bin/lint $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
-	mv bin/lint/golangci-lint $@
+	@echo "lint: compiling golangci-lint $(GOLANGCI_LINT_VERSION) from source into $@, once a machine (about 7.5 min on a fresh 2-core machine)"
+	mkdir -p $(@D)/lint-$(GOLANGCI_LINT_VERSION)
+	GOBIN=$(@D)/lint-$(GOLANGCI_LINT_VERSION) $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
+	mv $(@D)/lint-$(GOLANGCI_LINT_VERSION)/golangci-lint $@
 
 demo: build
 	bin/heron demo

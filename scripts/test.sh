@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # make test: every check of the project, each phase saying what it does and
 # how long it usually takes on a 2-core machine, under 10 minutes from a
-# fresh clone. The linter (golangci-lint, compiled from source once into
-# bin/, about 7.5 minutes on a fresh 2-core machine) is built in the
+# fresh clone. The linter (golangci-lint, compiled from source once a
+# machine into Go's bin folder, about 7.5 minutes on a fresh 2-core machine) is built in the
 # background while the other phases run, at a lower priority; the e2e
 # scripts run in parallel (tests/e2e/run.sh). A failed phase does not stop
 # the others: the summary names every phase that failed, and the exit code
@@ -39,11 +39,11 @@ phase() {
 	return "$rc"
 }
 
-# The linter: built in the background when bin/ does not have it yet.
+# The linter: built in the background when the machine does not have it yet.
 lint_pid=""
+mkdir -p bin
 lint_log=bin/golangci-lint-build.log
 if [ ! -x "$LINT" ]; then
-	mkdir -p bin
 	echo "== test: lint build: compiling golangci-lint into $LINT in the background, once (about 7.5 min on a fresh 2-core machine; log: $lint_log)"
 	nice -n 10 "$MAKE" -s "$LINT" >"$lint_log" 2>&1 &
 	lint_pid=$!
