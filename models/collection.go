@@ -113,16 +113,10 @@ func (c *CollectionInfo) StartPositionOf(vchannel string) (StartPosition, bool) 
 	return StartPosition{}, false
 }
 
-// RewriteStartPositions sets the data of every start_positions pair whose key
+// EditStartPositions sets the data of every start_positions pair whose key
 // is in scope (a pchannel in scope, or a vchannel of one) to id's bytes. It
-// returns the new value and how many pairs changed; every other byte stays.
-func RewriteStartPositions(b []byte, inScope func(pchannel string) bool, id msgid.ID) ([]byte, int, error) {
-	nv, changed, _, err := EditStartPositions(b, inScope, id)
-	return nv, changed, err
-}
-
-// EditStartPositions is RewriteStartPositions that also returns every
-// start_positions pair as read (Data aliases b): a reset decides a
+// returns the new value, how many pairs changed (every other byte stays) and
+// every start_positions pair as read (Data aliases b): a reset decides a
 // collection by them alone, so one parse of the value's top level and of
 // its pairs serves both (DecodeCollectionInfo parses the schema and copies
 // the channel names too). With no pair changed, the new value is b.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/heron-shell/heron/models"
 	"github.com/heron-shell/heron/models/msgid"
+	"github.com/heron-shell/heron/tests/sampletest"
 )
 
 // goldenProto is a value marshaled by Milvus's own generated types (tests/golden).
@@ -70,7 +71,7 @@ func TestGoldenSegmentInfo(t *testing.T) {
 	assert.True(t, grow.Unflushed())
 
 	// A rewrite of Milvus's bytes changes the two positions and nothing else.
-	out, n, err := models.RewriteSegmentPositions(g["flushed"], msgid.WoodpeckerID{})
+	out, n, err := sampletest.RewriteSegmentPositions(g["flushed"], msgid.WoodpeckerID{})
 	require.NoError(t, err)
 	assert.Equal(t, 2, n)
 	assert.Equal(t, fieldsExcept(t, g["flushed"], 9, 10), fieldsExcept(t, out, 9, 10))
@@ -101,7 +102,7 @@ func TestGoldenCollectionInfo(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "101:0:0:-1", human)
 
-	out, n, err := models.RewriteStartPositions(raw, func(p string) bool { return true }, msgid.OffsetID{Of: commonpb.WALName_Kafka})
+	out, n, err := sampletest.RewriteStartPositions(raw, func(p string) bool { return true }, msgid.OffsetID{Of: commonpb.WALName_Kafka})
 	require.NoError(t, err)
 	assert.Equal(t, 2, n)
 	assert.Equal(t, fieldsExcept(t, raw, 11), fieldsExcept(t, out, 11), "schema, properties, fields 16+ keep their bytes")

@@ -12,6 +12,7 @@ import (
 	"github.com/heron-shell/heron/models/msgid"
 	"github.com/heron-shell/heron/models/sample"
 	"github.com/heron-shell/heron/models/wire"
+	"github.com/heron-shell/heron/tests/sampletest"
 )
 
 // unknown is a field no heron definition knows (Milvus 3.0 adds such fields).
@@ -176,7 +177,7 @@ func TestRewriteSegmentAndCollection(t *testing.T) {
 		Start: sample.Position("r-dml_0_1v0", sample.ID(wal, 1), 100, 0), DML: sample.Position("r-dml_0_1v0", sample.ID(wal, 2), 200, 0), Extra: unknown}
 	orig := seg.Encode()
 	target := msgid.PulsarEarliest
-	got, n, err := models.RewriteSegmentPositions(orig, target)
+	got, n, err := sampletest.RewriteSegmentPositions(orig, target)
 	require.NoError(t, err)
 	assert.Equal(t, 2, n)
 	s, err := models.DecodeSegmentInfo(got)
@@ -186,7 +187,7 @@ func TestRewriteSegmentAndCollection(t *testing.T) {
 	assert.True(t, models.PositionIn(s.StartPosition, target))
 	assert.True(t, models.PositionIn(s.DMLPosition, target))
 	assert.Equal(t, fieldsExcept(t, orig, 9, 10), fieldsExcept(t, got, 9, 10))
-	again, n, err := models.RewriteSegmentPositions(got, target)
+	again, n, err := sampletest.RewriteSegmentPositions(got, target)
 	require.NoError(t, err)
 	assert.Zero(t, n, "a second rewrite changes nothing")
 	assert.Equal(t, got, again)
@@ -194,7 +195,7 @@ func TestRewriteSegmentAndCollection(t *testing.T) {
 	coll := sample.Collection{ID: 1, DB: 1, Name: "c", CreateTime: 5, VChannels: []string{"r-dml_0_1v0", "r-dml_1_1v1"},
 		PChannels: []string{"r-dml_0", "r-dml_1"}, Starts: [][]byte{sample.ID(wal, 1).Bytes(), sample.ID(wal, 2).Bytes()}}
 	corig := append(coll.Encode(), unknown...)
-	cgot, n, err := models.RewriteStartPositions(corig, func(p string) bool { return p == "r-dml_1" }, target)
+	cgot, n, err := sampletest.RewriteStartPositions(corig, func(p string) bool { return p == "r-dml_1" }, target)
 	require.NoError(t, err)
 	assert.Equal(t, 1, n)
 	c, err := models.DecodeCollectionInfo(cgot)
@@ -235,7 +236,7 @@ func TestDecodeErrorsNeverPanic(t *testing.T) {
 	assert.Error(t, err)
 	_, err = models.DecodeCollectionTarget(junk)
 	assert.Error(t, err)
-	_, _, err = models.RewriteSegmentPositions(junk, msgid.PulsarEarliest)
+	_, _, err = sampletest.RewriteSegmentPositions(junk, msgid.PulsarEarliest)
 	assert.Error(t, err)
 	_, err = models.RewriteWALCheckpoint(junk, msgid.PulsarEarliest)
 	assert.Error(t, err)

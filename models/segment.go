@@ -99,7 +99,7 @@ func (s *SegmentInfo) SeekCandidate() (*msgpb.MsgPosition, string) {
 	return nil, ""
 }
 
-// rewriteSegmentPositionsGeneral is RewriteSegmentPositions on the general
+// rewriteSegmentPositionsGeneral is RewriteViewedSegment on the general
 // wire decoder: the reference the fast splice is tested against.
 func rewriteSegmentPositionsGeneral(b []byte, id msgid.ID) ([]byte, int, error) {
 	m, err := wire.Parse(b)

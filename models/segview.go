@@ -126,22 +126,14 @@ func positionView(p *msgpb.MsgPosition) PositionView {
 	return PositionView{Present: true, WAL: p.GetWALName(), MsgID: p.GetMsgID(), Timestamp: p.GetTimestamp()}
 }
 
-// RewriteSegmentPositions sets msgID and WAL_name of start_position and
-// dml_position (where present) to id; it returns the new value and how many
-// positions changed. Everything else, binlogs included, keeps its bytes.
-// When nothing changes the value is returned as it is.
-func RewriteSegmentPositions(b []byte, id msgid.ID) ([]byte, int, error) {
-	v, _, ok := inspectSegment(b)
-	if !ok {
-		return rewriteSegmentPositionsGeneral(b, id)
-	}
-	out, n := spliceSegment(b, v, NewTarget(id))
-	return out, n, nil
-}
-
-// RewriteViewedSegment is RewriteSegmentPositions for a value b that
-// ViewSegment read as v: when the fast path read it, the positions are
-// spliced in without reading b again (a reset decides a million segments).
+// RewriteViewedSegment sets msgID and WAL_name of start_position and
+// dml_position (where present) to the target in a value b that ViewSegment
+// read as v; it returns the new value and how many positions changed.
+// Everything else, binlogs included, keeps its bytes, and when nothing
+// changes the value is returned as it is. When the fast path read b, the
+// positions are spliced in without reading b again (a reset decides a
+// million segments); any other view, the zero one included, rewrites b with
+// the general decoder.
 func RewriteViewedSegment(b []byte, v SegmentView, t Target) ([]byte, int, error) {
 	if !v.plain {
 		return rewriteSegmentPositionsGeneral(b, t.ID)

@@ -14,6 +14,7 @@ import (
 	"github.com/heron-shell/heron/models/sample"
 	"github.com/heron-shell/heron/states/instance"
 	"github.com/heron-shell/heron/tests/etcdtest"
+	"github.com/heron-shell/heron/tests/sampletest"
 )
 
 func check(t *testing.T, cli *clientv3.Client, ep string, fn func(context.Context, *instance.Instance, int64) (framework.Gate, error)) framework.Gate {
@@ -101,7 +102,7 @@ func TestLiveComponentGate(t *testing.T) {
 func TestInstanceGates(t *testing.T) {
 	cli, ep := etcdtest.Start(t)
 	layout := models.NewLayout("by-dev", "meta")
-	for k, v := range sample.PreStreaming(layout, commonpb.WALName_Pulsar).KVs {
+	for k, v := range sampletest.PreStreaming(layout, commonpb.WALName_Pulsar).KVs {
 		if _, err := cli.Put(context.Background(), k, string(v)); err != nil {
 			t.Fatal(err)
 		}

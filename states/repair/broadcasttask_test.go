@@ -9,15 +9,15 @@ import (
 
 	"github.com/heron-shell/heron/framework"
 	"github.com/heron-shell/heron/models"
-	"github.com/heron-shell/heron/models/sample"
 	"github.com/heron-shell/heron/models/wire"
+	"github.com/heron-shell/heron/tests/sampletest"
 )
 
 // stuckTask seeds broadcast task 7: an AlterWAL message to Kafka over two
 // vchannels, PENDING, the first acked, with a field of a later Milvus.
 func (e *env) stuckTask() (string, []string) {
 	vs := []string{e.sample.VChannels[0], e.sample.VChannels[1]}
-	v := sample.AlterWALTask(int32(models.BroadcastPending), commonpb.WALName_Kafka, map[string]string{"k": "v"}, vs, 1)
+	v := sampletest.AlterWALTask(int32(models.BroadcastPending), commonpb.WALName_Kafka, map[string]string{"k": "v"}, vs, 1)
 	v = append(v, (&wire.Builder{}).Varint(9, 42).Build()...)
 	key := e.meta(models.BroadcastTaskKey(7))
 	e.put(key, v)
@@ -123,7 +123,7 @@ func TestRepairBroadcastTaskRefusals(t *testing.T) {
 	if out, errs, code := e2.repair("repair wal-broadcast-task --id 7 --plan-out " + plan); code != 0 {
 		t.Fatalf("--plan-out: exit %d\n%s%s", code, out, errs)
 	}
-	e2.put(key, sample.AlterWALTask(int32(models.BroadcastPending), commonpb.WALName_Kafka, nil, vs, 2))
+	e2.put(key, sampletest.AlterWALTask(int32(models.BroadcastPending), commonpb.WALName_Kafka, nil, vs, 2))
 	before = e2.dump()
 	out, errs, code = e2.run("apply --file " + plan + " --backup-dir " + e2.dir + " --run")
 	if code != framework.ExitRefused {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/heron-shell/heron/models"
 	"github.com/heron-shell/heron/models/msgid"
+	"github.com/heron-shell/heron/tests/sampletest"
 )
 
 // emptyWoodpeckerEarliest is woodpecker's {0,0} as Milvus's own online
@@ -45,12 +46,12 @@ func (e *env) toEmptyForm() (keys []string) {
 			}
 			nv, err = models.RewritePosition(v, id)
 		case models.KindSegment:
-			nv, _, err = models.RewriteSegmentPositions(v, id)
+			nv, _, err = sampletest.RewriteSegmentPositions(v, id)
 		case models.KindCollectionInfo, models.KindLegacyCollection, models.KindSnapshotCollection:
 			if models.IsTombstone(v) {
 				continue
 			}
-			nv, _, err = models.RewriteStartPositions(v, func(string) bool { return true }, id)
+			nv, _, err = sampletest.RewriteStartPositions(v, func(string) bool { return true }, id)
 		default:
 			continue
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/heron-shell/heron/models/msgid"
 	"github.com/heron-shell/heron/models/sample"
 	"github.com/heron-shell/heron/models/wire"
+	"github.com/heron-shell/heron/tests/sampletest"
 )
 
 // The planner is pure: these tests run it on the sample's values without etcd.
@@ -215,7 +216,7 @@ func (p *Planner) segmentReference(k models.Key, value []byte) (Decision, error)
 		d.Reason = KeepAtTarget
 		return d, nil
 	}
-	nv, n, err := models.RewriteSegmentPositions(value, p.Target)
+	nv, n, err := sampletest.RewriteSegmentPositions(value, p.Target)
 	if err != nil {
 		return d, &DecodeError{Key: k.Rel, Err: err}
 	}

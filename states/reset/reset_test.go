@@ -21,6 +21,7 @@ import (
 	"github.com/heron-shell/heron/models/sample"
 	"github.com/heron-shell/heron/states/restore"
 	"github.com/heron-shell/heron/tests/etcdtest"
+	"github.com/heron-shell/heron/tests/sampletest"
 	"github.com/heron-shell/heron/tests/shelltest"
 )
 
@@ -71,7 +72,7 @@ func TestGatesRefuseAndWriteNothing(t *testing.T) {
 		{"sealed", "no unflushed segment in scope", func(e *env) { segment(e, commonpb.SegmentState_Sealed) }, true},
 		{"flushing", "no unflushed segment in scope", func(e *env) { segment(e, commonpb.SegmentState_Flushing) }, true},
 		{"segment-assign", "no unflushed segment in scope", func(e *env) {
-			e.put(e.meta(models.SegmentAssignPrefix(e.pc(1))+"5001"), sample.SegmentAssignment(100, 101, 5001, e.pc(1)+"_100v1"))
+			e.put(e.meta(models.SegmentAssignPrefix(e.pc(1))+"5001"), sampletest.SegmentAssignment(100, 101, 5001, e.pc(1)+"_100v1"))
 		}, true},
 		{"pending", "no in-flight broadcast task", func(e *env) {
 			e.put(e.meta(models.BroadcastTaskPrefix+"9"), sample.BroadcastTask(int32(models.BroadcastPending)))

@@ -18,10 +18,10 @@ import (
 
 	"github.com/heron-shell/heron/framework"
 	"github.com/heron-shell/heron/models"
-	"github.com/heron-shell/heron/models/sample"
 	"github.com/heron-shell/heron/states/gates"
 	"github.com/heron-shell/heron/states/instance"
 	"github.com/heron-shell/heron/tests/etcdtest"
+	"github.com/heron-shell/heron/tests/sampletest"
 	"github.com/heron-shell/heron/tests/shelltest"
 )
 
@@ -231,7 +231,7 @@ func TestPulsarTargetGate(t *testing.T) {
 func TestPreStreamingRefused(t *testing.T) {
 	cli, ep := etcdtest.Start(t)
 	layout := models.NewLayout("by-dev", "")
-	in := sample.PreStreaming(layout, commonpb.WALName_Kafka)
+	in := sampletest.PreStreaming(layout, commonpb.WALName_Kafka)
 	s := shelltest.Seed(t, cli, ep, "other", commonpb.WALName_Kafka) // a 2.6 root beside it
 	inst := instance.New(cli, layout, []string{ep})
 	if _, err := inst.Load(context.Background(), in.KeyValues()); err != nil {

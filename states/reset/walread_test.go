@@ -10,8 +10,8 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/heron-shell/heron/models"
-	"github.com/heron-shell/heron/models/sample"
 	"github.com/heron-shell/heron/states/instance"
+	"github.com/heron-shell/heron/tests/sampletest"
 )
 
 // keyCountingKV counts, by key, the keys range requests return.
@@ -84,10 +84,10 @@ func TestPlanReadsVChannelKeysOnce(t *testing.T) {
 	for _, unlisted := range []bool{false, true} {
 		e := newEnv(t, commonpb.WALName_Pulsar)
 		assign := e.meta(models.SegmentAssignPrefix(e.pc(1)) + "5001")
-		e.put(assign, sample.SegmentAssignment(100, 101, 5001, e.pc(1)+"_100v1"))
+		e.put(assign, sampletest.SegmentAssignment(100, 101, 5001, e.pc(1)+"_100v1"))
 		want := len(e.sample.PChannels) + 1
 		if unlisted {
-			e.put(e.meta(models.SegmentAssignPrefix("other-pchannel")+"5002"), sample.SegmentAssignment(100, 101, 5002, "other-pchannel_100v1"))
+			e.put(e.meta(models.SegmentAssignPrefix("other-pchannel")+"5002"), sampletest.SegmentAssignment(100, 101, 5002, "other-pchannel_100v1"))
 			want++
 		}
 		kv := &keyCountingKV{KV: e.cli.KV, seen: map[string]int{}}

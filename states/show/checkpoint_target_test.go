@@ -15,10 +15,10 @@ import (
 
 	"github.com/heron-shell/heron/framework"
 	"github.com/heron-shell/heron/models"
-	"github.com/heron-shell/heron/models/sample"
 	"github.com/heron-shell/heron/states/instance"
 	"github.com/heron-shell/heron/states/targetcheck"
 	"github.com/heron-shell/heron/tests/etcdtest"
+	"github.com/heron-shell/heron/tests/sampletest"
 )
 
 func TestShowCheckpointKafkaTarget(t *testing.T) {
@@ -88,7 +88,7 @@ func TestShowCheckpointPulsarTarget(t *testing.T) {
 func TestShowCheckpointPreStreaming(t *testing.T) {
 	cli, ep := etcdtest.Start(t)
 	layout := models.NewLayout("by-dev", "")
-	in := sample.PreStreaming(layout, commonpb.WALName_Kafka)
+	in := sampletest.PreStreaming(layout, commonpb.WALName_Kafka)
 	inst := instance.New(cli, layout, []string{ep})
 	_, err := inst.Load(context.Background(), in.KeyValues())
 	require.NoError(t, err)

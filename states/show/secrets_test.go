@@ -9,6 +9,7 @@ import (
 	"github.com/heron-shell/heron/models"
 	"github.com/heron-shell/heron/models/sample"
 	"github.com/heron-shell/heron/models/wire"
+	"github.com/heron-shell/heron/tests/sampletest"
 )
 
 // Secrets stored in the metastore (an online switch's config, a SASL
@@ -22,7 +23,7 @@ func TestSecretsMasked(t *testing.T) {
 	key := models.ConsumeCheckpointKey(e.pch(0))
 	cp := sample.Checkpoint{ID: sample.ID(commonpb.WALName_Pulsar, 50), TimeTick: ts(60), RecoveryMagic: 1}.Encode()
 	e.put(key, (&wire.Builder{}).Raw(cp).Message(6, st).Build())
-	e.put(models.BroadcastTaskPrefix+"5", sample.AlterWALTask(1, commonpb.WALName_Kafka, map[string]string{"sasl.password": "TASKSECRET"}, []string{e.pch(0) + "_100v0"}, 0))
+	e.put(models.BroadcastTaskPrefix+"5", sampletest.AlterWALTask(1, commonpb.WALName_Kafka, map[string]string{"sasl.password": "TASKSECRET"}, []string{e.pch(0) + "_100v0"}, 0))
 
 	for _, line := range []string{"show config-etcd", "show config-etcd --format json", "show config-etcd --format line",
 		"show etcd-kv --prefix /", "show etcd-kv --prefix / --decode", "show etcd-kv --prefix / --decode --format json", "show etcd-kv --prefix / --decode --format line"} {
@@ -45,7 +46,7 @@ func TestSecretsMasked(t *testing.T) {
 // acked; a task whose message has no type shows none.
 func TestShowBroadcastTaskTypeAndAcks(t *testing.T) {
 	e := seeded(t, commonpb.WALName_Kafka)
-	e.put(models.BroadcastTaskPrefix+"6", sample.AlterWALTask(int32(models.BroadcastPending), commonpb.WALName_Kafka, nil, []string{"a_1v0", "b_1v0"}, 1))
+	e.put(models.BroadcastTaskPrefix+"6", sampletest.AlterWALTask(int32(models.BroadcastPending), commonpb.WALName_Kafka, nil, []string{"a_1v0", "b_1v0"}, 1))
 	res, _ := runJSON[BroadcastResult](e, "show broadcast-task")
 	assert.Len(t, res.Tasks, 2)
 	assert.Equal(t, "", res.Tasks[0].Type, "the sample tombstone's message has no _t")

@@ -43,6 +43,7 @@ import (
 	"github.com/heron-shell/heron/models/sample"
 	"github.com/heron-shell/heron/models/wire"
 	"github.com/heron-shell/heron/states/instance"
+	"github.com/heron-shell/heron/tests/sampletest"
 )
 
 func main() {
@@ -109,7 +110,7 @@ func run(args []string) error {
 		layout := models.NewLayout(*root, configs.DefaultMetaPath)
 		in := sample.Build(layout, wal)
 		if *preStreaming {
-			in = sample.PreStreaming(layout, wal)
+			in = sampletest.PreStreaming(layout, wal)
 		}
 		if *mqtype {
 			in.KVs[layout.Root("config/mqtype")] = []byte(msgid.Name(wal))
@@ -172,7 +173,7 @@ func run(args []string) error {
 		return switched(ctx, cli, models.NewLayout(*root, configs.DefaultMetaPath), before, to, *situation, *term)
 	case "pchannel":
 		layout := models.NewLayout(*root, configs.DefaultMetaPath)
-		_, err := cli.Put(ctx, layout.Meta(models.PChannelPrefix+*name), string(sample.AssignedPChannel(*name, *term, 7, int32(models.PChannelAssigned), time.Now())))
+		_, err := cli.Put(ctx, layout.Meta(models.PChannelPrefix+*name), string(sampletest.AssignedPChannel(*name, *term, 7, int32(models.PChannelAssigned), time.Now())))
 		return err
 	}
 	return fmt.Errorf("unknown subcommand %q", args[0])
@@ -262,11 +263,11 @@ func move(ctx context.Context, cli *clientv3.Client, layout models.Layout, wal c
 			}
 		case models.KindSegment:
 			if s, derr := models.DecodeSegmentInfo(kv.Value); derr == nil && in[models.PChannelOf(s.InsertChannel)] {
-				nv, _, err = models.RewriteSegmentPositions(kv.Value, id)
+				nv, _, err = sampletest.RewriteSegmentPositions(kv.Value, id)
 			}
 		case models.KindCollectionInfo, models.KindLegacyCollection, models.KindSnapshotCollection:
 			if !models.IsTombstone(kv.Value) {
-				nv, _, err = models.RewriteStartPositions(kv.Value, func(p string) bool { return in[p] }, id)
+				nv, _, err = sampletest.RewriteStartPositions(kv.Value, func(p string) bool { return in[p] }, id)
 			}
 		}
 		if err != nil {
@@ -309,7 +310,7 @@ func addGate(ctx context.Context, cli *clientv3.Client, layout models.Layout, wa
 	case "flushing":
 		return segment(commonpb.SegmentState_Flushing)
 	case "segment-assign":
-		return put(models.SegmentAssignPrefix(p0)+"1010", sample.SegmentAssignment(100, 101, 1010, v0))
+		return put(models.SegmentAssignPrefix(p0)+"1010", sampletest.SegmentAssignment(100, 101, 1010, v0))
 	case "broadcast-pending":
 		return put(models.BroadcastTaskPrefix+"2", sample.BroadcastTask(int32(models.BroadcastPending)))
 	case "broadcast-waitack":
@@ -387,7 +388,7 @@ func switched(ctx context.Context, cli *clientv3.Client, layout models.Layout, b
 		case situation == "no-session" && i == 1:
 			n = 8
 		}
-		put(models.PChannelPrefix+p, sample.AssignedPChannel(p, term, n, state, now))
+		put(models.PChannelPrefix+p, sampletest.AssignedPChannel(p, term, n, state, now))
 	}
 	if situation != "pre" {
 		chTS := recent
@@ -407,7 +408,7 @@ func switched(ctx context.Context, cli *clientv3.Client, layout models.Layout, b
 	case "unregistered":
 		delete(in.KVs, layout.Meta(models.VChannelMetaKey(in.PChannels[0], in.PChannels[0]+"_100v0")))
 	case "online-flushing", "online-advance", "online-early-mqtype", "online-secrets":
-		put(models.BroadcastTaskPrefix+"3", sample.AlterWALTask(int32(models.BroadcastPending), wal,
+		put(models.BroadcastTaskPrefix+"3", sampletest.AlterWALTask(int32(models.BroadcastPending), wal,
 			map[string]string{"mq.type": msgid.Name(wal), "kafka.saslPassword": "hunter2-secret"}, in.VChannels, 1))
 	}
 	mq := wal
