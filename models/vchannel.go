@@ -77,17 +77,18 @@ func (s VChannelState) String() string {
 // PartitionInfoOfVChannel {partition_id 1}, CollectionSchemaOfVChannel
 // {schema 1, checkpoint_time_tick 2, state 3}; VChannelSchemaState NORMAL is 1.
 const (
-	vcmVChannel       protowire.Number = 1
-	vcmState          protowire.Number = 2
-	vcmCollectionInfo protowire.Number = 3
-	vcmTimeTick       protowire.Number = 4
-	civCollectionID   protowire.Number = 1
-	civPartitions     protowire.Number = 2
-	civSchemas        protowire.Number = 3
-	pivPartitionID    protowire.Number = 1
-	csvSchema         protowire.Number = 1
-	csvState          protowire.Number = 3
-	schemaStateNormal                  = 1
+	vcmVChannel           protowire.Number = 1
+	vcmState              protowire.Number = 2
+	vcmCollectionInfo     protowire.Number = 3
+	vcmTimeTick           protowire.Number = 4
+	civCollectionID       protowire.Number = 1
+	civPartitions         protowire.Number = 2
+	civSchemas            protowire.Number = 3
+	pivPartitionID        protowire.Number = 1
+	csvSchema             protowire.Number = 1
+	csvCheckpointTimeTick protowire.Number = 2
+	csvState              protowire.Number = 3
+	schemaStateNormal                      = 1
 )
 
 // VChannelMeta is the decoded view of streamingpb.VChannelMeta.
@@ -251,4 +252,27 @@ func NewVChannelMeta(vchannel string, id int64, c *RootcoordCollection, checkpoi
 	var b wire.Builder
 	return b.String(vcmVChannel, vchannel).Varint(vcmState, uint64(VChannelNormal)).Message(vcmCollectionInfo, ci.Build()).
 		Varint(vcmTimeTick, checkpointTimeTick).Build(), nil
+}
+
+// Describe is the meta in words: "NORMAL, collection 100, partitions [101],
+// checkpoint time tick 465…".
+func (m *VChannelMeta) Describe() string {
+	return fmt.Sprintf("%s, collection %d, partitions %v, checkpoint time tick %d", m.State, m.CollectionID, m.Partitions, m.CheckpointTimeTick)
+}
+
+// DescribeVChannelSchema is a CollectionSchemaOfVChannel in words:
+// `schema "books": 2 fields, 0 struct array fields, 1 functions, 1
+// properties; checkpoint time tick 0, state 1`.
+func DescribeVChannelSchema(b []byte) string {
+	m, err := wire.Parse(b)
+	if err != nil {
+		return "not a CollectionSchemaOfVChannel: " + err.Error()
+	}
+	s, err := sub(m, csvSchema, "CollectionSchemaOfVChannel.schema")
+	if err != nil || s == nil {
+		return fmt.Sprintf("no schema (%v)", err)
+	}
+	return fmt.Sprintf("schema %q: %d fields, %d struct array fields, %d functions, %d properties; checkpoint time tick %d, state %d",
+		s.String(schemaName), len(s.All(csFields)), len(s.All(csStructArrayFields)), len(s.All(csFunctions)), len(s.All(csProperties)),
+		m.Varint(csvCheckpointTimeTick), m.Varint(csvState))
 }
