@@ -255,7 +255,7 @@ func NewVChannelMeta(vchannel string, id int64, c *RootcoordCollection, checkpoi
 }
 
 // Describe is the meta in words: "NORMAL, collection 100, partitions [101],
-// checkpoint time tick 465…".
+// checkpoint time tick 42".
 func (m *VChannelMeta) Describe() string {
 	return fmt.Sprintf("%s, collection %d, partitions %v, checkpoint time tick %d", m.State, m.CollectionID, m.Partitions, m.CheckpointTimeTick)
 }

@@ -86,11 +86,11 @@ func decideRecoveryStorage(ctx context.Context, inst *instance.Instance, _ *Reco
 	d.Warnings = append(d.Warnings, cw...)
 	g := framework.Gate{Name: collectionGate, OK: true, Detail: "rootcoord holds the collection of every vchannel repaired"}
 	built := map[int64]*models.RootcoordCollection{}
+	var missing []string
 	for _, l := range lost {
 		c, ok := cs[l.meta.CollectionID]
 		if !ok {
-			g.OK = false
-			g.Count++
+			missing = append(missing, fmt.Sprintf("collection %d of %s", l.meta.CollectionID, l.v))
 			g.Keys = append(g.Keys, inst.Layout.Meta(l.key))
 			continue
 		}
@@ -107,9 +107,9 @@ func decideRecoveryStorage(ctx context.Context, inst *instance.Instance, _ *Reco
 		}
 		d.Changes = append(d.Changes, Create(inst.Layout.Meta(models.VChannelSchemaKey(l.p, l.v, 0)), schema, models.DescribeVChannelSchema(schema)))
 	}
-	if !g.OK {
-		g.Detail = fmt.Sprintf("rootcoord has no collection for %s (no collection-info, or a tombstone): heron cannot build their schema",
-			framework.Plural(g.Count, "vchannel meta", ""))
+	if len(missing) > 0 {
+		g.OK, g.Count = false, int64(len(missing))
+		g.Detail = fmt.Sprintf("rootcoord holds no %s (no collection-info, or a tombstone): heron cannot build their schema", strings.Join(missing, ", "))
 	}
 	d.Gates = []framework.Gate{g}
 	return d, nil
