@@ -52,8 +52,16 @@ func decideRegistration(ctx context.Context, inst *instance.Instance, p *Registr
 		return nil, framework.Usagef("repair vchannel-registration: --vchannel %s: not a vchannel of a live collection (show vchannel-health lists them)", v)
 	}
 	metaKey := models.VChannelMetaKey(pch, v)
+	schemas, err := inst.Count(ctx, inst.Layout.Meta(models.VChannelSchemaPrefix(pch, v)), rev)
+	if err != nil {
+		return nil, err
+	}
 	if st.Registered[metaKey] {
-		return &Decision{Subject: fmt.Sprintf("vchannel %s of collection %d is registered (%s)", v, id, inst.Layout.Meta(metaKey))}, nil
+		d := &Decision{Subject: fmt.Sprintf("vchannel %s of collection %d is registered (%s)", v, id, inst.Layout.Meta(metaKey))}
+		if schemas == 0 {
+			d.Warnings = []string{"its registration has no schema key (the streaming node panics on it): repair wal-recovery-storage creates it"}
+		}
+		return d, nil
 	}
 	d := &Decision{Subject: fmt.Sprintf("vchannel %s of collection %d, not registered", v, id),
 		Reminders: []string{"start Milvus: the streaming node reads the vchannel's registration when it opens " + pch + "'s WAL"}}
@@ -104,10 +112,6 @@ func decideRegistration(ctx context.Context, inst *instance.Instance, p *Registr
 	m, _ := models.DecodeVChannelMeta(meta)
 	d.Changes = append(d.Changes, Create(inst.Layout.Meta(metaKey), meta, m.Describe()))
 
-	schemas, err := inst.Count(ctx, inst.Layout.Meta(models.VChannelSchemaPrefix(pch, v)), rev)
-	if err != nil {
-		return nil, err
-	}
 	if schemas == 0 {
 		schema, err := rc.VChannelSchema()
 		if err != nil {

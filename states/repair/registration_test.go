@@ -234,8 +234,18 @@ func TestRepairVChannelRegistrationUsage(t *testing.T) {
 	}
 	before := e.dump()
 	out, errs, code := e.repair("repair vchannel-registration --vchannel " + e.sample.VChannels[0] + " --run")
-	if code != 0 || !strings.Contains(out, "is registered") {
+	if code != 0 || !strings.Contains(out, "is registered") || strings.Contains(out, "no schema key") {
 		t.Fatalf("registered: exit %d\n%s%s", code, out, errs)
+	}
+	e.changed(before)
+
+	// Registered, but its schemas lost: the repair that creates them is named.
+	e.loseSchemas()
+	before = e.dump()
+	out, errs, code = e.repair("repair vchannel-registration --vchannel " + e.sample.VChannels[0])
+	if code != 0 || !strings.Contains(out, "is registered") || !strings.Contains(out, "warning: its registration has no schema key") ||
+		!strings.Contains(out, "repair wal-recovery-storage creates it") {
+		t.Fatalf("registered without schema: exit %d\n%s%s", code, out, errs)
 	}
 	e.changed(before)
 }
