@@ -81,7 +81,8 @@ func decideRegistration(ctx context.Context, inst *instance.Instance, p *Registr
 	cc, ok := st.ConsumeCPs[pch]
 	if !ok {
 		d.Gates = append(d.Gates, framework.Gate{Name: consumeCPGate, Keys: []string{inst.Layout.Meta(models.ConsumeCheckpointKey(pch))},
-			Detail: "the consume checkpoint of " + pch + " is missing or does not decode: the registration's checkpoint time tick is its time tick"})
+			Detail: "the consume checkpoint of " + pch + " is missing or does not decode: the registration's checkpoint time tick is its time tick " +
+				"(a WAL the streaming node never opened gets its registrations from the coordinators when it first does)"})
 		return d, nil
 	}
 	d.Gates = append(d.Gates, framework.Gate{Name: consumeCPGate, OK: true, Detail: fmt.Sprintf("time tick %d", cc.CP.TimeTick)})
@@ -99,7 +100,7 @@ func decideRegistration(ctx context.Context, inst *instance.Instance, p *Registr
 	d.Warnings = append(d.Warnings, warnings...)
 	c, ok := cs[id]
 	if !ok {
-		return nil, fmt.Errorf("repair vchannel-registration: collection %d of %s is no longer in rootcoord", id, v)
+		return nil, fmt.Errorf("repair vchannel-registration: the collection-info of collection %d (of %s) was not read", id, v)
 	}
 	rc, err := readRootcoord(ctx, inst, rev, c)
 	if err != nil {
