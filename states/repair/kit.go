@@ -13,6 +13,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/heron-shell/heron/framework"
 	"github.com/heron-shell/heron/framework/apply"
@@ -29,6 +30,8 @@ func tuned(inst *instance.Instance, tune func(*apply.Options)) []*framework.Comm
 	return []*framework.Command{
 		apply.Tuned(inst, CheckpointBuild, tune),
 		apply.Tuned(inst, BroadcastTaskBuild, tune),
+		apply.Tuned(inst, RegistrationBuild, tune),
+		apply.Tuned(inst, RecoveryStorageBuild, tune),
 	}
 }
 
@@ -211,4 +214,62 @@ func (v *View) Lines(w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// collection is a collection rootcoord keeps, as read at a revision.
+type collection struct {
+	kv     instance.KV
+	info   *models.CollectionInfo
+	legacy bool
+}
+
+// readCollections reads rootcoord's collections at rev, by id: the
+// database-scoped collection-info before the legacy one (Milvus's
+// loadCollectionFromDefaultDb), tombstones left out; a value that does not
+// decode is a warning naming its key.
+func readCollections(ctx context.Context, inst *instance.Instance, rev int64) (map[int64]collection, []string, error) {
+	out := map[int64]collection{}
+	var warnings []string
+	_, err := inst.Walk(ctx, rev, []string{models.CollectionInfoPrefix, models.LegacyCollectionPrefix}, func(e instance.Entry) error {
+		if (e.Kind != models.KindCollectionInfo && e.Kind != models.KindLegacyCollection) || models.IsTombstone(e.Value) {
+			return nil
+		}
+		c, err := models.DecodeCollectionInfo(e.Value)
+		if err != nil {
+			warnings = append(warnings, fmt.Sprintf("%s does not decode: %v", e.KV.Key, err))
+			return nil
+		}
+		legacy := e.Kind == models.KindLegacyCollection
+		if have, ok := out[c.ID]; !ok || have.legacy && !legacy {
+			out[c.ID] = collection{kv: e.KV, info: c, legacy: legacy}
+		}
+		return nil
+	})
+	return out, warnings, err
+}
+
+// readRootcoord reads at rev what rootcoord keeps of c beside its
+// collection-info: its partitions, fields, struct array fields and
+// functions, in key order, tombstones left out.
+func readRootcoord(ctx context.Context, inst *instance.Instance, rev int64, c collection) (*models.RootcoordCollection, error) {
+	rc := &models.RootcoordCollection{Info: c.kv.Value}
+	id := c.info.ID
+	parts := []struct {
+		prefix string
+		into   *[][]byte
+	}{{models.PartitionPrefixOf(id), &rc.Partitions}, {models.FieldPrefixOf(id), &rc.Fields},
+		{models.StructArrayFieldPrefixOf(id), &rc.StructArrayFields}, {models.FunctionPrefixOf(id), &rc.Functions}}
+	prefixes := make([]string, len(parts))
+	for i, p := range parts {
+		prefixes[i] = p.prefix
+	}
+	_, err := inst.Walk(ctx, rev, prefixes, func(e instance.Entry) error {
+		for _, p := range parts {
+			if strings.HasPrefix(e.Rel, p.prefix) && !models.IsTombstone(e.Value) {
+				*p.into = append(*p.into, e.Value)
+			}
+		}
+		return nil
+	})
+	return rc, err
 }
