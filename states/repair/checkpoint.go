@@ -191,48 +191,30 @@ func decideCheckpoint(ctx context.Context, inst *instance.Instance, p *Checkpoin
 }
 
 // collectionOf is the live collection that has p.VChannel (both key
-// layouts), or the one --collection names.
+// layouts, readCollections), or the one --collection names.
 func collectionOf(ctx context.Context, inst *instance.Instance, p *CheckpointParams, rev int64) (*models.CollectionInfo, error) {
-	var found, named *models.CollectionInfo
-	_, err := inst.Walk(ctx, rev, []string{models.CollectionInfoPrefix, models.LegacyCollectionPrefix}, func(e instance.Entry) error {
-		if e.Kind != models.KindCollectionInfo && e.Kind != models.KindLegacyCollection {
-			return nil
-		}
-		if models.IsTombstone(e.Value) {
-			if p.Collection != 0 && e.Collection == p.Collection {
-				return framework.Usagef("repair checkpoint: --collection %d is dropped (%s is a tombstone)", p.Collection, e.Rel)
-			}
-			return nil
-		}
-		c, err := models.DecodeCollectionInfo(e.Value)
-		if err != nil {
-			if p.Collection != 0 && e.Collection == p.Collection {
-				return fmt.Errorf("repair checkpoint: collection %d: %s: %w", p.Collection, e.Rel, err)
-			}
-			return nil
-		}
-		if p.Collection != 0 && c.ID == p.Collection {
-			named = c
-		}
-		if c.Live() && slices.Contains(c.VChannels, p.VChannel) {
-			found = c
-		}
-		return nil
-	})
+	cs, _, err := readCollections(ctx, inst, rev)
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case p.Collection != 0 && named == nil:
-		return nil, framework.Usagef("repair checkpoint: --collection %d: no such collection (show collections lists them)", p.Collection)
-	case named != nil && !slices.Contains(named.VChannels, p.VChannel):
-		return nil, framework.Usagef("repair checkpoint: --vchannel %s is not a vchannel of collection %d (its vchannels: %s)", p.VChannel, p.Collection, strings.Join(named.VChannels, ", "))
-	case named != nil && !named.Live():
-		return nil, framework.Usagef("repair checkpoint: collection %d is %s, not a live collection", p.Collection, named.State)
-	case found == nil:
-		return nil, framework.Usagef("repair checkpoint: --vchannel %s is not a vchannel of a live collection (show collections lists them)", p.VChannel)
+	if p.Collection != 0 {
+		c, ok := cs[p.Collection]
+		switch {
+		case !ok:
+			return nil, framework.Usagef("repair checkpoint: --collection %d: no such collection, or it is dropped (show collections lists them)", p.Collection)
+		case !slices.Contains(c.info.VChannels, p.VChannel):
+			return nil, framework.Usagef("repair checkpoint: --vchannel %s is not a vchannel of collection %d (its vchannels: %s)", p.VChannel, p.Collection, strings.Join(c.info.VChannels, ", "))
+		case !c.info.Live():
+			return nil, framework.Usagef("repair checkpoint: collection %d is %s, not a live collection", p.Collection, c.info.State)
+		}
+		return c.info, nil
 	}
-	return found, nil
+	for _, c := range cs {
+		if c.info.Live() && slices.Contains(c.info.VChannels, p.VChannel) {
+			return c.info, nil
+		}
+	}
+	return nil, framework.Usagef("repair checkpoint: --vchannel %s is not a vchannel of a live collection (show collections lists them)", p.VChannel)
 }
 
 // segmentScan is what a move needs of the segments: the latest position of
