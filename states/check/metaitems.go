@@ -18,8 +18,8 @@ func recoveryStorage(reads []*Snapshot, o Options) Item {
 	var fs []finding
 	for _, key := range slices.SortedFunc(maps.Keys(st.Schemaless), models.NaturalCompare) {
 		v := st.Schemaless[key]
-		fs = append(fs, finding{Fail, o.meta(key), fmt.Sprintf("vchannel %s (collection %d) is NORMAL with no schema, in its meta or under %s: the streaming node panics at start (\"vchannel has no schemas in recovery info\", milvus#43538)",
-			v.VChannel, v.Collection, o.meta(key+"/schema/"))})
+		fs = append(fs, finding{Fail, o.meta(key), fmt.Sprintf("vchannel %s (collection %d) is NORMAL with no schema (none in its meta, no key under its schema/): the streaming node panics at start (\"vchannel has no schemas in recovery info\", milvus#43538)",
+			v.VChannel, v.Collection)})
 	}
 	seen := fmt.Sprintf("%d vchannel meta(s), every NORMAL one with a schema", len(st.Registered))
 	var cmds []string
