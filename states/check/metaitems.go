@@ -52,7 +52,7 @@ func replicatePChannels(reads []*Snapshot, o Options) Item {
 	}
 	seen := fmt.Sprintf("%d replicating pchannel(s), each to a cluster of the replicate configuration", len(rp.PChannels))
 	if rp.Config == nil && len(rp.PChannels) == 0 {
-		seen = "no replicate configuration and no replicating pchannel"
+		seen = "no replication configured"
 	}
 	return withCommands(judge("replicate-pchannels", seen, "a replicating pchannel to a cluster the configuration dropped is stale: with Milvus stopped, the commands below delete it (see `show replicate`)", fs), cmds)
 }
