@@ -13,6 +13,7 @@ import (
 	"github.com/heron-shell/heron/models"
 	"github.com/heron-shell/heron/states/instance"
 	"github.com/heron-shell/heron/states/repair"
+	"github.com/heron-shell/heron/states/show"
 )
 
 // Commands are the removes on a connected instance.
@@ -45,8 +46,9 @@ func (p *ReplicatePChannelParams) Validate() error {
 // ReplicatePChannelBuild is `remove replicate-pchannel`.
 var ReplicatePChannelBuild = repair.Build(repair.Repair[ReplicatePChannelParams]{
 	Command: "remove replicate-pchannel", Cache: models.ReplicatePChannelCache, Decide: decideReplicatePChannel, Pending: pending,
+	// The line `check` names for a stale entry (one spelling).
 	Line: func(p *ReplicatePChannelParams) string {
-		return "remove replicate-pchannel --target-cluster " + framework.QuoteWord(p.TargetCluster) + " --source-channel " + framework.QuoteWord(p.SourceChannel)
+		return show.ReplicatePChannelRemove(p.TargetCluster, p.SourceChannel)
 	},
 })
 
