@@ -191,7 +191,7 @@ func wrapUnits(words, seps []string) []wrapUnit {
 // commandVerbs start the commands wrapLine keeps whole.
 var commandVerbs = map[string]bool{
 	"restore": true, "reset": true, "apply": true, "show": true, "connect": true, "backup": true,
-	"backups": true, "heron": true, "kafka-topics.sh": true,
+	"backups": true, "heron": true, "kafka-topics.sh": true, "repair": true, "remove": true,
 }
 
 // boolFlags are the flags that take no value, so the word after one is

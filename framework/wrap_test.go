@@ -79,6 +79,19 @@ func TestWrapLinePutsCommandsOnTheirOwnLine(t *testing.T) {
 	}
 }
 
+// A repair's command that `check` prints at the margin, wider than the
+// terminal (a real collection id in its vchannel), stays one line.
+func TestWrapLineKeepsARepairWhole(t *testing.T) {
+	for _, line := range []string{
+		"repair checkpoint --vchannel by-dev-rootcoord-dml_3_437744071571606912v1 --set-to pchannel-cp",
+		"remove replicate-pchannel --target-cluster old --source-channel by-dev-rootcoord-dml_1",
+	} {
+		if got := wrapLine(line, 80); got != line {
+			t.Errorf("wrapped:\n%s", got)
+		}
+	}
+}
+
 // A wrapped line keeps its own spacing between words up to each break: a
 // table row wider than the terminal stays aligned (issue 27 item 5).
 func TestWrapLineKeepsItsSpacing(t *testing.T) {

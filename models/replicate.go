@@ -64,6 +64,28 @@ func DecodeReplicateConfig(b []byte) (*ReplicateConfig, error) {
 	return out, nil
 }
 
+// HasCluster tells whether cluster id is one of the configuration's
+// clusters: a replicating pchannel to a cluster that is not is stale (what
+// birdwatcher's `remove replicate-pchannel` may delete). A nil
+// configuration (none stored) has no cluster.
+func (c *ReplicateConfig) HasCluster(id string) bool {
+	if c == nil {
+		return false
+	}
+	for _, cl := range c.Clusters {
+		if cl.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// ReplicatingPChannelKey is the key Milvus writes for pchannel replicated
+// to cluster: streamingcoord-meta/replicating-pchannel/{cluster}-{pchannel}.
+func ReplicatingPChannelKey(cluster, pchannel string) string {
+	return ReplicatingPChannel + cluster + "-" + pchannel
+}
+
 func clusterOf(c *commonpb.MilvusCluster) ReplicateCluster {
 	return ReplicateCluster{ID: c.GetClusterId(), URI: c.GetConnectionParam().GetUri(), HasToken: c.GetConnectionParam().GetToken() != "",
 		PChannels: append([]string{}, c.GetPchannels()...)}

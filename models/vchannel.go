@@ -110,18 +110,24 @@ func DecodeVChannelMeta(b []byte) (*VChannelMeta, error) {
 		return nil, fmt.Errorf("not a VChannelMeta: %w", err)
 	}
 	vm := &VChannelMeta{VChannel: m.String(vcmVChannel), State: VChannelState(int32(m.Varint(vcmState))), CheckpointTimeTick: m.Varint(vcmTimeTick)}
-	ci, err := sub(m, vcmCollectionInfo, "VChannelMeta.collection_info")
-	if err != nil || ci == nil {
-		return vm, err
-	}
-	vm.CollectionID = int64(ci.Varint(civCollectionID))
-	vm.Schemas = len(ci.All(civSchemas))
-	for i, f := range ci.All(civPartitions) {
-		p, err := wire.Parse(f.Payload)
+	// A message field written twice merges, as proto decodes it: its
+	// schemas and partitions add up, its collection id is the last.
+	for _, f := range m.All(vcmCollectionInfo) {
+		ci, err := wire.Parse(f.Payload)
 		if err != nil || f.Type != protowire.BytesType {
-			return nil, fmt.Errorf("VChannelMeta.collection_info.partitions[%d]: not a message", i)
+			return nil, fmt.Errorf("VChannelMeta.collection_info: not a message")
 		}
-		vm.Partitions = append(vm.Partitions, int64(p.Varint(pivPartitionID)))
+		if ci.Has(civCollectionID) {
+			vm.CollectionID = int64(ci.Varint(civCollectionID))
+		}
+		vm.Schemas += len(ci.All(civSchemas))
+		for i, f := range ci.All(civPartitions) {
+			p, err := wire.Parse(f.Payload)
+			if err != nil || f.Type != protowire.BytesType {
+				return nil, fmt.Errorf("VChannelMeta.collection_info.partitions[%d]: not a message", i)
+			}
+			vm.Partitions = append(vm.Partitions, int64(p.Varint(pivPartitionID)))
+		}
 	}
 	return vm, nil
 }

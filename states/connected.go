@@ -14,6 +14,7 @@ import (
 	"github.com/heron-shell/heron/states/check"
 	"github.com/heron-shell/heron/states/instance"
 	"github.com/heron-shell/heron/states/parse"
+	"github.com/heron-shell/heron/states/remove"
 	"github.com/heron-shell/heron/states/repair"
 	"github.com/heron-shell/heron/states/reset"
 	"github.com/heron-shell/heron/states/resetwal"
@@ -22,7 +23,7 @@ import (
 )
 
 // ConnectedCommands are the namespaces of the connected state over inst:
-// show, reset, restore, apply and backup. It is their one list: connect and the demo build
+// show, reset, repair, remove, restore, apply, backup and check. It is their one list: connect and the demo build
 // the connected state with it; a new namespace is one line here.
 func ConnectedCommands(inst *instance.Instance) []*framework.Command {
 	var cmds []*framework.Command
@@ -31,6 +32,7 @@ func ConnectedCommands(inst *instance.Instance) []*framework.Command {
 		reset.Commands,
 		resetwal.Commands,
 		repair.Commands,
+		remove.Commands,
 		restore.Commands,
 		applyplan.Commands,
 		backup.Commands,

@@ -84,7 +84,7 @@ func (o *Offline) HelpNote() string {
 // each with what heron offers instead: an operator used to birdwatcher gets
 // the safe path, not a bare unknown command.
 var birdwatcherWrites = map[string]string{
-	"remove": "it deletes metadata keys without a plan or a backup; look first (show segment, show checkpoint), keep a copy (backup --file FILE), and use a write that plans and backs up (reset checkpoint, reset wal, restore, remove replicate-pchannel)",
+	"remove": "it deletes metadata keys without a plan or a backup; look first (show segment, show checkpoint), keep a copy (backup --file FILE), and use a write that plans and backs up (reset checkpoint, reset wal, restore; remove replicate-pchannel for a stale replicating pchannel)",
 	"kill":   "a session key belongs to a running component; stop the component (kubectl scale or delete its pod) and its lease expires; show session lists who is alive",
 	"flush":  "heron talks to etcd, not to a running Milvus; flush through Milvus (pymilvus: collection.flush()) before stopping it; show segment --state Growing lists what is not flushed",
 	"repair": "heron has the repairs of what check finds (repair checkpoint, repair vchannel-registration, repair wal-broadcast-task, repair wal-recovery-storage), each with a plan, a backup and a verify; for the rest, reset checkpoint, reset wal, restore, apply --file (help lists them)",

@@ -26,7 +26,7 @@ import (
 
 // Params are the flags of `check`.
 type Params struct {
-	framework.ParamBase `use:"check" desc:"after a WAL switch: pchannel assignment, WAL names, progress, replay of old data, broadcast tasks, vchannel registration (read-only; exit 1 on FAIL)" example:"check --since-backup heron-backup-by-dev-full.jsonl --watch --for 1m"`
+	framework.ParamBase `use:"check" desc:"after a WAL switch: pchannel assignment, WAL names, progress, replay of old data, broadcast tasks, vchannel registration, recovery storage schemas, stale replicating pchannels (read-only; exit 1 on FAIL, with the repair's command)" example:"check --since-backup heron-backup-by-dev-full.jsonl --watch --for 1m"`
 	TargetWAL           string `name:"target-wal" placeholder:"WAL" desc:"the WAL the instance switched to (default: the one most consume checkpoints name)"`
 	SinceBackup         string `name:"since-backup" placeholder:"FILE" desc:"a heron backup taken before the switch: its time, pchannel terms and time ticks are the pre-switch state"`
 	Watch               bool   `name:"watch" desc:"read again every --interval for --for and compare the reads"`
@@ -199,7 +199,8 @@ func Judge(reads []*Snapshot, o Options) *Result {
 	if o.Before != nil {
 		res.Since = o.Before.Created.Format(time.RFC3339)
 	}
-	res.Items = []Item{assignment(reads, o), walNames(reads, o), progress(reads, o), replay(reads, o), broadcastTasks(reads, o), registration(reads, o)}
+	res.Items = []Item{assignment(reads, o), walNames(reads, o), progress(reads, o), replay(reads, o), broadcastTasks(reads, o), registration(reads, o),
+		recoveryStorage(reads, o), replicatePChannels(reads, o)}
 	if o.Online {
 		res.Items = append(res.Items, onlineSwitch(reads, o))
 	}
@@ -216,7 +217,8 @@ func Judge(reads []*Snapshot, o Options) *Result {
 func (r *Result) JSON() any { return r }
 
 // Table implements framework.Result: one row per item (verdict, item,
-// what was seen), then what to do and the keys at fault.
+// what was seen), then the keys at fault, what to do and the repairs'
+// commands, each whole on a line of its own.
 func (r *Result) Table(w io.Writer) error {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "check: %s (target WAL %s, %s; %d read(s), revision %d)\n", r.Verdict, r.TargetWAL, r.TargetFrom, r.Reads, r.Revision)
@@ -229,17 +231,26 @@ func (r *Result) Table(w io.Writer) error {
 			fmt.Fprintf(&sb, "      key: %s\n", framework.EscapeText(k))
 		}
 		fmt.Fprintf(&sb, "      do: %s\n", framework.EscapeText(it.Do))
+		if err := show.WriteCommands(&sb, "      ", it.Commands); err != nil {
+			return err
+		}
 	}
 	_, err := io.WriteString(w, sb.String())
 	return err
 }
 
-// Lines implements framework.Result: one line per item, then the verdict.
+// Lines implements framework.Result: one line per item and one per
+// repair command of its, then the verdict.
 func (r *Result) Lines(w io.Writer) error {
 	for _, it := range r.Items {
 		if err := framework.WriteLine(w, "kind", "check", "item", it.Name, "verdict", it.Verdict, "seen", it.Seen, "do", it.Do,
 			"keys", strings.Join(it.Keys, ",")); err != nil {
 			return err
+		}
+		for _, c := range it.Commands {
+			if err := framework.WriteLine(w, "kind", "command", "item", it.Name, "command", c); err != nil {
+				return err
+			}
 		}
 	}
 	return framework.WriteLine(w, "kind", "summary", "verdict", r.Verdict, "reads", r.Reads, "target_wal", r.TargetWAL)

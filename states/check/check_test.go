@@ -1,6 +1,11 @@
 package check
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -9,8 +14,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/heron-shell/heron/models"
+	"github.com/heron-shell/heron/models/sample"
 	"github.com/heron-shell/heron/states/instance"
 	"github.com/heron-shell/heron/states/show"
+	"github.com/heron-shell/heron/tests/shelltest"
 )
 
 var now = time.Date(2026, 12, 4, 12, 0, 0, 0, time.UTC)
@@ -203,4 +210,169 @@ func TestWatchKeepsTwoReadsAndWhatWentBack(t *testing.T) {
 	it := item(t, Judge(reads, o), "replay")
 	assert.Equal(t, Fail, it.Verdict)
 	assert.Contains(t, it.Seen, "went back between reads (5 -> 3)")
+}
+
+// Every FAIL a repair fixes names that repair's exact command: in the
+// item's Commands (JSON "commands"), each once, in the order found, and in
+// the table on a line of its own after the item (at the margin when it
+// does not fit 80 columns indented); a WARN and an ok item name none.
+func TestEachFailNamesItsRepair(t *testing.T) {
+	long := "by-dev-rootcoord-dml_3_437744071571606912v1"
+	pending := []Task{{Key: models.BroadcastTaskPrefix + "2", ModRevision: 4, Task: &models.BroadcastTask{State: models.BroadcastPending}}}
+	a, b := healthy(now, 5, 1), healthy(now.Add(2*time.Minute), 5, 2)
+	a.Tasks, b.Tasks = pending, pending
+	st := b.State
+	st.ChannelCPs[0].Position.Timestamp = tso(now.Add(-time.Hour)) // dml_0_100v0 frozen
+	st.Live[long] = 437744071571606912
+	st.Registered[models.VChannelMetaKey(models.PChannelOf(long), long)] = true
+	st.ChannelCPs = append(st.ChannelCPs, show.ChannelCPEntry{Key: models.ChannelCPKey(long), VChannel: long,
+		Position: &show.ChannelPosition{MsgID: make([]byte, 8), Timestamp: tso(now.Add(-time.Hour)), WAL: "kafka"}})
+	delete(st.Registered, models.VChannelMetaKey("dml_1", "dml_1_100v0"))
+	st.Schemaless = map[string]show.VChannelRef{
+		models.VChannelMetaKey("dml_0", "dml_0_100v0"): {VChannel: "dml_0_100v0", Collection: 100},
+		models.VChannelMetaKey("dml_1", "dml_1_100v0"): {VChannel: "dml_1_100v0", Collection: 100},
+	}
+	b.Replicate = Replicate{Config: &models.ReplicateConfig{Clusters: []models.ReplicateCluster{{ID: "by-dev"}, {ID: "standby"}}}, PChannels: []Replicating{
+		{Key: models.ReplicatingPChannelKey("old", "dml_1"), Meta: &models.ReplicatingPChannelMeta{Source: "dml_1", TargetCluster: models.ReplicateCluster{ID: "old"}}},
+		{Key: models.ReplicatingPChannelKey("standby", "dml_0"), Meta: &models.ReplicatingPChannelMeta{Source: "dml_0", TargetCluster: models.ReplicateCluster{ID: "standby"}}},
+	}}
+	r := Judge([]*Snapshot{a, b}, opts())
+	want := map[string][]string{
+		"progress":              {"repair checkpoint --vchannel dml_0_100v0 --set-to pchannel-cp", "repair checkpoint --vchannel " + long + " --set-to pchannel-cp"},
+		"vchannel-registration": {"repair vchannel-registration --vchannel dml_1_100v0"},
+		"broadcast-tasks":       {"repair wal-broadcast-task --id 2 --mode reset"},
+		"recovery-storage":      {"repair wal-recovery-storage"},
+		"replicate-pchannels":   {"remove replicate-pchannel --target-cluster old --source-channel dml_1"},
+	}
+	for _, it := range r.Items {
+		if cmds, ok := want[it.Name]; ok {
+			assert.Equal(t, Fail, it.Verdict, it.Name)
+			assert.Equal(t, cmds, it.Commands, it.Name)
+		} else {
+			assert.Empty(t, it.Commands, "%s (%s) names no repair", it.Name, it.Verdict)
+		}
+	}
+	assert.Equal(t, []string{"streamingnode-meta/wal/dml_0/vchannel/dml_0_100v0", "streamingnode-meta/wal/dml_1/vchannel/dml_1_100v0"}, item(t, r, "recovery-storage").Keys)
+	assert.Equal(t, []string{"streamingcoord-meta/replicating-pchannel/old-dml_1"}, item(t, r, "replicate-pchannels").Keys)
+
+	j, err := json.Marshal(r.JSON())
+	require.NoError(t, err)
+	assert.Contains(t, string(j), `"commands":["repair wal-broadcast-task --id 2 --mode reset"]`)
+	assert.Equal(t, len(want), strings.Count(string(j), `"commands"`), "an item without a repair has no commands field")
+
+	var tb bytes.Buffer
+	require.NoError(t, r.Table(&tb))
+	table := tb.String()
+	for _, cmds := range want {
+		for _, c := range cmds {
+			assert.Regexp(t, "(?m)^(        )?"+regexp.QuoteMeta(c)+"$", table, "each command whole on a line of its own")
+		}
+	}
+	assert.Contains(t, table, "      commands (each a plan unless --run):\n        repair checkpoint --vchannel dml_0_100v0 --set-to pchannel-cp\nrepair checkpoint --vchannel "+long+" --set-to pchannel-cp\n",
+		"the command too wide for its indent starts at the margin")
+	for _, l := range strings.Split(table, "\n") {
+		if strings.HasPrefix(l, "FAIL") || strings.HasPrefix(l, "WARN") || strings.HasPrefix(l, "ok ") || strings.HasPrefix(l, "      do: ") {
+			continue // an item's row and its do: line are as they were
+		}
+		if len(l) > 80 {
+			assert.Regexp(t, "^(repair|remove) [^ ]+ --", l, "only a command alone on its line is wider than 80 columns")
+		}
+	}
+	var lb bytes.Buffer
+	require.NoError(t, r.Lines(&lb))
+	assert.Contains(t, lb.String(), "kind=command item=recovery-storage command=\"repair wal-recovery-storage\"\n")
+
+	assert.Empty(t, item(t, Judge([]*Snapshot{b}, opts()), "broadcast-tasks").Commands, "one read: a WARN, no repair named")
+}
+
+// A replicate configuration that does not decode is a WARN naming its key
+// (stale entries cannot be told); with none stored, every entry is stale.
+func TestReplicatePChannelsWithoutAConfiguration(t *testing.T) {
+	s := healthy(now, 5, 1)
+	s.Replicate = Replicate{ConfigError: "garbage", PChannels: []Replicating{{Key: models.ReplicatingPChannelKey("old", "dml_1"),
+		Meta: &models.ReplicatingPChannelMeta{Source: "dml_1", TargetCluster: models.ReplicateCluster{ID: "old"}}}}}
+	it := item(t, Judge([]*Snapshot{s}, opts()), "replicate-pchannels")
+	assert.Equal(t, Warn, it.Verdict)
+	assert.Equal(t, []string{models.ReplicateConfiguration}, it.Keys)
+	assert.Empty(t, it.Commands)
+
+	s.Replicate.ConfigError = ""
+	it = item(t, Judge([]*Snapshot{s}, opts()), "replicate-pchannels")
+	assert.Equal(t, Fail, it.Verdict)
+	assert.Equal(t, []string{"remove replicate-pchannel --target-cluster old --source-channel dml_1"}, it.Commands)
+
+	assert.Equal(t, OK, item(t, Judge([]*Snapshot{healthy(now, 5, 1)}, opts()), "replicate-pchannels").Verdict)
+}
+
+// A watch over a crash loop: a term that rises at consecutive reads, or by
+// more than one, is a FAIL even while the checkpoint moves (the e2e case:
+// term 4 -> 21 over a watch of a few reads used to be a WARN); a single
+// rise by one stays a reassignment (WARN). The count of rises survives
+// the reads keep drops.
+func TestCrashLoopAcrossReads(t *testing.T) {
+	o := opts()
+	watch := func(terms ...int64) Item {
+		var reads []*Snapshot
+		for i, term := range terms {
+			reads = keep(reads, healthy(now.Add(time.Duration(i)*time.Second), term, uint64(10+i)), o)
+		}
+		return item(t, Judge(reads, o), "pchannel-assignment")
+	}
+	it := watch(4, 9, 15, 21)
+	assert.Equal(t, Fail, it.Verdict)
+	assert.Contains(t, it.Seen, "dml_0 term rose 4 -> 21 between reads, in 3 read intervals: a crash loop")
+	assert.Equal(t, []string{"streamingcoord-meta/pchannel/dml_0", "streamingcoord-meta/pchannel/dml_1"}, it.Keys)
+
+	it = watch(4, 21)
+	assert.Equal(t, Fail, it.Verdict, "by more than one in one interval")
+	assert.Contains(t, it.Seen, "in 1 read interval: a crash loop")
+
+	it = watch(5, 6, 5, 6)
+	assert.Equal(t, Fail, it.Verdict, "risen in two intervals, though 5 -> 6 overall")
+	assert.Contains(t, it.Seen, "in 2 read intervals")
+
+	it = watch(5, 6, 6, 6)
+	assert.Equal(t, Warn, it.Verdict)
+	assert.Contains(t, it.Seen, "reassigned between reads (term 5 -> 6)")
+
+	// Reads given to Judge directly (not kept by a watch) are counted too.
+	reads := []*Snapshot{healthy(now, 5, 1), healthy(now.Add(time.Second), 6, 2), healthy(now.Add(2*time.Second), 7, 3)}
+	assert.Equal(t, Fail, item(t, Judge(reads, o), "pchannel-assignment").Verdict)
+}
+
+// check reads what its new items need from etcd: a NORMAL vchannel meta
+// with no schema and a replicating pchannel to a cluster the configuration
+// does not hold are FAILs naming their absolute keys and their repairs.
+func TestCheckReadsRecoveryStorageAndReplication(t *testing.T) {
+	s := shelltest.Start(t, commonpb.WALName_Kafka)
+	put := func(rel string, v []byte) {
+		if _, err := s.Cli.Put(context.Background(), s.Inst.Layout.Meta(rel), string(v)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := s.Sample.PChannels[1]
+	v := p + "_900v0"
+	put(models.VChannelMetaKey(p, v), sample.VChannelMeta(v, 900))
+	put(models.ReplicateConfiguration, sample.ReplicateConfiguration("by-dev", "standby"))
+	put(models.ReplicatingPChannelKey("standby", p), sample.ReplicatingPChannel(p, "standby-rootcoord-dml_0", "standby"))
+	put(models.ReplicatingPChannelKey("old", p), sample.ReplicatingPChannel(p, "old-rootcoord-dml_0", "old"))
+	out, errs, code, _ := shelltest.Run(t, Commands(s.Inst), "check --target-wal kafka --format json")
+	require.Equal(t, 1, code, errs)
+	var res Result
+	require.NoError(t, json.Unmarshal([]byte(out), &res))
+	byName := map[string]Item{}
+	for _, it := range res.Items {
+		byName[it.Name] = it
+	}
+	rs := byName["recovery-storage"]
+	assert.Equal(t, Fail, rs.Verdict)
+	assert.Equal(t, []string{s.Inst.Layout.Meta(models.VChannelMetaKey(p, v))}, rs.Keys, "the sample's own vchannels have schema keys")
+	assert.Equal(t, []string{"repair wal-recovery-storage"}, rs.Commands)
+	rp := byName["replicate-pchannels"]
+	assert.Equal(t, Fail, rp.Verdict)
+	assert.Equal(t, []string{s.Inst.Layout.Meta(models.ReplicatingPChannelKey("old", p))}, rp.Keys)
+	assert.Equal(t, []string{"remove replicate-pchannel --target-cluster old --source-channel " + p}, rp.Commands)
+
+	out, _, _, _ = shelltest.Run(t, Commands(s.Inst), "check --target-wal kafka")
+	assert.Contains(t, out, "\n      commands (each a plan unless --run):\nremove replicate-pchannel --target-cluster old --source-channel "+p+"\n")
 }

@@ -5,11 +5,13 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
 
+	"github.com/heron-shell/heron/framework"
 	"github.com/heron-shell/heron/models"
 	"github.com/heron-shell/heron/models/msgid"
 	"github.com/heron-shell/heron/states/show"
@@ -23,13 +25,15 @@ const (
 )
 
 // Item is one row of `check`: a named check, its verdict, what was seen,
-// what to do, and the exact keys at fault (absolute etcd keys).
+// what to do, the exact keys at fault (absolute etcd keys) and the exact
+// command lines of the repairs that fix its FAILs.
 type Item struct {
-	Name    string   `json:"item"`
-	Verdict string   `json:"verdict"`
-	Seen    string   `json:"seen"`
-	Do      string   `json:"do,omitempty"`
-	Keys    []string `json:"keys"`
+	Name     string   `json:"item"`
+	Verdict  string   `json:"verdict"`
+	Seen     string   `json:"seen"`
+	Do       string   `json:"do,omitempty"`
+	Keys     []string `json:"keys"`
+	Commands []string `json:"commands,omitempty"`
 }
 
 // finding is one problem an item found.
@@ -54,6 +58,20 @@ func judge(name, okSeen, do string, fs []finding) Item {
 	for _, f := range fs {
 		if f.key != "" && !slices.Contains(it.Keys, f.key) && len(it.Keys) < maxListed {
 			it.Keys = append(it.Keys, f.key)
+		}
+	}
+	return it
+}
+
+// withCommands adds to a FAILed item the commands of the repairs of its
+// findings, in the order found, each once, as many as keys are listed.
+func withCommands(it Item, cmds []string) Item {
+	if it.Verdict != Fail {
+		return it
+	}
+	for _, c := range cmds {
+		if !slices.Contains(it.Commands, c) && len(it.Commands) < maxListed {
+			it.Commands = append(it.Commands, c)
 		}
 	}
 	return it
@@ -101,8 +119,11 @@ func majorityWAL(st *show.ChannelState) (commonpb.WALName, string) {
 func pchannelName(key string) string { return strings.TrimPrefix(key, models.PChannelPrefix) }
 
 // assignment: every pchannel ASSIGNED to a streaming node whose session
-// holds a lease, its term above the pre-switch term, stable across reads
-// (a term that rises while the checkpoint stands still is a crash loop).
+// holds a lease, its term above the pre-switch term, stable across reads:
+// a term that rises while the checkpoint stands still, rises in two read
+// intervals or more, or by more than one, is a crash loop (each start of
+// the streaming node takes the pchannel at a new term); a single rise by
+// one is a reassignment.
 func assignment(reads []*Snapshot, o Options) Item {
 	first, last := reads[0].State, reads[len(reads)-1].State
 	var fs []finding
@@ -113,6 +134,7 @@ func assignment(reads []*Snapshot, o Options) Item {
 	for _, pe := range first.PChannels {
 		firstTerms[pchannelName(pe.Key)] = pe.Meta.Term
 	}
+	rises := termRises(reads)
 	nodes := map[int64]bool{}
 	for _, pe := range last.PChannels {
 		p, m := pchannelName(pe.Key), pe.Meta
@@ -136,10 +158,13 @@ func assignment(reads []*Snapshot, o Options) Item {
 			}
 		}
 		if t0, ok := firstTerms[p]; ok && m.Term > t0 {
-			cpStill := consumeTick(first, p) == consumeTick(last, p)
-			if cpStill {
+			switch {
+			case consumeTick(first, p) == consumeTick(last, p):
 				fs = append(fs, finding{Fail, key, fmt.Sprintf("%s term rose %d -> %d between reads while its consume checkpoint stood still: a crash loop", p, t0, m.Term)})
-			} else {
+			case rises[p] >= 2 || m.Term-t0 > 1:
+				fs = append(fs, finding{Fail, key, fmt.Sprintf("%s term rose %d -> %d between reads, in %s: a crash loop (its consume checkpoint moved)",
+					p, t0, m.Term, framework.Plural(int64(max(rises[p], 1)), "read interval", ""))})
+			default:
 				fs = append(fs, finding{Warn, key, fmt.Sprintf("%s was reassigned between reads (term %d -> %d)", p, t0, m.Term)})
 			}
 		}
@@ -157,6 +182,33 @@ func assignment(reads []*Snapshot, o Options) Item {
 		seen += ", stable across reads"
 	}
 	return judge("pchannel-assignment", seen, "see `show wal-distribution` and `show session`; a pchannel that stays unassigned or a node without a session needs the streaming node's log", fs)
+}
+
+// termRises counts, by pchannel, the read intervals in which its term
+// rose: kept with the latest read by a watch (keep), else counted over the
+// reads given.
+func termRises(reads []*Snapshot) map[string]int {
+	if last := reads[len(reads)-1]; last.compared {
+		return last.rises
+	}
+	rises := map[string]int{}
+	for i := 1; i < len(reads); i++ {
+		addRises(rises, reads[i-1].State, reads[i].State)
+	}
+	return rises
+}
+
+// addRises counts in rises each pchannel whose term rose from a to b.
+func addRises(rises map[string]int, a, b *show.ChannelState) {
+	before := make(map[string]int64, len(a.PChannels))
+	for _, pe := range a.PChannels {
+		before[pe.Key] = pe.Meta.Term
+	}
+	for _, pe := range b.PChannels {
+		if t0, ok := before[pe.Key]; ok && pe.Meta.Term > t0 {
+			rises[pchannelName(pe.Key)]++
+		}
+	}
 }
 
 func consumeTick(st *show.ChannelState, p string) uint64 {
@@ -235,6 +287,7 @@ func walNames(reads []*Snapshot, o Options) Item {
 func progress(reads []*Snapshot, o Options) Item {
 	last := reads[len(reads)-1]
 	var fs []finding
+	var cmds []string
 	live, behind := 0, 0
 	for _, cc := range last.State.ChannelCPs {
 		pos := cc.Position
@@ -247,6 +300,7 @@ func progress(reads []*Snapshot, o Options) Item {
 		if lag := last.At.Sub(at); lag > o.MaxLag {
 			fs = append(fs, finding{Fail, key, fmt.Sprintf("channel checkpoint of %s lags wall clock by %s, over datacoord's max lag %s (error 504 \"channel checkpoint exceed max lag\")",
 				cc.VChannel, lag.Truncate(time.Second), o.MaxLag)})
+			cmds = append(cmds, show.CheckpointRepair(cc.VChannel))
 			continue
 		}
 		if o.Before != nil && !at.After(o.Before.Created) {
@@ -290,7 +344,7 @@ func progress(reads []*Snapshot, o Options) Item {
 			seen += fmt.Sprintf("; %d consume checkpoint(s) stood still: an idle pchannel's checkpoint moves only when a persisted message arrives, not flagged", idle)
 		}
 	}
-	return judge("progress", seen, "a checkpoint over the max lag stops compaction and fails datacoord's health check: see `show vchannel-health` and the streaming node's flusher log", fs)
+	return withCommands(judge("progress", seen, "a checkpoint over the max lag stops compaction and fails datacoord's health check: see `show vchannel-health` and the streaming node's flusher log; with Milvus stopped, the commands below move a frozen vchannel's checkpoint up to its pchannel's", fs), cmds)
 }
 
 // stillSpan is how long a live channel checkpoint may stand still across
@@ -392,6 +446,7 @@ func broadcastTasks(reads []*Snapshot, o Options) Item {
 		}
 	}
 	var fs []finding
+	var cmds []string
 	for _, t := range last.Tasks {
 		key := o.meta(t.Key)
 		if t.Task == nil {
@@ -405,15 +460,18 @@ func broadcastTasks(reads []*Snapshot, o Options) Item {
 			continue // the online switch item follows it
 		}
 		if rev, ok := was[t.Key]; ok && rev == t.ModRevision && len(reads) > 1 && span >= o.StuckAfter {
-			fs = append(fs, finding{Fail, key, fmt.Sprintf("broadcast task %s has been %s for %s (unchanged across reads)", strings.TrimPrefix(t.Key, models.BroadcastTaskPrefix),
-				t.Task.State, span.Truncate(time.Second))})
+			id := strings.TrimPrefix(t.Key, models.BroadcastTaskPrefix)
+			fs = append(fs, finding{Fail, key, fmt.Sprintf("broadcast task %s has been %s for %s (unchanged across reads)", id, t.Task.State, span.Truncate(time.Second))})
+			if n, err := strconv.ParseInt(id, 10, 64); err == nil {
+				cmds = append(cmds, show.BroadcastTaskRepair(n))
+			}
 			continue
 		}
 		fs = append(fs, finding{Warn, key, fmt.Sprintf("broadcast task %s is %s: in flight (check --watch --for %s tells whether it is stuck)", strings.TrimPrefix(t.Key, models.BroadcastTaskPrefix),
 			t.Task.State, o.StuckAfter)})
 	}
 	seen := fmt.Sprintf("%d broadcast task(s), none in flight", len(last.Tasks))
-	return judge("broadcast-tasks", seen, "a task stuck in flight blocks DDL: see `show broadcast-task` and the streaming coordinator's log", fs)
+	return withCommands(judge("broadcast-tasks", seen, "a task stuck in flight blocks DDL: see `show broadcast-task` and the streaming coordinator's log; with Milvus stopped, the commands below make a task PENDING again with no ack (the coordinator appends its message again)", fs), cmds)
 }
 
 // registration: every live collection's vchannel registered on its pchannel.
@@ -425,12 +483,14 @@ func registration(reads []*Snapshot, o Options) Item {
 	}
 	slices.SortFunc(vs, models.NaturalCompare)
 	var fs []finding
+	var cmds []string
 	for _, v := range vs {
 		key := models.VChannelMetaKey(models.PChannelOf(v), v)
 		if !st.Registered[key] {
 			fs = append(fs, finding{Fail, o.meta(key), fmt.Sprintf("vchannel %s of live collection %d is not registered on its pchannel", v, st.Live[v])})
+			cmds = append(cmds, show.RegistrationRepair(v))
 		}
 	}
 	seen := fmt.Sprintf("%d vchannel(s) of %d live collection(s), each registered", len(vs), st.Collections)
-	return judge("vchannel-registration", seen, "the streaming node does not recover an unregistered vchannel: recreate its registration from rootcoord (birdwatcher `repair vchannel-registration`)", fs)
+	return withCommands(judge("vchannel-registration", seen, "the streaming node does not recover an unregistered vchannel: with Milvus stopped, the commands below recreate its registration from its collection's meta", fs), cmds)
 }

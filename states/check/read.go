@@ -24,6 +24,9 @@ type Snapshot struct {
 	At    time.Time
 	State *show.ChannelState
 	Tasks []Task
+	// Replicate is the replication state (small: a configuration and one
+	// entry per pchannel and target cluster).
+	Replicate Replicate
 	// Segments is the segment scan (the last read only; nil otherwise).
 	Segments *SegmentScan
 	// Kafka is what the Kafka target's brokers hold (--kafka-brokers; the
@@ -34,6 +37,9 @@ type Snapshot struct {
 	// compare them again.
 	compared bool
 	wentBack []finding
+	// rises counts, by pchannel, the read intervals since the first read
+	// in which its term rose (a crash loop rises at consecutive reads).
+	rises map[string]int
 	// Woodpecker lists the woodpecker logs of the pchannels under the
 	// prefix woodpecker uses, with their creation time (a woodpecker
 	// target and a switch time only; the last read).
@@ -108,6 +114,21 @@ type Task struct {
 	Error       string
 }
 
+// Replicate is the replicate configuration and the replicating pchannels.
+type Replicate struct {
+	// Config is nil when none is stored (ConfigError: when it does not decode).
+	Config      *models.ReplicateConfig
+	ConfigError string
+	PChannels   []Replicating
+}
+
+// Replicating is one replicating-pchannel key.
+type Replicating struct {
+	Key   string
+	Meta  *models.ReplicatingPChannelMeta
+	Error string
+}
+
 // SegmentScan is what the segment scan found: segments whose start
 // position is later than the switch, and those of them not in the target WAL.
 type SegmentScan struct {
@@ -119,13 +140,19 @@ type SegmentScan struct {
 // keep adds s to a watch's reads and keeps only the first and the latest
 // (each snapshot holds every channel of the instance: a five-minute watch
 // must not hold thirty): what went back from the latest to s, and what a
-// dropped read had found, travel with s.
+// dropped read had found, travel with s, and so do the counts of term
+// rises at each read.
 func keep(reads []*Snapshot, s *Snapshot, o Options) []*Snapshot {
 	if len(reads) == 0 {
 		return []*Snapshot{s}
 	}
 	prev := reads[len(reads)-1]
 	s.compared, s.wentBack = true, wentBack(prev.State, s.State, o)
+	s.rises = maps.Clone(prev.rises)
+	if s.rises == nil {
+		s.rises = map[string]int{}
+	}
+	addRises(s.rises, prev.State, s.State)
 	if len(reads) == 2 {
 		s.wentBack = append(prev.wentBack, s.wentBack...)
 		return []*Snapshot{reads[0], s}
@@ -143,17 +170,32 @@ func read(ctx context.Context, inst *instance.Instance) (*Snapshot, error) {
 		return nil, err
 	}
 	snap := &Snapshot{At: time.Now().UTC(), State: st}
-	_, err = inst.Walk(ctx, st.Revision, []string{models.BroadcastTaskPrefix}, func(e instance.Entry) error {
-		if e.Kind != models.KindBroadcastTask {
-			return nil
+	rp := &snap.Replicate
+	_, err = inst.Walk(ctx, st.Revision, []string{models.BroadcastTaskPrefix, models.ReplicateConfiguration, models.ReplicatingPChannel}, func(e instance.Entry) error {
+		switch e.Kind {
+		case models.KindBroadcastTask:
+			t := Task{Key: e.Rel, ModRevision: e.ModRevision}
+			if bt, err := models.DecodeBroadcastTask(e.Value); err != nil {
+				t.Error = err.Error()
+			} else {
+				t.Task = bt
+			}
+			snap.Tasks = append(snap.Tasks, t)
+		case models.KindReplicateConfiguration:
+			if c, err := models.DecodeReplicateConfig(e.Value); err != nil {
+				rp.ConfigError = err.Error()
+			} else {
+				rp.Config = c
+			}
+		case models.KindReplicatingPChannel:
+			r := Replicating{Key: e.Rel}
+			if m, err := models.DecodeReplicatingPChannel(e.Value); err != nil {
+				r.Error = err.Error()
+			} else {
+				r.Meta = m
+			}
+			rp.PChannels = append(rp.PChannels, r)
 		}
-		t := Task{Key: e.Rel, ModRevision: e.ModRevision}
-		if bt, err := models.DecodeBroadcastTask(e.Value); err != nil {
-			t.Error = err.Error()
-		} else {
-			t.Task = bt
-		}
-		snap.Tasks = append(snap.Tasks, t)
 		return nil
 	})
 	if err != nil {

@@ -46,6 +46,11 @@ type Repair[P any] struct {
 	Decide func(ctx context.Context, inst *instance.Instance, p *P, rev int64) (*Decision, error)
 	// Line is the command line the backup records (no --run).
 	Line func(p *P) string
+	// Pending, when set, counts the keys a plan at rev (0: now) would
+	// write, without Decide's usage errors: the verify's re-plan after a
+	// run (and apply --file's) uses it, for a repair whose Decide refuses
+	// what the run leaves (a remove: no entry matches once it is gone).
+	Pending func(ctx context.Context, inst *instance.Instance, p *P, rev int64) (int64, error)
 }
 
 // Decision is what a repair decided at the plan's revision.
@@ -141,8 +146,19 @@ func Build[P any](r Repair[P]) apply.Build[*instance.Instance, P] {
 			if v.Changes == nil {
 				v.Changes = []Change{}
 			}
-			return &apply.Plan{Command: r.Command, Title: r.Command, View: v, Keys: int64(len(pl.d.Changes)), Root: pl.inst.Layout.RootPath,
+			out := &apply.Plan{Command: r.Command, Title: r.Command, View: v, Keys: int64(len(pl.d.Changes)), Root: pl.inst.Layout.RootPath,
 				Put: "written", Nothing: "nothing to repair: " + pl.d.Subject, Reminders: pl.d.Reminders}
+			if r.Pending != nil {
+				count := func(ctx context.Context, rev int64) (int64, error) { return r.Pending(ctx, pl.inst, pl.p, rev) }
+				out.Replan = &apply.Replan{
+					Same: func(ctx context.Context, rev int64) (bool, error) {
+						n, err := count(ctx, rev)
+						return n == 0, err
+					},
+					Pending: func(ctx context.Context) (int64, error) { return count(ctx, 0) },
+				}
+			}
+			return out
 		},
 	})
 }

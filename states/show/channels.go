@@ -28,6 +28,12 @@ type ChannelState struct {
 	// Registered holds every vchannel registration key
 	// (streamingnode-meta/wal/{p}/vchannel/{v}).
 	Registered map[string]bool
+	// Schemaless are the NORMAL vchannel metas (by key) with no schema:
+	// none in their collection_info and no key under their schema/ (Milvus
+	// 2.6.0 panics at start on one: "vchannel has no schemas in recovery
+	// info", milvus#43538). Usually empty: a meta is dropped from it when a
+	// schema key follows it (a walk is in key order, the meta first).
+	Schemaless map[string]VChannelRef
 	ChannelCPs []ChannelCPEntry
 	// Live maps the vchannels of live (Created) collections to their
 	// collection id; Collections says how many collections are live.
@@ -37,6 +43,12 @@ type ChannelState struct {
 	Config map[string]string
 	// Errors are keys whose value does not decode, with the error.
 	Errors []string
+}
+
+// VChannelRef is a vchannel of a collection.
+type VChannelRef struct {
+	VChannel   string
+	Collection int64
 }
 
 // PChannelEntry is one streamingcoord-meta/pchannel key.
@@ -69,7 +81,7 @@ type ChannelPosition struct {
 // ReadChannelState reads the channels of inst at revision rev (0: now).
 func ReadChannelState(ctx context.Context, inst *instance.Instance, rev int64) (*ChannelState, error) {
 	st := &ChannelState{Sessions: map[int64]instance.KV{}, ConsumeCPs: map[string]ConsumeCP{}, Registered: map[string]bool{},
-		Live: map[string]int64{}, Config: map[string]string{}}
+		Schemaless: map[string]VChannelRef{}, Live: map[string]int64{}, Config: map[string]string{}}
 	bad := func(rel string, err error) {
 		st.Errors = append(st.Errors, fmt.Sprintf("key %s does not decode: %v", rel, err))
 	}
@@ -101,6 +113,16 @@ func ReadChannelState(ctx context.Context, inst *instance.Instance, rev int64) (
 			st.ConsumeCPs[e.PChannel] = ConsumeCP{Key: e.Rel, CP: cp}
 		case models.KindVChannelMeta:
 			st.Registered[e.Rel] = true
+			m, err := models.DecodeVChannelMeta(e.Value)
+			if err != nil {
+				bad(e.Rel, err)
+				return nil
+			}
+			if m.State == models.VChannelNormal && m.Schemas == 0 {
+				st.Schemaless[e.Rel] = VChannelRef{VChannel: e.VChannel, Collection: m.CollectionID}
+			}
+		case models.KindVChannelSchema:
+			delete(st.Schemaless, models.VChannelMetaKey(e.PChannel, e.VChannel))
 		case models.KindChannelCP:
 			p, err := models.DecodePosition(e.Value)
 			if err != nil {

@@ -60,6 +60,8 @@ type VChannelHealthRow struct {
 	LagSeconds int64    `json:"lag_seconds"`
 	Registered bool     `json:"registered"`
 	Flags      []string `json:"flags"`
+	// Commands are the repairs of its FAIL flags (OVER_MAX_LAG, NOT_REGISTERED).
+	Commands []string `json:"commands,omitempty"`
 }
 
 // Has reports a flag.
@@ -138,11 +140,13 @@ func VChannelHealth(st *ChannelState, now time.Time, override time.Duration, war
 			row.LagSeconds = int64(now.Sub(models.TSOTime(cc.Position.Timestamp)).Seconds())
 			if time.Duration(row.LagSeconds)*time.Second > maxLag {
 				row.Flags = append(row.Flags, FlagOverMaxLag)
+				row.Commands = append(row.Commands, CheckpointRepair(row.VChannel))
 				res.OverMaxLag++
 			}
 		}
 		if live && !row.Registered {
 			row.Flags = append(row.Flags, FlagNotRegistered)
+			row.Commands = append(row.Commands, RegistrationRepair(row.VChannel))
 			res.NotRegistered++
 		}
 		res.VChannels = append(res.VChannels, row)
@@ -159,6 +163,7 @@ func VChannelHealth(st *ChannelState, now time.Time, override time.Duration, war
 		row.Registered = st.Registered[models.VChannelMetaKey(row.PChannel, v)]
 		if !row.Registered {
 			row.Flags = append(row.Flags, FlagNotRegistered)
+			row.Commands = append(row.Commands, RegistrationRepair(v))
 			res.NotRegistered++
 		}
 		res.VChannels = append(res.VChannels, row)
@@ -192,7 +197,14 @@ func (r *VChannelHealthResult) Table(w io.Writer) error {
 	_, err := fmt.Fprintf(w, "%d vchannel(s): %d over the max lag %s (%s), %d not registered, %d dropped (skipped); lag is against wall clock %s\n",
 		len(r.VChannels), r.OverMaxLag, time.Duration(r.MaxLagSeconds*float64(time.Second)), framework.EscapeText(r.MaxLagFrom), r.NotRegistered, r.Dropped,
 		r.Now.Format(time.RFC3339))
-	return err
+	if err != nil {
+		return err
+	}
+	var cmds []string
+	for _, v := range r.VChannels {
+		cmds = append(cmds, v.Commands...)
+	}
+	return WriteCommands(w, "", cmds)
 }
 
 // Lines implements framework.Result.
@@ -201,6 +213,11 @@ func (r *VChannelHealthResult) Lines(w io.Writer) error {
 		if err := line(w, "vchannel", "vchannel", v.VChannel, "collection", i64(v.Collection), "key", v.Key, "wal", v.WAL,
 			"timestamp", u64(v.Timestamp), "lag_seconds", i64(v.LagSeconds), "registered", boolS(v.Registered), "flags", strings.Join(v.Flags, ",")); err != nil {
 			return err
+		}
+		for _, c := range v.Commands {
+			if err := line(w, "command", "vchannel", v.VChannel, "command", c); err != nil {
+				return err
+			}
 		}
 	}
 	return line(w, "summary", "vchannels", itoa(len(r.VChannels)), "over_max_lag", itoa(r.OverMaxLag), "not_registered", itoa(r.NotRegistered),

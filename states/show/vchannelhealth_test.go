@@ -1,13 +1,20 @@
 package show
 
 import (
+	"bytes"
+	"encoding/json"
 	"io"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/heron-shell/heron/models"
+	"github.com/heron-shell/heron/models/sample"
+	"github.com/heron-shell/heron/models/wire"
 	"github.com/heron-shell/heron/states/instance"
 )
 
@@ -57,4 +64,64 @@ func TestVChannelHealthAgainstWallClock(t *testing.T) {
 	assert.Equal(t, "config/dataCoord.compaction.channelMaxCPLag", r.MaxLagFrom)
 	r = VChannelHealth(st, now, 30*time.Second, io.Discard)
 	assert.Equal(t, 2, r.OverMaxLag, "--max-lag wins")
+}
+
+// A FAIL row names the repair that fixes it, whole: the frozen checkpoint
+// (OVER_MAX_LAG) `repair checkpoint`, the vchannel not registered `repair
+// vchannel-registration`; in JSON a field, in the table a line of its own
+// after the summary, at the margin when it does not fit 80 columns indented.
+func TestVChannelHealthNamesTheRepairs(t *testing.T) {
+	now := time.Date(2026, 12, 4, 12, 0, 0, 0, time.UTC)
+	st := channelState(now)
+	long := "by-dev-rootcoord-dml_3_437744071571606912v1"
+	st.Live[long] = 437744071571606912
+	r := VChannelHealth(st, now, 0, io.Discard)
+	byName := map[string]VChannelHealthRow{}
+	for _, v := range r.VChannels {
+		byName[v.VChannel] = v
+	}
+	assert.Empty(t, byName["p_1v0"].Commands)
+	assert.Empty(t, byName["p_8v0"].Commands, "no live collection: not judged")
+	assert.Equal(t, []string{"repair checkpoint --vchannel p_1v1 --set-to pchannel-cp"}, byName["p_1v1"].Commands)
+	assert.Equal(t, []string{"repair vchannel-registration --vchannel p_1v2"}, byName["p_1v2"].Commands)
+
+	j, err := json.Marshal(r.JSON())
+	require.NoError(t, err)
+	assert.Contains(t, string(j), `"commands":["repair checkpoint --vchannel p_1v1 --set-to pchannel-cp"]`)
+	assert.Equal(t, 3, strings.Count(string(j), `"commands"`), "only the FAIL rows carry commands")
+
+	var b bytes.Buffer
+	require.NoError(t, r.Table(&b))
+	assert.Contains(t, b.String(), "\ncommands (each a plan unless --run):\n  repair checkpoint --vchannel p_1v1 --set-to pchannel-cp\n"+
+		"repair vchannel-registration --vchannel "+long+"\n  repair vchannel-registration --vchannel p_1v2\n")
+	b.Reset()
+	require.NoError(t, r.Lines(&b))
+	assert.Contains(t, b.String(), `kind=command vchannel=p_1v1 command="repair checkpoint --vchannel p_1v1 --set-to pchannel-cp"`)
+}
+
+// ReadChannelState keeps the NORMAL vchannel metas that hold no schema,
+// neither in their collection_info nor under their schema/ (read a few
+// keys a page: a meta and its schema keys may fall on different pages).
+func TestChannelStateSchemaless(t *testing.T) {
+	e := seeded(t, commonpb.WALName_Kafka)
+	p := e.pch(0)
+	meta := func(v string, state uint64, inline bool) []byte {
+		ci := (&wire.Builder{}).Varint(1, 500)
+		if inline {
+			ci.Message(3, sample.Schema("books"))
+		}
+		return (&wire.Builder{}).String(1, v).Varint(2, state).Message(3, ci.Build()).Build()
+	}
+	e.put(models.VChannelMetaKey(p, p+"_500v0"), meta(p+"_500v0", 1, false)) // lost its schemas
+	e.put(models.VChannelMetaKey(p, p+"_500v1"), meta(p+"_500v1", 1, true))  // schema inline (2.6.0)
+	e.put(models.VChannelMetaKey(p, p+"_500v2"), meta(p+"_500v2", 2, false)) // DROPPED
+	e.put(models.VChannelMetaKey(p, p+"_500v3"), meta(p+"_500v3", 1, false))
+	e.put(models.VChannelSchemaPrefix(p, p+"_500v3")+"1", sample.Schema("books")) // schema timeline
+	e.put(models.VChannelMetaKey(p, p+"_500v4"), []byte{0xff})
+	st, err := ReadChannelState(ctxT(t), e.inst, 0)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]VChannelRef{models.VChannelMetaKey(p, p+"_500v0"): {VChannel: p + "_500v0", Collection: 500}}, st.Schemaless,
+		"the sample's vchannels have schema keys")
+	assert.Contains(t, strings.Join(st.Errors, "\n"), models.VChannelMetaKey(p, p+"_500v4"))
+	assert.True(t, st.Registered[models.VChannelMetaKey(p, p+"_500v4")], "a meta that does not decode is still a registration")
 }

@@ -62,12 +62,12 @@ check "$SINCE"
 expect_rc 0 "healthy restart"
 expect_out '^check: ok \(target WAL kafka, the majority: 3 of 3' "healthy: ok, the target is the majority"
 expect_out '^ok +pchannel-assignment +3 pchannel\(s\) ASSIGNED on 1 live streaming node\(s\), every term above the pre-switch one' "healthy: assignment ok"
-for it in wal-names progress replay broadcast-tasks vchannel-registration; do
+for it in wal-names progress replay broadcast-tasks vchannel-registration recovery-storage replicate-pchannels; do
 	expect_out "^ok +$it " "healthy: $it ok"
 done
 check "$SINCE --format json"
 expect_rc 0 "healthy: json"
-if printf '%s' "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["verdict"]=="ok" and len(d["items"])==6, d' 2>/dev/null; then pass "healthy: one JSON document, verdict ok, six items"; else fail "healthy: json"; fi
+if printf '%s' "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["verdict"]=="ok" and len(d["items"])==8 and not any("commands" in i for i in d["items"]), d' 2>/dev/null; then pass "healthy: one JSON document, verdict ok, eight items, no repair named"; else fail "healthy: json"; fi
 check "$SINCE --kafka-brokers $NEW_KAFKA"
 expect_rc 0 "healthy: the Kafka target holds only records written after the switch"
 expect_out "^ok +replay .*3 Kafka topic\(s\) read, none holding records older than the switch" "healthy: Kafka topics read"
@@ -112,6 +112,9 @@ check "$SINCE"
 expect_rc 1 "channel checkpoint lag over datacoord's max lag"
 expect_out "^FAIL +progress +channel checkpoint of ${P0}_100v0 lags wall clock by 1h0m.*over datacoord's max lag 15m0s" "lag: FAIL with the 900 s rule"
 expect_out "key: $M/datacoord-meta/channel-cp/${P0}_100v0\$" "lag: the exact key"
+expect_out "^repair checkpoint --vchannel ${P0}_100v0 --set-to pchannel-cp\$" "lag: the repair's command, whole at the margin"
+check "$SINCE --format json"
+if printf '%s' "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); i=[i for i in d["items"] if i["item"]=="progress"][0]; assert i["commands"][0]=="repair checkpoint --vchannel '"${P0}"'_100v0 --set-to pchannel-cp", i' 2>/dev/null; then pass "lag: the JSON item carries the command"; else fail "lag: json commands"; fi
 ctl put "$ROOT/config/dataCoord.compaction.channelMaxCPLag" 7200 >/dev/null
 check "$SINCE"
 expect_rc 0 "lag: within an instance's own 2 h max lag (config/dataCoord.compaction.channelMaxCPLag)"
@@ -129,12 +132,14 @@ check "$SINCE --watch --interval 1s --for 2s --stuck-after 1s"
 expect_rc 1 "broadcast task pending across reads"
 expect_out "^FAIL +broadcast-tasks +broadcast task 2 has been Pending for" "broadcast-pending: FAIL when unchanged"
 expect_out "key: $M/streamingcoord-meta/broadcast-task/2\$" "broadcast-pending: the exact key"
+expect_out "^ +repair wal-broadcast-task --id 2 --mode reset\$" "broadcast-pending: the repair's command"
 
 situation unregistered
 check "$SINCE"
 expect_rc 1 "missing vchannel registration"
 expect_out "^FAIL +vchannel-registration +vchannel ${P0}_100v0 of live collection 100 is not registered" "unregistered: FAIL"
 expect_out "key: $M/streamingnode-meta/wal/$P0/vchannel/${P0}_100v0\$" "unregistered: the exact key"
+expect_out "^ +repair vchannel-registration --vchannel ${P0}_100v0\$" "unregistered: the repair's command"
 
 # A woodpecker target whose logs were written before the switch (the real
 # client's metadata, states/resetwal/testdata/wp_milvus30.json): replayed.
