@@ -103,11 +103,7 @@ func TestRepairBroadcastTaskUsage(t *testing.T) {
 // tasks; a saved plan applied after the task changed is refused.
 func TestRepairBroadcastTaskRefusals(t *testing.T) {
 	e := newEnv(t)
-	key, vs := e.stuckTask()
-	plan := filepath.Join(e.dir, "plan.jsonl")
-	if out, errs, code := e.repair("repair wal-broadcast-task --id 7 --plan-out " + plan); code != 0 {
-		t.Fatalf("--plan-out: exit %d\n%s%s", code, out, errs)
-	}
+	e.stuckTask()
 	e.live("session/mixcoord", "mixcoord")
 	before := e.dump()
 	out, errs, code := e.repair("repair wal-broadcast-task --id 7 --run")
@@ -118,8 +114,8 @@ func TestRepairBroadcastTaskRefusals(t *testing.T) {
 	e.changed(before)
 
 	e2 := newEnv(t)
-	key, vs = e2.stuckTask()
-	plan = filepath.Join(e2.dir, "plan.jsonl")
+	key, vs := e2.stuckTask()
+	plan := filepath.Join(e2.dir, "plan.jsonl")
 	if out, errs, code := e2.repair("repair wal-broadcast-task --id 7 --plan-out " + plan); code != 0 {
 		t.Fatalf("--plan-out: exit %d\n%s%s", code, out, errs)
 	}

@@ -252,7 +252,9 @@ func TestRepairCheckpointUsage(t *testing.T) {
 		check(c.line, c.want)
 	}
 	e.changed(before)
-	e.cli.Delete(context.Background(), e.meta(models.ConsumeCheckpointKey(p2)))
+	if _, err := e.cli.Delete(context.Background(), e.meta(models.ConsumeCheckpointKey(p2))); err != nil {
+		t.Fatal(err)
+	}
 	check("--vchannel "+logs+" --set-to pchannel-cp", "pchannel "+p2+" has no consume checkpoint")
 
 	pe := newEnvWAL(t, commonpb.WALName_Pulsar)
