@@ -405,11 +405,11 @@ func replay(reads []*Snapshot, o Options) Item {
 	if o.Target == commonpb.WALName_WoodPecker && o.Before != nil {
 		for _, l := range last.Woodpecker {
 			if !l.Created.IsZero() && l.Created.Before(o.Before.Created) {
-				fs = append(fs, finding{Fail, l.Key, fmt.Sprintf("woodpecker log %s was created before the switch (%s, %d segment(s)): its entries predate it and are replayed, or the reader waits at its truncation point (`reset wal` empties it)",
+				fs = append(fs, finding{Fail, l.Key, fmt.Sprintf("woodpecker log %s was created before the switch (LogMeta.creation_timestamp %s, %d segment(s)): its entries predate it and are replayed, or the reader waits at its truncation point (`reset wal` empties it)",
 					l.Key, l.Created.Format(time.RFC3339), l.Segments)})
 			}
 		}
-		seen += fmt.Sprintf("; %d woodpecker log(s), none created before the switch", len(last.Woodpecker))
+		seen += fmt.Sprintf("; %d woodpecker log(s), none created before the switch (by LogMeta.creation_timestamp)", len(last.Woodpecker))
 	}
 	return judge("replay", seen, "a position going back or a new segment on the old WAL means old records are replayed: stop Milvus, keep its logs, and compare with the backup (`restore --file` rolls back)", fs)
 }
