@@ -1,0 +1,133 @@
+# The runbooks (docs/runbook/) against the binary: every page's ```heron
+# blocks, in order, typed into heron after `connect` on Debian's etcd seeded
+# with heron demo's instance on the page's source WAL (etcdtool seed --demo),
+# each line exit 0, and at the end every pchannel on the page's target, none
+# split. The placeholders become the test's: ETCD_HOST:2379 the etcd,
+# BACKUP_DIR a temporary folder, KAFKA_HOST:9092 a Kafka broker without the
+# topics (kafkafake), http://PULSAR_HOST:8080 an admin API that knows no topic
+# (404: absent), MILVUS_VERSION the demo's 2.6.23. The ```heron-live and
+# ```heron-s3 blocks need a running Milvus or object storage: each of their
+# flags must be one `help COMMAND` lists. A page and a binary that disagree
+# (a renamed flag, a changed command or output) fail here.
+# RUNBOOK_DIR reads the pages from another folder (a copy under test).
+. "$(dirname "$0")/../lib.sh"
+RUNBOOK_DIR=${RUNBOOK_DIR:-$REPO/docs/runbook}
+PAGES="pulsar-to-woodpecker kafka-to-woodpecker rocksmq-to-woodpecker woodpecker-to-kafka woodpecker-to-pulsar kafka-to-pulsar pulsar-to-kafka"
+
+# blocks PAGE INFO: the lines of PAGE's fenced blocks whose info string is
+# exactly INFO, in order (blank lines left out); exit 1 when the page is
+# missing or a block is not closed.
+blocks() {
+	python3 - "$1" "$2" <<'PY'
+import sys
+path, info = sys.argv[1], sys.argv[2]
+try:
+    lines = open(path).read().split("\n")
+except OSError as e:
+    sys.exit(f"{path}: {e.strerror}")
+inside = None
+for n, line in enumerate(lines, 1):
+    if inside is None:
+        if line.startswith("```"):
+            inside = line[3:].strip()
+            opened = n
+        continue
+    if line.startswith("```"):
+        inside = None
+        continue
+    if inside == info and line.strip():
+        print(line)
+if inside is not None:
+    sys.exit(f"{path}: the block opened on line {opened} is not closed")
+PY
+}
+
+start_etcd
+start_kafka kafka
+# A Pulsar admin API without any topic: every request is 404 (absent).
+PULSAR_PORT=$(free_port)
+python3 - "$PULSAR_PORT" >"$WORK/pulsar.log" 2>&1 <<'PY' &
+import http.server, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(404)
+        self.send_header("Content-Type", "application/json")
+        self.end_headers()
+        self.wfile.write(b'{"reason":"Topic not found"}')
+    def log_message(self, *a):
+        pass
+http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+PY
+PULSAR_PID=$!
+trap 'kill "$PULSAR_PID" 2>/dev/null; cleanup' EXIT
+for _ in $(seq 1 100); do
+	python3 -c "import socket,sys; socket.create_connection(('127.0.0.1', int(sys.argv[1])), 1)" "$PULSAR_PORT" 2>/dev/null && break
+	sleep 0.1
+done
+
+# subst: the page's placeholders made the test's (BK: the page's backup folder).
+subst() {
+	sed -e "s|ETCD_HOST:2379|$ETCD|g" -e "s|BACKUP_DIR|$BK|g" -e "s|KAFKA_HOST:9092|$KAFKA|g" \
+		-e "s|http://PULSAR_HOST:8080|http://127.0.0.1:$PULSAR_PORT|g" -e "s|MILVUS_VERSION|2.6.23|g"
+}
+
+for page in $PAGES; do
+	src=${page%%-to-*}
+	tgt=${page##*-to-}
+	file=$RUNBOOK_DIR/$page.md
+	BK=$WORK/backups-$page
+	mkdir -p "$BK"
+	ctl del "" --from-key >/dev/null || exit 1
+	seed --demo --wal "$src" --rootPath by-dev >/dev/null || { echo "test_runbook: seeding $src failed" >&2; exit 1; }
+
+	if ! blocks "$file" heron >"$WORK/$page.heron" 2>"$WORK/$page.err"; then
+		RC=1 OUT="" ERR=$(cat "$WORK/$page.err")
+		fail "$page: its heron blocks cannot be read"
+		continue
+	fi
+	subst <"$WORK/$page.heron" >"$WORK/$page.lines"
+	if [ "$(wc -l <"$WORK/$page.lines")" -lt 3 ]; then
+		RC=1 OUT=$(cat "$WORK/$page.heron") ERR=""
+		fail "$page: fewer than 3 heron lines"
+		continue
+	fi
+	if grep -nE '[A-Z][A-Z_]*(_HOST|_DIR|_VERSION)\b' "$WORK/$page.lines" >"$WORK/left"; then
+		RC=1 OUT=$(cat "$WORK/left") ERR=""
+		fail "$page: a placeholder the test does not know"
+		continue
+	fi
+	n=0
+	while IFS= read -r line; do
+		n=$((n + 1))
+		run_heron "$(connect_line)
+$line"
+		expect_rc 0 "$page: heron line $n: $line"
+	done <"$WORK/$page.lines"
+
+	run_heron "$(connect_line)
+show checkpoint --pchannels"
+	expect_out "^3 pchannel\(s\): 3 on $tgt; none split" "$page: every pchannel is on $tgt, none split"
+	if ls "$BK"/heron-backup-by-dev-reset-"$tgt"-rev*.jsonl >/dev/null 2>&1; then pass "$page: the reset's backup is in BACKUP_DIR"; else
+		RC=1 OUT=$(ls "$BK") ERR=""
+		fail "$page: no reset backup in BACKUP_DIR"
+	fi
+
+	# The blocks that need a running Milvus or object storage: their commands
+	# and flags as heron's help lists them.
+	for info in heron-live heron-s3; do
+		blocks "$file" "$info" >"$WORK/$page.$info" || { fail "$page: its $info blocks cannot be read"; continue; }
+		while IFS= read -r line; do
+			cmd=$(printf '%s\n' "$line" | awk '{for (i = 1; i <= NF && $i !~ /^--/; i++) printf "%s%s", (i > 1 ? " " : ""), $i}')
+			run_heron "$(connect_line)
+help $cmd"
+			if [ "$RC" -ne 0 ]; then
+				fail "$page: $info: help $cmd"
+				continue
+			fi
+			for flag in $(printf '%s\n' "$line" | grep -oE '(^| )--[a-zA-Z0-9-]+' | tr -d ' '); do
+				if printf '%s\n' "$OUT" | grep -qE -- "^ +$flag( |$)"; then pass "$page: $info: $cmd $flag"; else fail "$page: $info: $cmd has no flag $flag"; fi
+			done
+		done <"$WORK/$page.$info"
+	done
+done
+finish
