@@ -8,6 +8,7 @@ steps every switch shares keep one wording, and each page still stands alone
 Edit the text here, not the pages. tests/e2e/commands/test_runbook.sh runs
 the pages' `heron` blocks against a real etcd."""
 import os
+import textwrap
 
 NAME = {"pulsar": "Pulsar", "kafka": "Kafka", "rocksmq": "RocksMQ", "woodpecker": "Woodpecker"}
 PAGES = [("pulsar", "woodpecker"), ("kafka", "woodpecker"), ("rocksmq", "woodpecker"),
@@ -20,6 +21,11 @@ TARGET_FLAGS = {
     "pulsar": " --pulsar-admin http://PULSAR_HOST:8080 --milvus-version MILVUS_VERSION",
 }
 CHECK_FLAGS = {"woodpecker": "", "kafka": " --kafka-brokers KAFKA_HOST:9092", "pulsar": ""}
+
+
+def fill(text):
+    """One paragraph wrapped at 100 columns like the rest of the page."""
+    return textwrap.fill(text, width=100, break_long_words=False, break_on_hyphens=False)
 
 
 def releases(src, tgt):
@@ -203,9 +209,9 @@ heron cannot reach the data: the plan says so and `--run` needs `--allow-data-le
 
 After the reset Milvus reads each pchannel's topic (named after the pchannel, partition 0) from
 its beginning: a topic that still holds records (from an earlier run of this instance on Kafka) is
-replayed. Each topic must be absent, or empty (low watermark equal to the high one). heron checks
-this in step 5's dry run with `--kafka-brokers` (gate "target topics are fresh"; it creates no
-topic) and names every topic that holds records. To look yourself, and to delete a topic heron
+replayed. Each topic must be absent, or empty (low watermark equal to the high one, also when
+retention deleted every record). heron checks this in step 5's dry run with `--kafka-brokers` (gate
+"target topics are fresh"; it creates no topic) and names every topic that holds records. To look yourself, and to delete a topic heron
 names (one `--delete` per topic; the brokers need `delete.topic.enable=true`, Kafka's default):
 
 ```sh
@@ -269,19 +275,23 @@ pulsar:
         "woodpecker": ("The chart writes `mq.type: woodpecker` when `woodpecker.enabled=true` and neither "
                        "`externalPulsar.enabled` nor `pulsar.enabled` (the Pulsar 2 subchart) is set, and "
                        "runs woodpecker inside the streaming node (`streaming.woodpecker.embedded=true`, the "
-                       "default) with `streaming.woodpecker.storage.type` (default `minio`); a standalone "
-                       "release keeps the message queue its deployment's `milvus.io/message-queue` "
-                       "annotation names on an upgrade, whatever `standalone.messageQueue` says. "
+                       "default) with `streaming.woodpecker.storage.type` (default `minio`). On a standalone "
+                       "release `standalone.messageQueue: woodpecker` (the chart's default) does not switch "
+                       "an upgrade: the chart then keeps the queue the standalone deployment's "
+                       "`milvus.io/message-queue` annotation names (`milvus.standalone.messageQueue` in "
+                       "its `_helpers.tpl`). "
                        "`extraConfigFiles.user.yaml`, which the chart documents as overriding its own "
                        "config, states it whatever the chart derives:"),
         "kafka": ("For an external Kafka the chart writes the `kafka:` settings from `externalKafka.enabled=true`, "
                   "`externalKafka.brokerList`, `externalKafka.securityProtocol` (its default is `SASL_SSL`: "
-                  "set `PLAINTEXT` for brokers without security) and `externalKafka.sasl.*`; "
+                  "set `PLAINTEXT` for brokers without security) and `externalKafka.sasl.*` (an in-cluster "
+                  "Kafka: `kafka.enabled=true`); "
                   "`extraConfigFiles.user.yaml`, which the chart documents as overriding its own config, "
                   "states `mq.type` whatever the chart derives:"),
         "pulsar": ("For an external Pulsar the chart writes the `pulsar:` settings from "
                    "`externalPulsar.enabled=true`, `externalPulsar.host`, `externalPulsar.port`, "
-                   "`externalPulsar.tenant`, `externalPulsar.namespace` (and `authPlugin`/`authParams`); "
+                   "`externalPulsar.tenant`, `externalPulsar.namespace` (and `authPlugin`/`authParams`; an "
+                   "in-cluster Pulsar: `pulsarv3.enabled=true`); "
                    "`extraConfigFiles.user.yaml`, which the chart documents as overriding its own config, "
                    "states `mq.type` whatever the chart derives:"),
     }[tgt]
@@ -322,10 +332,10 @@ externalPulsar:
     }[tgt]
     extra = ""
     if tgt == "woodpecker":
-        extra = ("\n`woodpecker.storage.type`: keep `minio` (Milvus's default) or `service` in a cluster; `local` "
+        extra = "\n" + fill("`woodpecker.storage.type`: keep `minio` (Milvus's default) or `service` in a cluster; `local` "
                  "keeps each streaming node's data on its own disk, and late 2.6 builds panic on it in cluster "
                  "mode. `woodpecker.meta.prefix`: leave the default unless you know why; heron was told the "
-                 "value (`--wp-meta-prefix`) if you changed it.\n")
+                 "value (`--wp-meta-prefix`) if you changed it.") + "\n"
     return f"""## 6. Point Milvus at {NAME[tgt]}: mq.type and the {NAME[tgt]} settings
 
 `reset checkpoint --run` already set `mq.type` in Milvus's etcd config source: every key directly
@@ -342,7 +352,7 @@ a trap for the next person, and a deleted override would bring it back. In milvu
 {yaml}
 ```
 {extra}
-**Helm chart.** {helm}
+{fill("**Helm chart.** " + helm)}
 
 ```yaml
 {helm_values}
@@ -476,9 +486,9 @@ The whole procedure, in order, for an instance whose metadata is in etcd under t
 checkpoints, channel checkpoints, collection start positions, segment positions) to {T}'s
 earliest position; it starts again on {T}. Every step says how to go back (step 9).
 
-{releases(src, tgt)}
+{fill(releases(src, tgt))}
 
-{tested(src, tgt)}
+{fill(tested(src, tgt))}
 
 Placeholders: `ETCD_HOST:2379` (the etcd Milvus uses), `by-dev` (`etcd.rootPath`), `BACKUP_DIR` (a
 folder on a disk that outlives the pod or machine heron runs on), `RELEASE`/`NAMESPACE` (Helm),
@@ -513,8 +523,8 @@ show broadcast-task
 ```
 
 `check` must end without `FAIL` (exit 0). `show broadcast-task` must end with `0 in flight`: a
-broadcast (a DDL: create, drop, alter) still in flight is lost by the switch, so wait until it
-finishes; heron's reset refuses while one is in flight. Then stop the writes (your application's
+broadcast (a DDL: create, drop, alter) still in flight has messages in {S} that the new WAL never
+sees, so wait until it finishes; heron's reset refuses while one is in flight. Then stop the writes (your application's
 inserts and deletes) and flush every collection, so that no segment is left Growing, Sealed or
 Flushing: rows not flushed live only in {S} and would be lost (the reset refuses them unless
 `--allow-growing`). With pymilvus 2.4 or later:
@@ -555,7 +565,7 @@ show config-etcd
 ```
 
 The run ends with `verify: ok` and names its backup (`backup: BACKUP_DIR/heron-backup-by-dev-reset-{tgt}-rev….jsonl`);
-`show checkpoint --pchannels` ends with `N pchannel(s): N on {tgt}; none split`. A run stopped
+`show checkpoint --pchannels` says `N pchannel(s): N on {tgt}; none split`. A run stopped
 midway leaves a split state that the same command completes when run again (or `restore` undoes:
 step 9). The plan's warnings matter: "this instance is a replication source" means replication
 must be set up again after the switch (step 8).
