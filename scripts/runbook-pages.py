@@ -4,10 +4,12 @@ steps every switch shares keep one wording, and each page still stands alone
 (an on-call engineer reads only the page of the switch at hand).
 
     python3 scripts/runbook-pages.py      # rewrites docs/runbook/{source}-to-{target}.md
+    python3 scripts/runbook-pages.py DIR  # writes them into DIR (test_runbook.sh compares)
 
 Edit the text here, not the pages. tests/e2e/commands/test_runbook.sh runs
 the pages' `heron` blocks against a real etcd."""
 import os
+import sys
 import textwrap
 
 NAME = {"pulsar": "Pulsar", "kafka": "Kafka", "rocksmq": "RocksMQ", "woodpecker": "Woodpecker"}
@@ -74,11 +76,15 @@ def tested(src, tgt):
         s += "`KAFKA_HOST:9092` is a Kafka broker without the topics (`tests/e2e/kafkafake`); "
     if tgt == "pulsar":
         s += "`http://PULSAR_HOST:8080` is a stand-in admin API that knows no topic (404: absent); "
-    s += (f"every line must exit 0, and at the end `show checkpoint --pchannels` must say that every pchannel "
-          f"is on {tgt}, none split. The same script checks that every flag of this page's `heron-live` "
-          f"and `heron-s3` blocks is one that heron's `help` lists. A renamed flag or command fails it. "
+    s += (f"the `etcdctl snapshot` lines of steps 1 and 3 (etcdctl 3.4) and step 1's `heron --olc` line "
+          f"run too; every line must exit 0, and at the end `show checkpoint "
+          f"--pchannels` must say that every pchannel is on {tgt}, none split. Then it takes step 9's way "
+          "back, restoring the backups the page's commands wrote newest first, and compares every key with "
+          "the seeded instance, byte for byte. The same script checks that every flag of this page's "
+          "`heron-live` and `heron-s3` blocks is one that heron's `help` lists. A renamed flag or command "
+          "fails it. "
           "**Not tested**: a real Milvus (its flush, stop, restart and `check` on a running instance), Helm, "
-          "the Milvus Operator, docker compose, `etcdctl snapshot`, ")
+          "the Milvus Operator, docker compose, restoring an etcd snapshot, ")
     if tgt == "woodpecker":
         s += "the deletion of woodpecker's objects (`--minio-*`, the `heron-s3` block), "
     s += f"a real {NAME[tgt] if tgt != 'woodpecker' else 'object storage'} and the repairs of step 8."
@@ -471,7 +477,7 @@ instances' too.
 | 6 (the config) | put back `BACKUP_DIR/helm-values-before.yaml` (`helm upgrade ... -f` it), `BACKUP_DIR/milvus-cr-before.yaml` (`kubectl apply -f`), or the compose file, then the row above |
 | 7 (Milvus ran on {NAME[tgt]}) | stop Milvus (step 3), then the rows above; `restore` refuses what Milvus changed since: `--force-moved-on` rolls it back, and what was written on {NAME[tgt]} since the restart is lost |
 | 8 (a repair) | `restore --file` of that repair's backup (the newest), Milvus stopped |
-| a restore refused and not forceable, or etcd damaged | stop Milvus and etcd, `etcdutl snapshot restore BACKUP_DIR/etcd-stopped.db --data-dir NEW_DIR` for every member (with its `--name`, `--initial-cluster`, `--initial-advertise-peer-urls`), start etcd on the new data dirs |
+| a restore refused and not forceable, or etcd damaged | stop Milvus and etcd, `etcdutl snapshot restore BACKUP_DIR/etcd-stopped.db --data-dir NEW_DIR` (etcd 3.5 and later; `ETCDCTL_API=3 etcdctl snapshot restore` on 3.4) for every member, with its `--name`, `--initial-cluster` and `--initial-advertise-peer-urls`, then start etcd on the new data dirs |
 """
 
 
@@ -579,6 +585,8 @@ must be set up again after the switch (step 8).
 
 def main():
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs", "runbook")
+    if len(sys.argv) > 1:
+        root = sys.argv[1]
     for src, tgt in PAGES:
         with open(os.path.join(root, f"{src}-to-{tgt}.md"), "w") as f:
             f.write(page(src, tgt))

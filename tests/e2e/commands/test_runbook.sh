@@ -71,6 +71,19 @@ subst() {
 		-e "s|http://PULSAR_HOST:8080|http://127.0.0.1:$PULSAR_PORT|g" -e "s|MILVUS_VERSION|2.6.23|g"
 }
 
+# The pages are what scripts/runbook-pages.py writes: a page edited by hand
+# would drift from the others' shared wording.
+if [ "$RUNBOOK_DIR" = "$REPO/docs/runbook" ]; then
+	mkdir -p "$WORK/generated"
+	python3 "$REPO/scripts/runbook-pages.py" "$WORK/generated" || exit 1
+	for page in $PAGES; do
+		if cmp -s "$WORK/generated/$page.md" "$RUNBOOK_DIR/$page.md"; then pass "$page: as scripts/runbook-pages.py writes it"; else
+			RC=1 OUT=$(diff "$WORK/generated/$page.md" "$RUNBOOK_DIR/$page.md" | head -10) ERR=""
+			fail "$page: differs from what scripts/runbook-pages.py writes (edit the script, run it)"
+		fi
+	done
+fi
+
 for page in $PAGES; do
 	src=${page%%-to-*}
 	tgt=${page##*-to-}
@@ -96,6 +109,30 @@ for page in $PAGES; do
 		fail "$page: a placeholder the test does not know"
 		continue
 	fi
+	dump_to "$WORK/$page.before"
+
+	# The shell lines this machine can run, in order: the backup folder, the
+	# etcd snapshots (steps 1 and 3), step 1's heron --olc backup (with this
+	# heron). kubectl, helm, docker, kafka-topics.sh and pulsar-admin are not
+	# run.
+	blocks "$file" sh | grep -E '^(mkdir -p BACKUP_DIR$|ETCDCTL_API=3 etcdctl |heron --olc )' | subst >"$WORK/$page.sh"
+	if [ "$(grep -c '^heron --olc ' "$WORK/$page.sh")" -ne 1 ] || [ "$(grep -c 'snapshot save' "$WORK/$page.sh")" -ne 2 ]; then
+		RC=1 OUT=$(cat "$WORK/$page.sh") ERR=""
+		fail "$page: its sh blocks lack step 1's heron --olc backup or the two etcd snapshots"
+	fi
+	while IFS= read -r line; do
+		RC=0
+		case $line in
+		heron*) (eval "\"\$HERON\"${line#heron}") >"$WORK/out" 2>"$WORK/err" </dev/null || RC=$? ;;
+		*) (eval "$line") >"$WORK/out" 2>"$WORK/err" </dev/null || RC=$? ;;
+		esac
+		OUT=$(cat "$WORK/out") ERR=$(cat "$WORK/err")
+		expect_rc 0 "$page: sh: $line"
+	done <"$WORK/$page.sh"
+	for snap in etcd-before.db etcd-stopped.db; do
+		if [ -s "$BK/$snap" ]; then pass "$page: BACKUP_DIR/$snap written"; else fail "$page: no BACKUP_DIR/$snap"; fi
+	done
+
 	n=0
 	while IFS= read -r line; do
 		n=$((n + 1))
@@ -111,6 +148,16 @@ show checkpoint --pchannels"
 		RC=1 OUT=$(ls "$BK") ERR=""
 		fail "$page: no reset backup in BACKUP_DIR"
 	fi
+
+	# Step 9: the write commands' backups restored newest first (the highest
+	# revision) put every key back byte for byte.
+	for b in $(ls "$BK"/heron-backup-by-dev-*-rev*.jsonl 2>/dev/null | sed 's/.*-rev\([0-9]*\)-.*/\1 &/' | sort -rn | cut -d' ' -f2); do
+		run_heron "$(connect_line)
+restore --file $b --run --backup-dir $WORK"
+		expect_rc 0 "$page: way back: restore --file $(basename "$b") --run"
+	done
+	dump_to "$WORK/$page.restored"
+	same "$WORK/$page.before" "$WORK/$page.restored" "$page: way back: restored newest first, the instance is as it was"
 
 	# The blocks that need a running Milvus or object storage: their commands
 	# and flags as heron's help lists them.
