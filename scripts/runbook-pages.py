@@ -92,13 +92,17 @@ def tested(src, tgt):
 
 
 def stop_section(src):
-    mq_kept = {"pulsar": "Pulsar", "kafka": "Kafka", "rocksmq": "the RocksMQ volume",
-               "woodpecker": "the woodpecker service, if you run one"}[src]
+    kept = {"pulsar": "and so must Pulsar (the way back needs it)",
+            "kafka": "and so must Kafka (the way back needs it)",
+            "rocksmq": "and the standalone's volume, which holds RocksMQ's data, must be kept (the way back needs it)",
+            "woodpecker": "and so must the woodpecker service if you run one (embedded woodpecker runs inside the "
+                          "streaming node; its data is in MinIO)"}[src]
+    intro = fill("Stop every Milvus component (mixcoord, proxy, querynode, datanode, streamingnode; or "
+                 f"standalone) and nothing else: etcd and MinIO must stay up, {kept}. Use the way the instance "
+                 "was deployed.")
     return f"""## 3. Stop Milvus, keep etcd, MinIO and the MQs up
 
-Stop every Milvus component (mixcoord, proxy, querynode, datanode, streamingnode; or standalone) and
-nothing else: etcd and MinIO must stay up, and so must {mq_kept} (the way back needs it). Use the
-way the instance was deployed.
+{intro}
 
 **Helm chart** (`milvus/milvus`, release `RELEASE` in `NAMESPACE`). The chart labels its Milvus
 workloads `app.kubernetes.io/name=milvus` and the release `app.kubernetes.io/instance=RELEASE`; its
@@ -150,8 +154,9 @@ docker compose ps
 ```
 
 **Then, whatever the deployment**, open heron on the instance's etcd (the `heron` binary, or its
-container image: [docs/release.md](../release.md)) and wait until no session is alive: a stopped
-component's session key keeps its lease until the lease expires (tens of seconds).
+container image: [docs/release.md](../release.md)) and wait until no session is alive: a component
+that did not stop cleanly (killed, evicted) keeps its session key until its lease expires (Milvus's
+session TTL: tens of seconds).
 
 ```sh
 heron
@@ -457,7 +462,14 @@ added with these names: `help` lists what your build has. After a repair, start 
 
 
 def way_back(src, tgt):
-    wal_backup = "and then the `reset-wal` one (step 4)" if tgt == "woodpecker" else ""
+    if tgt == "woodpecker":
+        row4 = ("| 4 (`reset wal --run`) | `restore --file BACKUP_DIR/heron-backup-by-dev-reset-wal-rev….jsonl --run` "
+                "puts the log keys back (not objects deleted with `--minio-address`) |")
+        row5 = "restore the `reset-woodpecker` backup first, then the `reset-wal` one (step 4)"
+    else:
+        row4 = (f"| 4 (the {NAME[tgt]} topics) | heron wrote nothing; a topic you deleted held only an earlier "
+                f"run's records, which the way back does not need |")
+        row5 = f"restore the `reset-{tgt}` backup"
     return f"""## 9. The way back
 
 heron's `backups --dir BACKUP_DIR` lists the backups the write commands wrote, newest first
@@ -472,8 +484,8 @@ instances' too.
 | you are past step | to go back |
 |---|---|
 | 1-3 (backups, check, stop) | heron wrote nothing: start Milvus as it was (step 7's commands, without the config change) |
-| 4 (`reset wal --run`) | `restore --file BACKUP_DIR/heron-backup-by-dev-reset-wal-rev….jsonl --run` puts the log keys back (not objects deleted with `--minio-address`) |
-| 5 (`reset checkpoint --run`) | restore the `reset-{tgt}` backup first {wal_backup}; the mq.type override goes back with it; start Milvus on {NAME[src]} |
+{row4}
+| 5 (`reset checkpoint --run`) | {row5}; the mq.type override goes back with it; start Milvus on {NAME[src]} with its old config |
 | 6 (the config) | put back `BACKUP_DIR/helm-values-before.yaml` (`helm upgrade ... -f` it), `BACKUP_DIR/milvus-cr-before.yaml` (`kubectl apply -f`), or the compose file, then the row above |
 | 7 (Milvus ran on {NAME[tgt]}) | stop Milvus (step 3), then the rows above; `restore` refuses what Milvus changed since: `--force-moved-on` rolls it back, and what was written on {NAME[tgt]} since the restart is lost |
 | 8 (a repair) | `restore --file` of that repair's backup (the newest), Milvus stopped |
