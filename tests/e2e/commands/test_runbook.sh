@@ -165,12 +165,18 @@ restore --file $b --run --backup-dir $WORK"
 		blocks "$file" "$info" >"$WORK/$page.$info" || { fail "$page: its $info blocks cannot be read"; continue; }
 		while IFS= read -r line; do
 			cmd=$(printf '%s\n' "$line" | awk '{for (i = 1; i <= NF && $i !~ /^--/; i++) printf "%s%s", (i > 1 ? " " : ""), $i}')
-			run_heron "$(connect_line)
+			# One help a command (the pages share them).
+			cache=$WORK/help-$(printf '%s' "$cmd" | tr ' ' '_')
+			if [ ! -f "$cache" ]; then
+				run_heron "$(connect_line)
 help $cmd"
-			if [ "$RC" -ne 0 ]; then
-				fail "$page: $info: help $cmd"
-				continue
+				if [ "$RC" -ne 0 ]; then
+					fail "$page: $info: help $cmd"
+					continue
+				fi
+				printf '%s\n' "$OUT" >"$cache"
 			fi
+			OUT=$(cat "$cache")
 			for flag in $(printf '%s\n' "$line" | grep -oE '(^| )--[a-zA-Z0-9-]+' | tr -d ' '); do
 				if printf '%s\n' "$OUT" | grep -qE -- "^ +$flag( |$)"; then pass "$page: $info: $cmd $flag"; else fail "$page: $info: $cmd has no flag $flag"; fi
 			done
