@@ -256,6 +256,37 @@ until Milvus starts.
 """
 
 
+# The chart renders one milvus.yaml from the MQs its values enable
+# (milvus-helm charts/milvus/templates/config.tpl, chart 5.0.19): the first
+# of externalPulsar, pulsar, woodpecker, pulsarv3 writes an `mq:` section,
+# then externalKafka or kafka writes another. What the old MQ must do there.
+HELM_OLD = {
+    ("pulsar", "woodpecker"): "The old Pulsar: an in-cluster `pulsarv3` may stay enabled (woodpecker comes "
+                              "before it in the chart's choice); `externalPulsar.enabled` or `pulsar.enabled` "
+                              "(Pulsar 2) come before woodpecker: set them to `false`.",
+    ("kafka", "woodpecker"): "The old Kafka: `kafka.enabled` or `externalKafka.enabled` adds a `mq: kafka` "
+                             "section of its own: set it to `false`.",
+    ("rocksmq", "woodpecker"): "Leave `woodpecker.enabled` alone on a standalone release: "
+                               "`standalone.messageQueue` chooses there.",
+    ("woodpecker", "kafka"): "The old woodpecker: `woodpecker.enabled` adds a `mq: woodpecker` section of its "
+                             "own: set it to `false` (with `streaming.woodpecker.embedded=false` that also "
+                             "removes the woodpecker service's statefulset).",
+    ("woodpecker", "pulsar"): "The old woodpecker: `woodpecker.enabled` comes before an in-cluster `pulsarv3` "
+                              "in the chart's choice: set it to `false` (with "
+                              "`streaming.woodpecker.embedded=false` that also removes the woodpecker service's "
+                              "statefulset).",
+    ("kafka", "pulsar"): "The old Kafka: `kafka.enabled` or `externalKafka.enabled` adds a `mq: kafka` section "
+                         "of its own: set it to `false`.",
+    ("pulsar", "kafka"): "The old Pulsar: `pulsarv3.enabled` (the chart's default), `pulsar.enabled` or "
+                         "`externalPulsar.enabled` adds a `mq: pulsar` section of its own: set it to `false`.",
+}
+HELM_RENDERED = ("Each MQ the values enable writes its own `mq:` section and settings into the milvus.yaml the "
+                 "chart renders (`templates/config.tpl`), so read it before you start: `kubectl get configmap "
+                 "-n NAMESPACE -l app.kubernetes.io/instance=RELEASE -o yaml`. An in-cluster MQ subchart set to "
+                 "`false` takes its pods away; its statefulsets' PersistentVolumeClaims stay, so enabling it "
+                 "again for the way back should find its data (not verified here).")
+
+
 def config_section(src, tgt):
     yaml = {
         "woodpecker": """mq:
@@ -306,6 +337,18 @@ pulsar:
                    "`extraConfigFiles.user.yaml`, which the chart documents as overriding its own config, "
                    "states `mq.type` whatever the chart derives:"),
     }[tgt]
+    helm_code = ""
+    if src == "rocksmq":
+        helm = ("A standalone release renders `mq.type` from `standalone.messageQueue`, but when that is "
+                "`woodpecker` (the chart's default) an upgrade keeps the queue the standalone deployment's "
+                "`milvus.io/message-queue` annotation names (`milvus.standalone.messageQueue` in the chart's "
+                "`_helpers.tpl`; `templates/standalone-deployment.yaml` writes the annotation), which is "
+                "`rocksmq` here. So annotate the deployment first (its name: `kubectl get deploy -n NAMESPACE "
+                "-l app.kubernetes.io/instance=RELEASE,component=standalone`), then set the values; "
+                "`extraConfigFiles.user.yaml`, which the chart documents as overriding its own config, states "
+                "it as well:")
+        helm_code = ("```sh\nkubectl annotate deploy RELEASE-milvus-standalone -n NAMESPACE "
+                     "milvus.io/message-queue=woodpecker --overwrite\n```\n\n")
     helm_values = {
         "woodpecker": """extraConfigFiles:
   user.yaml: |+
@@ -336,6 +379,17 @@ externalPulsar:
   tenant: public
   namespace: default""",
     }[tgt]
+    if src == "rocksmq":
+        helm_values = """extraConfigFiles:
+  user.yaml: |+
+    mq:
+      type: woodpecker
+standalone:
+  messageQueue: woodpecker
+streaming:
+  woodpecker:
+    storage:
+      type: minio"""
     operator = {
         "woodpecker": '{"spec":{"dependencies":{"msgStreamType":"woodpecker"}}}',
         "kafka": '{"spec":{"dependencies":{"msgStreamType":"kafka","kafka":{"external":true,"brokerList":["KAFKA_HOST:9092"]}}}}',
@@ -365,13 +419,15 @@ a trap for the next person, and a deleted override would bring it back. In milvu
 {extra}
 {fill("**Helm chart.** " + helm)}
 
-```yaml
+{helm_code}```yaml
 {helm_values}
 ```
 
 Copy whatever `BACKUP_DIR/helm-values-before.yaml` holds under `extraConfigFiles.user.yaml` into
 that `user.yaml` first (the value replaces the whole file). Save it as `BACKUP_DIR/mq-{tgt}.yaml`;
-step 7 applies it. Keep the old MQ's subchart enabled until `check` passes: the way back needs it.
+step 7 applies it.
+
+{fill(HELM_OLD[src, tgt] + " " + HELM_RENDERED)}
 
 **Milvus Operator.** The operator writes `mq.type` from `spec.dependencies.msgStreamType` and drops
 the other MQs' sections from the config it renders (milvus-operator `pkg/controllers/configmaps.go`):
@@ -462,6 +518,8 @@ added with these names: `help` lists what your build has. After a repair, start 
 
 
 def way_back(src, tgt):
+    annotation = ("; first the standalone deployment's annotation back: "
+                  "`milvus.io/message-queue=rocksmq`") if src == "rocksmq" else ""
     if tgt == "woodpecker":
         row4 = ("| 4 (`reset wal --run`) | `restore --file BACKUP_DIR/heron-backup-by-dev-reset-wal-rev….jsonl --run` "
                 "puts the log keys back (not objects deleted with `--minio-address`) |")
@@ -486,7 +544,7 @@ instances' too.
 | 1-3 (backups, check, stop) | heron wrote nothing: start Milvus as it was (step 7's commands, without the config change) |
 {row4}
 | 5 (`reset checkpoint --run`) | {row5}; the mq.type override goes back with it; start Milvus on {NAME[src]} with its old config |
-| 6 (the config) | put back `BACKUP_DIR/helm-values-before.yaml` (`helm upgrade ... -f` it), `BACKUP_DIR/milvus-cr-before.yaml` (`kubectl apply -f`), or the compose file, then the row above |
+| 6 (the config) | put back `BACKUP_DIR/helm-values-before.yaml` (`helm upgrade ... -f` it{annotation}), `BACKUP_DIR/milvus-cr-before.yaml` (`kubectl apply -f`), or the compose file, then the row above |
 | 7 (Milvus ran on {NAME[tgt]}) | stop Milvus (step 3), then the rows above; `restore` refuses what Milvus changed since: `--force-moved-on` rolls it back, and what was written on {NAME[tgt]} since the restart is lost |
 | 8 (a repair) | `restore --file` of that repair's backup (the newest), Milvus stopped |
 | a restore refused and not forceable, or etcd damaged | stop Milvus and etcd, `etcdutl snapshot restore BACKUP_DIR/etcd-stopped.db --data-dir NEW_DIR` (etcd 3.5 and later; `ETCDCTL_API=3 etcdctl snapshot restore` on 3.4) for every member, with its `--name`, `--initial-cluster` and `--initial-advertise-peer-urls`, then start etcd on the new data dirs |
