@@ -554,6 +554,8 @@ instances' too.
 def page(src, tgt):
     S, T = NAME[src], NAME[tgt]
     flags = TARGET_FLAGS[tgt]
+    s3_block = ("; `heron-s3` is like `heron`, with the object storage's address and credentials"
+                if tgt == "woodpecker" else "")
     gate = "woodpecker target is empty" if tgt == "woodpecker" else "target topics are fresh"
     out = f"""# Switch a stopped Milvus from {S} to {T}
 
@@ -571,7 +573,7 @@ folder on a disk that outlives the pod or machine heron runs on), `RELEASE`/`NAM
 `NAME` (the `Milvus` resource of the Operator), `MILVUS_HOST:19530` (the Milvus proxy),
 `MINIO_HOST:9000`, `KAFKA_HOST:9092`, `PULSAR_HOST`, `MILVUS_VERSION` (e.g. `2.6.23`),
 `CHART_VERSION`. Blocks: `sh` runs in a shell; `heron` is typed in heron's shell after `connect`
-with Milvus stopped; `heron-live` needs Milvus running.
+with Milvus stopped; `heron-live` needs Milvus running{s3_block}.
 
 ## 1. Back up etcd
 

@@ -139,6 +139,12 @@ for page in $PAGES; do
 		run_heron "$(connect_line)
 $line"
 		expect_rc 0 "$page: heron line $n: $line"
+		# What the pages tell the reader to look for in the output.
+		case $line in
+		"show session") expect_out ", 0 alive$" "$page: show session ends with '0 alive'" ;;
+		"show broadcast-task") expect_out " 0 in flight$" "$page: show broadcast-task ends with '0 in flight'" ;;
+		*" --run"*) expect_out "^verify: ok" "$page: $(printf '%s' "$line" | cut -d' ' -f1-2) --run says 'verify: ok'" ;;
+		esac
 	done <"$WORK/$page.lines"
 
 	run_heron "$(connect_line)
