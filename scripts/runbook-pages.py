@@ -77,7 +77,9 @@ def tested(src, tgt):
     if tgt == "pulsar":
         s += "`http://PULSAR_HOST:8080` is a stand-in admin API that knows no topic (404: absent); "
     s += (f"the `etcdctl snapshot` lines of steps 1 and 3 (etcdctl 3.4) and step 1's `heron --olc` line "
-          f"run too; every line must exit 0, and at the end `show checkpoint "
+          f"run too; every line must exit 0, `show session`, `show broadcast-task` and each `--run` must "
+          f"print what this page says to look for (`0 alive`, `0 in flight`, `verify: ok`), and at the end "
+          f"`show checkpoint "
           f"--pchannels` must say that every pchannel is on {tgt}, none split. Then it takes step 9's way "
           "back, restoring the backups the page's commands wrote newest first, and compares every key with "
           "the seeded instance, byte for byte. The same script checks that every flag of this page's "
