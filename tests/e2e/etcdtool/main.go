@@ -1,6 +1,7 @@
 // Command etcdtool seeds and dumps a Milvus meta root for the e2e scripts:
 //
 //	etcdtool seed --etcd HOST:PORT --wal pulsar [--rootPath by-dev] [--gate live-session|growing|sealed|segment-assign|broadcast-pending|broadcast-waitack|broadcast-replicated] [--mqtype]
+//	        [--demo]   (heron demo's instance: sessions without a lease, config overrides, woodpecker logs on pulsar and kafka)
 //	        [--alter-stage none|flushing|advance-checkpoint]   (dml_0's consume checkpoint records Milvus's online switch to kafka)
 //	etcdtool move --etcd HOST:PORT --wal kafka --pchannels P1,P2 [--rootPath by-dev]
 //	        (the positions of those pchannels to the WAL's earliest, as an earlier run leaves them)
@@ -64,6 +65,7 @@ func run(args []string) error {
 	gate := fs.String("gate", "", "add a key that makes reset refuse")
 	preStreaming := fs.Bool("pre-streaming", false, "seed the instance as Milvus 2.5 wrote it (no streaming keys, channelwatch positions)")
 	mqtype := fs.Bool("mqtype", false, "add {rootPath}/config/mqtype naming the seeded WAL")
+	demo := fs.Bool("demo", false, "seed heron demo's instance (sample.Demo) instead of sample.Build's")
 	alterStage := fs.String("alter-stage", "", "add alter_wal_state (target kafka) in this stage to dml_0's consume checkpoint")
 	pchannels := fs.String("pchannels", "", "move: comma-separated pchannels")
 	prefix := fs.String("prefix", "", "dump only keys under this prefix")
@@ -109,6 +111,9 @@ func run(args []string) error {
 		}
 		layout := models.NewLayout(*root, configs.DefaultMetaPath)
 		in := sample.Build(layout, wal)
+		if *demo {
+			in = sample.Demo(layout, wal)
+		}
 		if *preStreaming {
 			in = sampletest.PreStreaming(layout, wal)
 		}
