@@ -89,7 +89,9 @@ def tested(src, tgt):
           "the Milvus Operator, docker compose, restoring an etcd snapshot, ")
     if tgt == "woodpecker":
         s += "the deletion of woodpecker's objects (`--minio-*`, the `heron-s3` block), "
-    s += f"a real {NAME[tgt] if tgt != 'woodpecker' else 'object storage'} and the repairs of step 8."
+    s += (f"a real {NAME[tgt] if tgt != 'woodpecker' else 'object storage'}, and the repairs of step 8 on a real "
+          "Milvus (they are tested against etcd with real protobuf bytes: `tests/e2e/commands/test_repair.sh` and "
+          "`TestCheckNamesTheRepairThatClosesIt`).")
     return s
 
 
@@ -501,21 +503,22 @@ def repair_section(src, tgt):
 
 A repair is a write command like the reset: it needs Milvus **stopped** (step 3: the components
 cache what a repair writes, and heron refuses while a session is alive), shows its plan without
-`--run`, writes a backup with `--run`, and `restore --file` undoes it. `check`'s `do:` line prints
-the exact command with the vchannel, id or cluster filled in; which row leads to which repair:
+`--run`, writes a backup with `--run`, and `restore --file` undoes it. `check` prints each FAIL's
+repair whole, on a line of its own, with the vchannel, id or cluster filled in (`--format json`:
+the item's `commands`); which row leads to which repair:
 
 | `check` row that FAILs | what is wrong | repair (dry run, then the same with `--run --backup-dir BACKUP_DIR`) |
 |---|---|---|
 | `progress`: a channel checkpoint over the max lag that does not move | the vchannel's checkpoint is frozen at a position its flusher will not pass | `repair checkpoint --vchannel V --set-to pchannel-cp` |
 | `vchannel-registration` | a live collection's vchannel has no `streamingnode-meta/wal/{p}/vchannel/{v}` | `repair vchannel-registration --vchannel V` |
 | `broadcast-tasks`: a task in flight, unchanged for `--stuck-after` | a broadcast (a DDL) that will not finish | `repair wal-broadcast-task --id N --mode reset` |
-| `pchannel-assignment`: the term rises while the consume checkpoint stands still (a crash loop), and the streaming node's log fails in recovery | the pchannel's recovery storage | `repair wal-recovery-storage` (its flags: `help repair wal-recovery-storage`) |
-| the reset's warning "this instance is a replication source" | replication (CDC) cannot resume after a switch: its checkpoints are in the old WAL | `remove replicate-pchannel --target-cluster C --source-channel P`, then set replication up again |
+| `recovery-storage`: a vchannel meta with no schema (the streaming node panics: "vchannel has no schemas in recovery info") | schemas lost from the pchannel's recovery storage | `repair wal-recovery-storage` |
+| `replicate-pchannels`: a replicating pchannel of a cluster no longer in the replicate configuration | a stale replication (CDC) entry | `remove replicate-pchannel --target-cluster C --source-channel P` |
 
-`repair checkpoint` and `repair wal-broadcast-task` are in heron today; `repair
-vchannel-registration`, `repair wal-recovery-storage` and `remove replicate-pchannel` are being
-added with these names: `help` lists what your build has. After a repair, start Milvus again (step
-7) and run `check` again. Anything else: stop Milvus and take the way back (step 9).
+A crash loop (`pchannel-assignment`: the term rises at every read) with none of these is in the
+streaming node's log: stop Milvus and take the way back (step 9). After a repair, start Milvus
+again (step 7) and run `check` again. What each repair writes, and the Milvus facts it rests on:
+[docs/repair.md](../repair.md).
 """
 
 
