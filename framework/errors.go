@@ -99,7 +99,9 @@ func asUsage(err error) error {
 // ErrorLine is the "error: ..." line the shell prints for err on w: on a
 // terminal, a refusal's Brief, wrapped at spaces to the terminal's width
 // with every command whole on a line of its own (wrapLine); piped, the
-// whole error on one line.
+// whole error on one line, unwrapped: it is the one record a script's log
+// or `grep '^error:'` keeps of the failure, with the detail and recipe,
+// even when the table on stdout went elsewhere (a file, /dev/null, jq).
 func ErrorLine(w io.Writer, err error) string {
 	cols, terminal := TerminalWidth(w)
 	msg := err.Error()

@@ -122,9 +122,11 @@ func TestApplyRefusesAChangedKey(t *testing.T) {
 	r0 := e.rev()
 	for _, line := range []string{"apply --file " + plan, "apply --file " + plan + " --run --backup-dir " + e.dir} {
 		out, errs, code := e.run(line)
+		words := shelltest.Words(out) // the gate's detail and the recipe wrap (piped, at PipeWidth)
 		if code != framework.ExitRefused || e.rev() != r0 || !strings.Contains(out, "REFUSED  the plan is what heron plans now") ||
-			!strings.Contains(out, key+": "+apply.DiffOldValue) || !strings.Contains(errs, "1 difference between the file and what reset checkpoint plans now") ||
-			!strings.Contains(out, "what to do, in order:\n  1. do not re-run this plan: plan again (") || !strings.Contains(errs, "what to do, in order: 1. do not re-run this plan") {
+			!strings.Contains(words, key+": "+apply.DiffOldValue) || !strings.Contains(errs, "1 difference between the file and what reset checkpoint plans now") ||
+			!strings.Contains(out, "what to do, in order:\n  1. do not re-run this plan: plan again\n") ||
+			!strings.Contains(words, "what to do, in order: 1. do not re-run this plan: plan again (") || !strings.Contains(errs, "what to do, in order: 1. do not re-run this plan") {
 			t.Fatalf("%s: exit %d\n%s\n%s", line, code, out, errs)
 		}
 	}
@@ -271,7 +273,7 @@ func TestApplyRefusesAnEditedCommandLine(t *testing.T) {
 	r0 := e.rev()
 	out, errs, code := e.run("apply --file " + edited + " --run --backup-dir " + e.dir)
 	if code != framework.ExitRefused || e.rev() != r0 || !strings.Contains(out, "(header) command") ||
-		!strings.Contains(out, "plan again (reset checkpoint --target-wal kafka --plan-out FILE)") || strings.Contains(errs, "plan again (reset checkpoint --target-wal kafka --allow-growing") {
+		!strings.Contains(shelltest.Words(out), "plan again (reset checkpoint --target-wal kafka --plan-out FILE)") || strings.Contains(errs, "plan again (reset checkpoint --target-wal kafka --allow-growing") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
 }
