@@ -5,6 +5,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -67,28 +68,77 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	if fs.Changed("olc") {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
+		if err := connectFromEnv(ctx, sh, firstOLC(*olc), stderr); err != nil {
+			return framework.ExitCode(err)
+		}
 		return sh.RunOLC(ctx, *olc)
 	}
 	if isatty.IsTerminal(stdin.Fd()) {
-		// kubectl run -it --env HERON_ETCD=...: the shell starts connected.
-		if ep := os.Getenv("HERON_ETCD"); ep != "" {
-			fmt.Fprintf(stderr, "HERON_ETCD is set: connect (to %s)\n", framework.TerminalText(ep))
-			if err := sh.Run(context.Background(), "connect"); err != nil {
-				fmt.Fprintln(stderr, framework.ErrorLine(stderr, err))
-			}
-		}
+		// kubectl run -it --env HERON_ETCD=...: the shell starts connected;
+		// when it cannot, the shell says why and stays offline.
+		_ = connectFromEnv(context.Background(), sh, "", stderr)
 		return sh.RunREPL(context.Background())
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	in := &sawInput{r: stdin}
-	code := sh.RunScript(ctx, in)
+	script := bufio.NewReader(in)
+	first, read := firstCommand(script)
+	if err := connectFromEnv(ctx, sh, first, stderr); err != nil {
+		return framework.ExitCode(err)
+	}
+	code := sh.RunScript(ctx, io.MultiReader(strings.NewReader(read), script))
 	if code == framework.ExitOK && !in.saw {
 		fmt.Fprintln(stderr, "heron: standard input is not a terminal and held no command: nothing was done. "+
 			"For the shell, run heron on a terminal (kubectl run -it, kubectl exec -it, docker run -it); "+
 			"without one, pipe the commands in or pass them: heron --olc \"connect, show checkpoint\"")
 	}
 	return code
+}
+
+// connectFromEnv connects sh when HERON_ETCD is set (a Job's or a pod's
+// environment), saying so first, on a terminal and in a script alike;
+// first is the script's first command: one that is connect (reading
+// HERON_ETCD itself) is left to connect, and none (an empty script) needs
+// no connection. The error, printed, is the connect's.
+func connectFromEnv(ctx context.Context, sh *framework.Shell, first string, stderr io.Writer) error {
+	ep := os.Getenv("HERON_ETCD")
+	if words := strings.Fields(first); ep == "" || len(words) > 0 && words[0] == "connect" {
+		return nil
+	}
+	fmt.Fprintf(stderr, "HERON_ETCD is set: connect (to %s)\n", framework.TerminalText(ep))
+	err := sh.Run(ctx, "connect")
+	if err != nil {
+		fmt.Fprintln(stderr, framework.ErrorLine(stderr, err))
+	}
+	return err
+}
+
+// firstCommand reads r up to its first command (a line neither blank nor
+// a # comment) and returns it, "" at the end of r, and everything read,
+// to be run again.
+func firstCommand(r *bufio.Reader) (first, read string) {
+	var sb strings.Builder
+	for {
+		line, err := r.ReadString('\n')
+		sb.WriteString(line)
+		if t := strings.TrimSpace(line); t != "" && !strings.HasPrefix(t, "#") {
+			return t, sb.String()
+		}
+		if err != nil {
+			return "", sb.String()
+		}
+	}
+}
+
+// firstOLC is the first command of --olc's commands ("" when none).
+func firstOLC(commands string) string {
+	for _, line := range framework.SplitOLC(commands) {
+		if line != "" && !strings.HasPrefix(line, "#") {
+			return line
+		}
+	}
+	return ""
 }
 
 // sawInput is stdin that notes whether it held anything but white space:

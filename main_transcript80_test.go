@@ -79,6 +79,15 @@ func TestOperatorTranscriptAt80Columns(t *testing.T) {
 	assert.Regexp(t, `(?m)^error: reset checkpoint refused, nothing was written: woodpecker target is\n  empty; see what to do above$`, refusal, "the error line names the gate and points above")
 	assert.NotContains(t, refusal, "--allow-non-empty-target", "no bypass flag on the way out")
 	assertFits80(t, "woodpecker refusal", refusal)
+	// Issue 38: the gate's text column is 48 columns in; a key (45 columns)
+	// or a command (37) that does not fit after it starts at the margin, so
+	// that no line of the refusal is wider than the terminal.
+	assert.Regexp(t, "(?m)^  by-dev/woodpecker/logs/by-dev-rootcoord-dml_1$", refusal, "a key under the gate starts at the margin, whole")
+	for _, l := range strings.Split(refusal, "\n") {
+		if l = ansi.ReplaceAllString(l, ""); utf8.RuneCountInString(l) > 80 && !strings.Contains(l, "Milvus(by-dev)") {
+			t.Errorf("woodpecker refusal: a line wider than 80 columns: %q", l)
+		}
+	}
 
 	tm.Send("remove segment --segment 1001\r")
 	tm.Expect("heron does not do remove", wait)

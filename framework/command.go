@@ -211,7 +211,8 @@ func (c *Command) parse(args []string) (params any, m Mode, err error) {
 		case b.sensitive && !strings.HasPrefix(err.Error(), "unknown flag: --"):
 			return nil, Mode{}, Usagef("%s: cannot read the flags (write --name VALUE or --name=VALUE)", name)
 		}
-		return nil, Mode{}, Usagef("%s: %v%s", name, err, c.unknownFlagHint(err.Error()))
+		// pflag's error names the flag as typed: cut like a value.
+		return nil, Mode{}, Usagef("%s: %s%s", name, EchoValue(err.Error()), c.unknownFlagHint(err.Error()))
 	}
 	if rest := fs.Args(); len(rest) > 0 {
 		if b.sensitive {

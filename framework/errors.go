@@ -8,6 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
+	"unicode/utf8"
 )
 
 // Exit codes of heron.
@@ -54,6 +57,12 @@ func (e RefusedError) Unwrap() error { return e.Err }
 
 // Usagef returns a usage error (exit 2).
 func Usagef(format string, a ...any) error {
+	a = slices.Clone(a)
+	for i, v := range a {
+		if s, ok := v.(string); ok && len(s) > maxEchoed {
+			a[i] = echoed(s)
+		}
+	}
 	return &UsageError{Err: fmt.Errorf(format, a...)}
 }
 
@@ -99,7 +108,9 @@ func asUsage(err error) error {
 // ErrorLine is the "error: ..." line the shell prints for err on w: on a
 // terminal, a refusal's Brief, wrapped at spaces to the terminal's width
 // with every command whole on a line of its own (wrapLine); piped, the
-// whole error on one line.
+// whole error on one line, unwrapped: it is the one record a script's log
+// or `grep '^error:'` keeps of the failure, with the detail and recipe,
+// even when the table on stdout went elsewhere (a file, /dev/null, jq).
 func ErrorLine(w io.Writer, err error) string {
 	cols, terminal := TerminalWidth(w)
 	msg := err.Error()
@@ -112,4 +123,49 @@ func ErrorLine(w io.Writer, err error) string {
 		line = wrapLine(line, cols)
 	}
 	return line
+}
+
+// maxEchoed is how many bytes of a value an error quotes: an error names
+// the value it refuses, but a flag value of a megabyte is not echoed whole
+// into the terminal or a log.
+const maxEchoed = 200
+
+// QuoteValue is v quoted (%q) for a message, cut after maxEchoed bytes (at
+// a rune's start) with an ellipsis and v's length: "abc"... (1048576 bytes).
+func QuoteValue(v string) string {
+	head, more := cutEchoed(v)
+	return strconv.Quote(head) + more
+}
+
+// EchoValue is v for a message that names it unquoted (%s), cut as
+// QuoteValue cuts it: abc... (1048576 bytes).
+func EchoValue(v string) string {
+	head, more := cutEchoed(v)
+	return head + more
+}
+
+// cutEchoed is v's first maxEchoed bytes, cut at a rune's start, and what
+// marks the cut ("" when v is short enough to echo whole).
+func cutEchoed(v string) (head, more string) {
+	if len(v) <= maxEchoed {
+		return v, ""
+	}
+	n := maxEchoed
+	for n > 0 && !utf8.RuneStart(v[n]) {
+		n--
+	}
+	return v[:n], fmt.Sprintf("... (%d bytes)", len(v))
+}
+
+// echoed is a long string argument of Usagef: %q prints it as QuoteValue
+// does, so a value any command's Validate quotes is cut too; other verbs
+// print it whole (a message may list what the instance has at length).
+type echoed string
+
+func (e echoed) Format(f fmt.State, verb rune) {
+	if verb == 'q' {
+		_, _ = io.WriteString(f, QuoteValue(string(e)))
+		return
+	}
+	_, _ = fmt.Fprintf(f, fmt.FormatString(f, verb), string(e))
 }

@@ -150,8 +150,24 @@ func Refusal(command string, gates []Gate) error {
 
 // WriteGates writes the "gates:" block of a plan's table: one row per gate
 // (verdict, name, detail) and under it the keys it names, escaped; when a
-// gate failed, the recipe follows, numbered.
+// gate failed, the recipe follows, numbered. On a terminal the table's
+// wrapper lays the block out at its width; piped (a script's log, less, a
+// file) it wraps here at PipeWidth the same way, since a refusal's detail
+// and recipe are read by people: programs read --format line or json,
+// where each gate and step stays one record.
 func WriteGates(w io.Writer, gates []Gate) error {
+	if _, terminal := TerminalWidth(w); terminal {
+		return writeGates(w, gates)
+	}
+	ww := newWrapWriter(w, PipeWidth)
+	err := writeGates(ww, gates)
+	if ferr := ww.flush(); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+func writeGates(w io.Writer, gates []Gate) error {
 	if _, err := fmt.Fprintf(w, "gates:\n"); err != nil {
 		return err
 	}

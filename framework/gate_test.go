@@ -108,3 +108,52 @@ func TestRefusalErrorLineOnATerminal(t *testing.T) {
 		t.Fatalf("piped error line: %s", piped)
 	}
 }
+
+// Issue 38: piped (a script's log, less, a file), a refusal's gate detail
+// and recipe wrap at PipeWidth as the terminal form wraps at its width,
+// instead of one line of hundreds of columns; a key and a command stay
+// whole, and the gate row still starts with its verdict and name.
+func TestWriteGatesPipedWrapsAtPipeWidth(t *testing.T) {
+	key := "by-dev/woodpecker/logs/by-dev-rootcoord-dml_0"
+	detail := strings.Repeat("a log of pchannels in scope exists, so the target WAL is not fresh; ", 6) + key + " (id 1); empty them with `reset wal --target woodpecker --run`"
+	gates := []Gate{{Name: "woodpecker target is empty", Detail: detail, Keys: []string{key},
+		Fix: []Step{{Order: StepTarget, Text: strings.Repeat("empty the woodpecker logs of every pchannel in scope, ", 4) + "with `reset wal --target woodpecker --run`"}}}}
+	var piped bytes.Buffer
+	if err := WriteGates(&piped, gates); err != nil {
+		t.Fatal(err)
+	}
+	got := piped.String()
+	for _, l := range strings.Split(strings.TrimSuffix(got, "\n"), "\n") {
+		if len(l) > PipeWidth {
+			t.Errorf("piped line wider than %d: %q", PipeWidth, l)
+		}
+	}
+	if !strings.HasPrefix(got, "gates:\n  REFUSED  woodpecker target is empty  a log of pchannels") {
+		t.Errorf("the gate row starts with its verdict and name:\n%s", got)
+	}
+	if strings.Count(got, "`reset wal --target woodpecker --run`") != 2 || !strings.Contains(got, "\n  1. empty the woodpecker logs") {
+		t.Errorf("commands whole, recipe numbered:\n%s", got)
+	}
+	// Through the terminal's wrapper the block is not wrapped twice: the
+	// wrapper alone lays it out at the terminal's width.
+	var term bytes.Buffer
+	ww := newWrapWriter(&term, 80)
+	if err := WriteGates(ww, gates); err != nil {
+		t.Fatal(err)
+	}
+	if err := ww.flush(); err != nil {
+		t.Fatal(err)
+	}
+	var once bytes.Buffer
+	tw := newWrapWriter(&once, 80)
+	var flat bytes.Buffer
+	if err := writeGates(&flat, gates); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tw.Write(flat.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	if term.String() != once.String() {
+		t.Errorf("on a terminal:\n%s\nwant:\n%s", term.String(), once.String())
+	}
+}

@@ -399,7 +399,7 @@ func (f *flagSpec) quoted(b *flagBinding, v string) string {
 	if f.Secret || b.sensitive {
 		return ""
 	}
-	return " " + strconv.Quote(v)
+	return " " + QuoteValue(v)
 }
 
 // badValue is the error for a value v that f does not take; want says

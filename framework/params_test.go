@@ -2,6 +2,7 @@ package framework
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -133,4 +134,31 @@ func TestCredentialCommandErrorsRepeatNoArgument(t *testing.T) {
 	require.NoError(t, sh.Run(context.Background(), "connect --etcd a:1,b:2 --etcdUserName root --etcdPassword pw --force"))
 	assert.Equal(t, []string{"a:1", "b:2"}, (*got).Etcd)
 	assert.Equal(t, "pw", (*got).Password)
+}
+
+// Issue 38: a value echoed in a usage error is cut after a few hundred
+// bytes, with an ellipsis and its length: a 1 MB flag value is not echoed
+// whole into the terminal or a log, whichever error quotes it (the
+// framework's flag rules, an argument that is no flag, a command's own
+// Validate through Usagef).
+func TestUsageErrorsCutLongValues(t *testing.T) {
+	big := strings.Repeat("x", 1<<20)
+	for _, line := range []string{"echo --count " + big, "echo --name a --name " + big, "echo --mode " + big, "echo " + big, "echo --id 1," + big} {
+		sh, _, _, _ := newTestShell(t)
+		err := sh.Run(context.Background(), line)
+		require.Error(t, err)
+		assert.Equal(t, ExitUsage, ExitCode(err))
+		msg := err.Error()
+		assert.Less(t, len(msg), 600, "%.300s", msg)
+		assert.Contains(t, msg, `"`+strings.Repeat("x", maxEchoed)+`"... (1048576 bytes)`, "%.300s", msg)
+	}
+	sh, _, _, _ := newTestShell(t)
+	err := sh.Run(context.Background(), "echo --"+big)
+	assert.Equal(t, "echo: unknown flag: --"+strings.Repeat("x", maxEchoed-len("unknown flag: --"))+"... (1048592 bytes)", err.Error())
+	err = Usagef("repair checkpoint: --vchannel %q: want a vchannel name", big)
+	assert.Equal(t, `repair checkpoint: --vchannel "`+strings.Repeat("x", maxEchoed)+`"... (1048576 bytes): want a vchannel name`, err.Error())
+	// A short value, and a value cut within a rune, stay valid quotes.
+	assert.Equal(t, `--vchannel "dml_0": bad`, Usagef("--vchannel %q: bad", "dml_0").Error())
+	cut := QuoteValue(strings.Repeat("é", maxEchoed))
+	assert.True(t, strings.HasPrefix(cut, `"`+strings.Repeat("é", maxEchoed/2)+`"...`), cut)
 }

@@ -2,6 +2,7 @@ package framework
 
 import (
 	"fmt"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
@@ -91,6 +92,13 @@ func (c *Command) ParseRecorded(words []string) (any, error) {
 		f := c.spec.flag(name)
 		if !ok || !strings.HasPrefix(w, "--") || f == nil || f.index == nil || f.Secret || slices.Contains(recordedSkip, c.paramType.Field(f.index[0]).Type) {
 			return nil, Usagef("%s: %q is not a recorded flag of %s", c.Path(), w, c.Path())
+		}
+		// A path is recorded absolute (the command's Complete makes it so):
+		// a relative one names no folder it was relative to, and reading
+		// it against the folder apply runs in could find another file.
+		if _, v, _ := strings.Cut(w, "="); isPathKind(f.Complete) && v != "" && !filepath.IsAbs(v) {
+			return nil, Usagef("%s: the recorded flag --%s=%s is a relative path, and the plan does not say which folder it was relative to: plan again naming the file by its absolute path (%s --%s /path/to/%s --plan-out FILE)",
+				c.Path(), f.Name, v, c.Path(), f.Name, v)
 		}
 	}
 	p, _, err := c.parse(words)

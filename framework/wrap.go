@@ -63,7 +63,8 @@ func (ww *wrapWriter) flush() error {
 // wrapWriter). A command in it (quoted in backticks, or a heron command
 // with its flags: restore --file PATH --run) goes on a line of its own,
 // whole, so that a copy from the terminal pastes one command; a word wider
-// than a line (a key) stays whole on a line of its own.
+// than a line (a key) stays whole on a line of its own. Such a token that
+// does not fit after the indent, but fits at the margin, starts there.
 func wrapLine(line string, width int) string {
 	if width <= 0 || utf8.RuneCountInString(line) <= width {
 		return line
@@ -86,6 +87,12 @@ func wrapLine(line string, width int) string {
 	}
 	first, rest := line[:cut], line[cut:]
 	pad := strings.Repeat(" ", indent)
+	// The margin: where a token (a key, a command) that does not fit after
+	// the indent but fits there starts instead, on a line of its own,
+	// whole, so that the terminal does not break it (a text column 48
+	// columns in leaves 32 at 80 columns); the block's own two spaces, none
+	// for a line without. A token wider than that stays at the indent.
+	margin := strings.Repeat(" ", min(lead, 2))
 	var out []string
 	cur, n, empty := first, utf8.RuneCountInString(first), true
 	emit := func() {
@@ -95,6 +102,14 @@ func wrapLine(line string, width int) string {
 	words, seps := splitWords(rest)
 	for _, u := range wrapUnits(words, seps) {
 		un := utf8.RuneCountInString(u.text)
+		if indent+un > width && len(margin)+un <= width {
+			if !empty || strings.TrimSpace(cur) != "" {
+				emit()
+			}
+			out = append(out, margin+u.text)
+			cur, n, empty = pad, indent, true
+			continue
+		}
 		if u.command {
 			if !empty {
 				emit()

@@ -10,7 +10,8 @@ import (
 // Issue 16 §5: on a terminal, a plan's line wider than it breaks at a
 // space, its continuation under its text column; a long word (a key) stays
 // whole, and so does a command to copy, on a line of its own (§1, issue 27
-// item 1); a line that fits
+// item 1); wider than the terminal even at the margin, it stays at the
+// indent (issue 38); a line that fits
 // is kept byte for byte.
 func TestWrapWriterBreaksLongLinesAtSpaces(t *testing.T) {
 	var buf bytes.Buffer
@@ -66,7 +67,7 @@ func TestWrapLinePutsCommandsOnTheirOwnLine(t *testing.T) {
 		"                                       `reset wal --target woodpecker --run`\n" +
 		"                                       (or pass a flag); the reset does not\n" +
 		"                                       rewrite them; then\n" +
-		"                                       restore --file /b/heron-backup-by-dev-reset-kafka-rev12.jsonl --run,\n" +
+		"  restore --file /b/heron-backup-by-dev-reset-kafka-rev12.jsonl --run,\n" +
 		"                                       then\n" +
 		"                                       restore --file /b/a.jsonl --run"
 	if got != want {
@@ -99,5 +100,39 @@ func TestWrapLineKeepsItsSpacing(t *testing.T) {
 	got := wrapLine(row, 80)
 	if !strings.HasPrefix(got, "  by-dev/woodpecker/  by-dev-rootcoord-dml_0  1   2         1:41       3     -\n") {
 		t.Fatalf("wrapped:\n%s", got)
+	}
+}
+
+// Issue 38: at 80 columns the woodpecker refusal's text column is 48
+// columns in, so a key or a command after it (45 and 37 columns) made lines
+// of 93 and more that the terminal broke mid-key. A token that does not fit
+// after the indent starts at the margin, on a line of its own, whole; the
+// prose after it goes back under the text column.
+func TestWrapLineStartsATokenAtTheMarginWhenItDoesNotFit(t *testing.T) {
+	key := "by-dev/woodpecker/logs/by-dev-rootcoord-dml_0"
+	pad := strings.Repeat(" ", 48)
+	row := "  REFUSED  woodpecker target is empty           3 woodpecker logs of pchannels in scope exist: " + key +
+		" (id 1, 2 segments 2-3, truncated at 1:41, 3 keys); empty them with `reset wal --target woodpecker --run`"
+	got := wrapLine(row, 80)
+	want := "  REFUSED  woodpecker target is empty           3 woodpecker logs of pchannels\n" +
+		pad + "in scope exist:\n" +
+		"  " + key + "\n" +
+		pad + "(id 1, 2 segments 2-3, truncated\n" +
+		pad + "at 1:41, 3 keys); empty them\n" +
+		pad + "with\n" +
+		"  `reset wal --target woodpecker --run`"
+	if got != want {
+		t.Errorf("wrapped:\n%s\nwant:\n%s", got, want)
+	}
+	// A key line under the gate (tabwriter puts it under the text column).
+	got = wrapLine(pad+key+" (id 1, 2 segments 2-3, truncated at 1:41, 3 keys)", 80)
+	want = "  " + key + "\n" + pad + "  (id 1, 2 segments 2-3,\n" + pad + "  truncated at 1:41, 3 keys)"
+	if got != want {
+		t.Errorf("key line wrapped:\n%s\nwant:\n%s", got, want)
+	}
+	for _, l := range strings.Split(got, "\n") {
+		if utf8.RuneCountInString(l) > 80 {
+			t.Errorf("line wider than 80: %q", l)
+		}
 	}
 }

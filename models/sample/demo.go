@@ -10,6 +10,7 @@ import (
 
 	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
 	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/heron-shell/heron/models"
 	"github.com/heron-shell/heron/models/wire"
@@ -76,10 +77,36 @@ func Demo(layout models.Layout, wal commonpb.WALName) *Instance {
 		in.put(models.SessionPrefix+s.key, Session(s.id, s.role, s.addr))
 	}
 
+	// The replication dml_2's consume checkpoint takes part in (its
+	// replicate_config and replicate_checkpoint, Checkpoint.Replicate):
+	// by-dev-primary replicating to this instance, by-dev-standby.
+	var primaryPChannels []string
+	for i := range in.PChannels {
+		primaryPChannels = append(primaryPChannels, fmt.Sprintf("primary-rootcoord-dml_%d", i))
+	}
+	in.put(models.ReplicateConfiguration, ReplicateConfigurationMeta(
+		&commonpb.MilvusCluster{ClusterId: "by-dev-primary", Pchannels: primaryPChannels,
+			ConnectionParam: &commonpb.ConnectionParam{Uri: "http://milvus-primary:19530", Token: "root:demo-token"}},
+		&commonpb.MilvusCluster{ClusterId: "by-dev-standby", Pchannels: slices.Clone(in.PChannels),
+			ConnectionParam: &commonpb.ConnectionParam{Uri: "http://milvus-standby:19530"}}))
+
 	if wal == commonpb.WALName_Pulsar || wal == commonpb.WALName_Kafka {
 		in.seedWoodpecker()
 	}
 	return in
+}
+
+// ReplicateConfigurationMeta encodes a streamingpb.ReplicateConfigurationMeta
+// whose replicate_configuration (field 1, models/replicate.go) holds the
+// clusters, the first replicating to each of the others.
+func ReplicateConfigurationMeta(source *commonpb.MilvusCluster, targets ...*commonpb.MilvusCluster) []byte {
+	rc := &commonpb.ReplicateConfiguration{Clusters: append([]*commonpb.MilvusCluster{source}, targets...)}
+	for _, t := range targets {
+		rc.CrossClusterTopology = append(rc.CrossClusterTopology, &commonpb.CrossClusterTopology{SourceClusterId: source.GetClusterId(), TargetClusterId: t.GetClusterId()})
+	}
+	b, _ := proto.Marshal(rc)
+	var m wire.Builder
+	return m.Message(1, b).Build()
 }
 
 // seedWoodpecker writes woodpecker logs of the instance's pchannels: dml_0

@@ -122,9 +122,11 @@ func TestApplyRefusesAChangedKey(t *testing.T) {
 	r0 := e.rev()
 	for _, line := range []string{"apply --file " + plan, "apply --file " + plan + " --run --backup-dir " + e.dir} {
 		out, errs, code := e.run(line)
+		words := shelltest.Words(out) // the gate's detail and the recipe wrap (piped, at PipeWidth)
 		if code != framework.ExitRefused || e.rev() != r0 || !strings.Contains(out, "REFUSED  the plan is what heron plans now") ||
-			!strings.Contains(out, key+": "+apply.DiffOldValue) || !strings.Contains(errs, "1 difference between the file and what reset checkpoint plans now") ||
-			!strings.Contains(out, "what to do, in order:\n  1. do not re-run this plan: plan again (") || !strings.Contains(errs, "what to do, in order: 1. do not re-run this plan") {
+			!strings.Contains(words, key+": "+apply.DiffOldValue) || !strings.Contains(errs, "1 difference between the file and what reset checkpoint plans now") ||
+			!strings.Contains(out, "what to do, in order:\n  1. do not re-run this plan: plan again\n") ||
+			!strings.Contains(words, "what to do, in order: 1. do not re-run this plan: plan again (") || !strings.Contains(errs, "what to do, in order: 1. do not re-run this plan") {
 			t.Fatalf("%s: exit %d\n%s\n%s", line, code, out, errs)
 		}
 	}
@@ -271,7 +273,7 @@ func TestApplyRefusesAnEditedCommandLine(t *testing.T) {
 	r0 := e.rev()
 	out, errs, code := e.run("apply --file " + edited + " --run --backup-dir " + e.dir)
 	if code != framework.ExitRefused || e.rev() != r0 || !strings.Contains(out, "(header) command") ||
-		!strings.Contains(out, "plan again (reset checkpoint --target-wal kafka --plan-out FILE)") || strings.Contains(errs, "plan again (reset checkpoint --target-wal kafka --allow-growing") {
+		!strings.Contains(shelltest.Words(out), "plan again (reset checkpoint --target-wal kafka --plan-out FILE)") || strings.Contains(errs, "plan again (reset checkpoint --target-wal kafka --allow-growing") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
 }
@@ -412,5 +414,57 @@ func TestApplyRefusesARecordedFileThatIsNotThere(t *testing.T) {
 	out, errs, code = e.run("apply --file " + edited + " --run --yes --backup-dir " + e.dir)
 	if code != framework.ExitRefused || e.rev() != r0 || !strings.Contains(out+errs, "--file") || !strings.Contains(out+errs, "missing.jsonl") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+}
+
+// Issue 38: `restore --file rel.jsonl --plan-out plan.jsonl` records the
+// backup by its absolute path (and so does the restore's own header), so
+// `apply --file /elsewhere/plan.jsonl` from another folder restores it. A
+// plan that records a relative path (an older heron's, or edited) names no
+// folder it was relative to: it is refused (exit 3) with the fix, never
+// read against whatever folder apply runs in.
+func TestApplyOfARestorePlanFromAnotherFolder(t *testing.T) {
+	e := newEnv(t)
+	before := e.dump()
+	out, errs, code := e.run("reset checkpoint --target-wal kafka --run --yes --format json --backup-dir " + e.dir)
+	if code != 0 {
+		t.Fatalf("reset: exit %d\n%s", code, errs)
+	}
+	var doc runDoc
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(e.dir)
+	rel := filepath.Base(doc.Applied.Backup)
+	if _, errs, code := e.run("restore --file " + rel + " --plan-out plan.jsonl"); code != 0 {
+		t.Fatalf("restore --plan-out: exit %d\n%s", code, errs)
+	}
+	plan := filepath.Join(e.dir, "plan.jsonl")
+	b, err := os.ReadFile(plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"--file=`+doc.Applied.Backup+`"`) {
+		t.Fatalf("the plan records the backup's absolute path:\n%.600s", b)
+	}
+	edited := filepath.Join(e.dir, "relative.jsonl")
+	rewritePlan(t, plan, edited, func(h *apply.Header) {
+		h.Params = []string{"--file=" + rel}
+		h.Command = "restore --file " + rel + " --run"
+	})
+
+	t.Chdir(t.TempDir())
+	r0 := e.rev()
+	out, errs, code = e.run("apply --file " + edited + " --run --yes --backup-dir " + e.dir)
+	words := shelltest.Words(out + errs)
+	if code != framework.ExitRefused || e.rev() != r0 || !strings.Contains(words, "--file="+rel+" is a relative path") ||
+		!strings.Contains(words, "restore --file /path/to/"+rel+" --plan-out FILE") {
+		t.Fatalf("a relative recorded path: exit %d\n%s\n%s", code, out, errs)
+	}
+	if out, errs, code := e.run("apply --file " + plan + " --run --yes --backup-dir " + e.dir); code != 0 {
+		t.Fatalf("apply from another folder: exit %d\n%s\n%s", code, out, errs)
+	}
+	if d := shelltest.DiffKeys(before, e.dump()); len(d) > 0 {
+		t.Fatalf("the restore left %v", d)
 	}
 }

@@ -89,4 +89,40 @@ func TestDemoFillsEveryShowCommand(t *testing.T) {
 	}
 	assert.Contains(t, keys, "woodpecker/logs/by-dev-rootcoord-dml_1")
 	assert.Contains(t, keys, "woodpecker/logs/by-dev-rootcoord-dml_0/segments/3")
+
+	// Issue 38: show replicate has a replicate configuration to show (the
+	// clusters dml_2's replicate_config and replicate_checkpoint name),
+	// decoded from real protobuf bytes; the token is never shown.
+	var rep struct {
+		Configuration *struct {
+			Clusters []struct {
+				ID        string   `json:"cluster_id"`
+				URI       string   `json:"uri"`
+				Token     bool     `json:"token_set"`
+				PChannels []string `json:"pchannels"`
+			} `json:"clusters"`
+			Topology []struct {
+				Source string `json:"source_cluster_id"`
+				Target string `json:"target_cluster_id"`
+			} `json:"cross_cluster_topology"`
+		} `json:"replicate_configuration"`
+		Error string `json:"replicate_configuration_error"`
+	}
+	out := run("show replicate --format json")
+	require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
+	require.NotNil(t, rep.Configuration, "a replicate configuration: %s", out)
+	require.Empty(t, rep.Error)
+	require.Len(t, rep.Configuration.Clusters, 2, out)
+	primary, standby := rep.Configuration.Clusters[0], rep.Configuration.Clusters[1]
+	assert.Equal(t, "by-dev-primary", primary.ID)
+	assert.Equal(t, []string{"primary-rootcoord-dml_0", "primary-rootcoord-dml_1", "primary-rootcoord-dml_2"}, primary.PChannels)
+	assert.True(t, primary.Token, "the primary's token is set, and not shown")
+	assert.Equal(t, "by-dev-standby", standby.ID)
+	assert.Equal(t, []string{"by-dev-rootcoord-dml_0", "by-dev-rootcoord-dml_1", "by-dev-rootcoord-dml_2"}, standby.PChannels)
+	require.Len(t, rep.Configuration.Topology, 1)
+	assert.Equal(t, "by-dev-primary", rep.Configuration.Topology[0].Source)
+	assert.Equal(t, "by-dev-standby", rep.Configuration.Topology[0].Target)
+	table := run("show replicate")
+	assert.Contains(t, table, "  by-dev-primary replicates to by-dev-standby\n")
+	assert.NotContains(t, table+out, "demo-token", "the token is never shown")
 }

@@ -90,7 +90,7 @@ func KnownPChannels(command string, asked []string, known map[string]bool) error
 	if len(unknown) == 0 {
 		return nil
 	}
-	return framework.Usagef("%s: unknown --pchannel %s: the instance has %s", command, strings.Join(unknown, ", "), strings.Join(models.NaturalKeys(known), ", "))
+	return framework.Usagef("%s: unknown --pchannel %s: the instance has %s", command, framework.EchoValue(strings.Join(unknown, ", ")), strings.Join(models.NaturalKeys(known), ", "))
 }
 
 // InFlightBroadcasts is the gate "no in-flight broadcast task": no broadcast

@@ -203,7 +203,7 @@ func collectionOf(ctx context.Context, inst *instance.Instance, p *CheckpointPar
 		case !ok:
 			return nil, framework.Usagef("repair checkpoint: --collection %d: no such collection, or it is dropped (show collections lists them)", p.Collection)
 		case !slices.Contains(c.info.VChannels, p.VChannel):
-			return nil, framework.Usagef("repair checkpoint: --vchannel %s is not a vchannel of collection %d (its vchannels: %s)", p.VChannel, p.Collection, strings.Join(c.info.VChannels, ", "))
+			return nil, framework.Usagef("repair checkpoint: --vchannel %s is not a vchannel of collection %d (its vchannels: %s)", framework.EchoValue(p.VChannel), p.Collection, strings.Join(c.info.VChannels, ", "))
 		case !c.info.Live():
 			return nil, framework.Usagef("repair checkpoint: collection %d is %s, not a live collection", p.Collection, c.info.State)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/heron-shell/heron/models"
 	"github.com/heron-shell/heron/models/sample"
 	"github.com/heron-shell/heron/models/wire"
+	"github.com/heron-shell/heron/tests/shelltest"
 )
 
 func (e *env) del(key string) {
@@ -184,15 +185,13 @@ func TestRepairVChannelRegistrationRefusals(t *testing.T) {
 	if code != framework.ExitRefused {
 		t.Fatalf("frozen checkpoint: exit %d\n%s%s", code, out, errs)
 	}
-	line := ""
-	for _, l := range strings.Split(out, "\n") {
-		if strings.Contains(l, frozenGate) {
-			line = l
-		}
-	}
-	if !strings.Contains(line, "REFUSED") || !strings.Contains(line, "over datacoord's max lag 1m0s (config/dataCoord/compaction/channelMaxCPLag)") ||
-		!strings.HasSuffix(line, ": repair checkpoint --vchannel "+v+" --set-to pchannel-cp") {
-		t.Fatalf("frozen gate line %q\n%s", line, out)
+	// The gate's row (its detail wrapped or not: piped, at PipeWidth), up
+	// to the key it names under it.
+	_, row, _ := strings.Cut(shelltest.Words(out), "REFUSED "+frozenGate+" ")
+	row = row[:max(strings.LastIndex(row, " "+e.meta(models.ChannelCPPrefix+v)), 0)]
+	if !strings.Contains(row, "over datacoord's max lag 1m0s (config/dataCoord/compaction/channelMaxCPLag)") ||
+		!strings.HasSuffix(row, ": repair checkpoint --vchannel "+v+" --set-to pchannel-cp") {
+		t.Fatalf("frozen gate row %q\n%s", row, out)
 	}
 	e.changed(before)
 

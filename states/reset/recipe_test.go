@@ -14,6 +14,7 @@ import (
 	"github.com/heron-shell/heron/models"
 	"github.com/heron-shell/heron/models/sample"
 	"github.com/heron-shell/heron/tests/etcdtest"
+	"github.com/heron-shell/heron/tests/shelltest"
 )
 
 // Issue 16 item 2: a reset refused by live sessions, an in-flight
@@ -65,7 +66,7 @@ func TestRefusalRecipe(t *testing.T) {
 	}
 	mustContain(t, out, "2 session keys hold a lease (longest lease left: ", "1 broadcast task is in flight", "1 Growing, Sealed or Flushing segment and 0 segment-assign records", "what to do, in order:\n")
 	_, recipe, _ := strings.Cut(out, "what to do, in order:")
-	inOrder("table", recipe)
+	inOrder("table", shelltest.Words(recipe))
 	inOrder("refusal", errs)
 
 	lines, _, _ := e.reset("--target-wal kafka --format line")

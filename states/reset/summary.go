@@ -127,7 +127,9 @@ func (s *Summary) Table(w io.Writer) error {
 		s.TargetWAL, s.Earliest.Human, s.Earliest.BytesHex, s.Earliest.Text, s.Revision)
 	ew.printf("scope: %s\n", scopeText(s.Scope, s.wide))
 	ew.printf("\n")
-	if err := framework.WriteGates(ew, s.Gates); err != nil {
+	// w, not ew: WriteGates sees whether w is a terminal (wrapped there by
+	// the table's wrapper) or piped (wrapped by WriteGates).
+	if err := framework.WriteGates(w, s.Gates); err != nil {
 		return err
 	}
 	ew.printf("\nrewrites (in write order):\n")

@@ -18,6 +18,7 @@ import (
 	"io"
 	"io/fs"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -38,6 +39,21 @@ type Params struct {
 	ForceMovedOn        bool   `name:"force-moved-on" desc:"restore although keys changed, were deleted or created since the backed-up write (rolls back what Milvus did since)"`
 	framework.WriteFlags
 	framework.Output
+}
+
+// Complete makes --file absolute: a saved plan (--plan-out) and the
+// restore's own backup header record it, and `apply --file` or a restore
+// of that backup may run in another folder.
+func (p *Params) Complete() error {
+	if strings.TrimSpace(p.File) == "" {
+		return nil // Validate says so
+	}
+	abs, err := filepath.Abs(p.File)
+	if err != nil {
+		return framework.Usagef("restore: --file %q: %v", p.File, err)
+	}
+	p.File = abs
+	return nil
 }
 
 // Validate checks the flags.

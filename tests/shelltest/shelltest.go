@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -70,6 +71,11 @@ func Run(t testing.TB, cmds []*framework.Command, line string) (stdout, stderr s
 	}
 	return out.String(), errb.String(), framework.ExitCode(err), err
 }
+
+// Words is s with every run of spaces and newlines made one space: piped,
+// a plan's gate detail and recipe wrap at framework.PipeWidth, so a test
+// looks for a phrase of them in Words(out), as Words(phrase).
+func Words(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // Dump reads the whole keyspace: key to value.
 func Dump(t testing.TB, cli *clientv3.Client) map[string]string {
