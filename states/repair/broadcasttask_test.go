@@ -127,3 +127,26 @@ func TestRepairBroadcastTaskRefusals(t *testing.T) {
 	}
 	e2.changed(before)
 }
+
+// remove of a task whose message has no broadcast header (or an empty
+// value): heron cannot tell its vchannels, so it cannot tell that every one
+// acked it; refused until --force, as a reset of it is.
+func TestRepairBroadcastTaskRemoveNoHeader(t *testing.T) {
+	e := newEnv(t)
+	key := e.meta(models.BroadcastTaskKey(7))
+	msg := (&wire.Builder{}).Message(2, (&wire.Builder{}).String(1, "_t").String(2, "5").Build()).Build()
+	for _, v := range [][]byte{(&wire.Builder{}).Message(1, msg).Varint(2, uint64(models.BroadcastPending)).Build(), {}} {
+		e.put(key, v)
+		before := e.dump()
+		out, errs, code := e.repair("repair wal-broadcast-task --id 7 --mode remove --run")
+		if code != framework.ExitRefused {
+			t.Fatalf("remove of a task with no broadcast header (%x): exit %d\n%s%s", v, code, out, errs)
+		}
+		mustContain(t, out, "REFUSED  every vchannel acked the task", "no broadcast header")
+		e.changed(before)
+	}
+	out, errs, code := e.repair("repair wal-broadcast-task --id 7 --mode remove --force --run")
+	if code != 0 {
+		t.Fatalf("--force: exit %d\n%s%s", code, out, errs)
+	}
+}

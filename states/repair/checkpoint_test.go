@@ -2,6 +2,7 @@ package repair
 
 import (
 	"context"
+	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -277,6 +278,32 @@ func TestRepairCheckpointStalePlan(t *testing.T) {
 	out, errs, code := e.run("apply --file " + plan + " --backup-dir " + e.dir + " --run")
 	if code != framework.ExitRefused {
 		t.Fatalf("apply of a plan whose checkpoint changed: exit %d\n%s%s", code, out, errs)
+	}
+	e.changed(before)
+}
+
+// latest-cp never takes a position at timestamp MaxUint64, with a message
+// id or not: Milvus's dropped-channel sentinel is the timestamp alone
+// (pkg/v2@v2.6.23 util/funcutil/checkpoint.go IsDroppedChannelCheckpoint;
+// birdwatcher #527); and a channel checkpoint holding it is dropped, never
+// moved.
+func TestRepairCheckpointSentinelWithMessageID(t *testing.T) {
+	e := newEnv(t)
+	v := e.sample.VChannels[0]
+	e.cpWith(v, 40, 55)
+	e.seg(1010, 100, v, commonpb.SegmentState_Flushed, 10, nil, e.pos(v, 70, 70))
+	e.seg(1011, 100, v, commonpb.SegmentState_Flushed, 10, nil, sample.Position(v, sample.ID(e.sample.WAL, 99), math.MaxUint64, commonpb.WALName_Kafka))
+	out, errs, code := e.repair("repair checkpoint --vchannel " + v)
+	if code != 0 {
+		t.Fatalf("dry run: exit %d\n%s%s", code, out, errs)
+	}
+	mustContain(t, out, "the dml_position of segment 1010", "after:  kafka 1070")
+
+	e.put(e.meta(models.ChannelCPKey(v)), sample.Position(v, sample.ID(e.sample.WAL, 99), math.MaxUint64, commonpb.WALName_Kafka))
+	before := e.dump()
+	out, errs, code = e.repair("repair checkpoint --vchannel " + v + " --set-to pchannel-cp --force --run")
+	if code != framework.ExitUsage || !strings.Contains(errs, "is dropped") {
+		t.Fatalf("a sentinel with a message id is moved: exit %d\n%s%s", code, out, errs)
 	}
 	e.changed(before)
 }
