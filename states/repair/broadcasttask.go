@@ -68,9 +68,12 @@ func decideBroadcastTask(ctx context.Context, inst *instance.Instance, p *Broadc
 	if p.Mode == "remove" {
 		unacked := t.UnackedVChannels()
 		g := framework.Gate{Name: unackedGate, OK: len(unacked) == 0, Count: int64(len(unacked)), Detail: "every vchannel of its broadcast header acked it"}
-		if t.MessageError != "" {
+		switch {
+		case t.MessageError != "":
 			g.OK, g.Detail = false, "its message cannot be read ("+t.MessageError+"): heron cannot tell which vchannels acked it"
-		} else if len(unacked) > 0 {
+		case len(t.VChannels) == 0:
+			g.OK, g.Detail = false, "its message has no broadcast header: heron cannot tell which vchannels acked it"
+		case len(unacked) > 0:
 			g.Detail = fmt.Sprintf("%s will never see its %s message once it is removed: reset it instead (--mode reset), or --force",
 				framework.Plural(int64(len(unacked)), "vchannel", ""), models.MessageTypeName(t.MessageType))
 			g.Keys = unacked[:min(len(unacked), 5)]

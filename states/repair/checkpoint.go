@@ -286,7 +286,7 @@ func scanSegments(ctx context.Context, inst *instance.Instance, rev int64, vchan
 		s.skipped = append(s.skipped, fmt.Sprintf("%s under %s do not decode: heron could not check them", framework.Plural(int64(bad), "segment", ""), models.SegmentPrefix))
 	}
 	if foreign+markers > 0 {
-		s.skipped = append(s.skipped, fmt.Sprintf("latest-cp left out %d position(s) of segments of %s not in %s and %d without a message id (dropped-channel markers)",
+		s.skipped = append(s.skipped, fmt.Sprintf("latest-cp left out %d position(s) of segments of %s not in %s and %d without a message id or at timestamp MaxUint64 (dropped-channel markers)",
 			foreign, pc, msgid.Name(wal), markers))
 	}
 	return s, nil
