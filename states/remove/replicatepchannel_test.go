@@ -223,3 +223,29 @@ func TestRemoveReplicatePChannelRefusals(t *testing.T) {
 	mustContain(t, out, "REFUSED  no live component caching replicating pchannels", "session/mixcoord (mixcoord")
 	e.changed(before)
 }
+
+// A configuration whose replicate_configuration is not a message (wrong
+// wire type) does not decode: refused, never read as one with no cluster.
+// One whose replicate_configuration is written twice is merged, as proto
+// decodes it: a cluster of either part is in it.
+func TestRemoveReplicatePChannelConfigurationShapes(t *testing.T) {
+	e := newEnv(t)
+	line := "remove replicate-pchannel --target-cluster standby --source-channel " + e.p0 + " --run"
+	e.put(models.ReplicateConfiguration, []byte{0x08, 0x01})
+	before := shelltest.Dump(t, e.cli)
+	out, errs, code := e.run(line)
+	if code != framework.ExitRefused {
+		t.Fatalf("replicate_configuration a varint: exit %d\n%s%s", code, out, errs)
+	}
+	mustContain(t, out, "does not decode")
+	e.changed(before)
+
+	twice := append(sample.ReplicateConfiguration("by-dev", "standby"), sample.ReplicateConfiguration("dr")...)
+	e.put(models.ReplicateConfiguration, twice)
+	out, errs, code = e.run(line)
+	if code != framework.ExitRefused {
+		t.Fatalf("cluster in the first of two parts: exit %d\n%s%s", code, out, errs)
+	}
+	mustContain(t, out, "cluster standby is in the replicate configuration")
+	e.changed(before)
+}
