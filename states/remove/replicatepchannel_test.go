@@ -242,6 +242,7 @@ func TestRemoveReplicatePChannelConfigurationShapes(t *testing.T) {
 
 	twice := append(sample.ReplicateConfiguration("by-dev", "standby"), sample.ReplicateConfiguration("dr")...)
 	e.put(models.ReplicateConfiguration, twice)
+	before = shelltest.Dump(t, e.cli)
 	out, errs, code = e.run(line)
 	if code != framework.ExitRefused {
 		t.Fatalf("cluster in the first of two parts: exit %d\n%s%s", code, out, errs)
