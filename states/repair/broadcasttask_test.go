@@ -150,3 +150,23 @@ func TestRepairBroadcastTaskRemoveNoHeader(t *testing.T) {
 		t.Fatalf("--force: exit %d\n%s%s", code, out, errs)
 	}
 }
+
+// reset of a task that is no longer in flight (Done: every vchannel saw its
+// message and Milvus applied it; Tombstone: kept for deduplication) would
+// append its message again to every vchannel, a DDL applied twice:
+// refused, nothing written.
+func TestRepairBroadcastTaskResetDone(t *testing.T) {
+	e := newEnv(t)
+	key := e.meta(models.BroadcastTaskKey(7))
+	vs := []string{e.sample.VChannels[0], e.sample.VChannels[1]}
+	for _, s := range []models.BroadcastState{models.BroadcastDone, models.BroadcastTombstone} {
+		e.put(key, sampletest.AlterWALTask(int32(s), commonpb.WALName_Kafka, nil, vs, 2))
+		before := e.dump()
+		out, errs, code := e.repair("repair wal-broadcast-task --id 7 --mode reset --run")
+		if code != framework.ExitRefused {
+			t.Fatalf("reset of a %s task: exit %d\n%s%s", s, code, out, errs)
+		}
+		mustContain(t, out, "REFUSED  the task is in flight", s.String(), "--mode remove")
+		e.changed(before)
+	}
+}
