@@ -44,8 +44,13 @@ var BroadcastTaskBuild = Build(Repair[BroadcastTaskParams]{
 	},
 })
 
-// unackedGate is the gate of a remove: every vchannel acked the task, or --force.
-const unackedGate = "every vchannel acked the task"
+// The gates of a remove (every vchannel acked the task, or --force) and of
+// a reset (the task is in flight: a Done or Tombstone task was applied, and
+// a reset would append its message to every vchannel again).
+const (
+	unackedGate  = "every vchannel acked the task"
+	inFlightGate = "the task is in flight"
+)
 
 func decideBroadcastTask(ctx context.Context, inst *instance.Instance, p *BroadcastTaskParams, rev int64) (*Decision, error) {
 	key := inst.Layout.Meta(models.BroadcastTaskKey(p.ID))
@@ -95,6 +100,13 @@ func decideBroadcastTask(ctx context.Context, inst *instance.Instance, p *Broadc
 	}
 	after, _ := models.DecodeBroadcastTask(reset)
 	d.Changes = []Change{Put(kv, reset, describeTask(t), describeTask(after))}
+	g := framework.Gate{Name: inFlightGate, OK: t.State.InFlight(), Detail: fmt.Sprintf("it is %s: the coordinator appends its message to every vchannel", t.State)}
+	if !g.OK {
+		g.Keys = []string{key}
+		g.Detail = fmt.Sprintf("it is %s: Milvus applied it, and a reset appends its %s message to every vchannel again; remove it instead (--mode remove)",
+			t.State, models.MessageTypeName(t.MessageType))
+	}
+	d.Gates = []framework.Gate{g}
 	return d, nil
 }
 
