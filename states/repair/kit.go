@@ -266,24 +266,32 @@ func readCollections(ctx context.Context, inst *instance.Instance, rev int64) (m
 
 // readRootcoord reads at rev what rootcoord keeps of c beside its
 // collection-info: its partitions, fields, struct array fields and
-// functions, in key order, tombstones left out.
+// functions, in key order, tombstones left out. A schema part that does not
+// decode stops the read, named: the schema built from it could not be read.
 func readRootcoord(ctx context.Context, inst *instance.Instance, rev int64, c collection) (*models.RootcoordCollection, error) {
 	rc := &models.RootcoordCollection{Info: c.kv.Value}
 	id := c.info.ID
 	parts := []struct {
-		prefix string
-		into   *[][]byte
-	}{{models.PartitionPrefixOf(id), &rc.Partitions}, {models.FieldPrefixOf(id), &rc.Fields},
-		{models.StructArrayFieldPrefixOf(id), &rc.StructArrayFields}, {models.FunctionPrefixOf(id), &rc.Functions}}
+		prefix, schema string
+		into           *[][]byte
+	}{{models.PartitionPrefixOf(id), "", &rc.Partitions}, {models.FieldPrefixOf(id), models.FieldPrefix, &rc.Fields},
+		{models.StructArrayFieldPrefixOf(id), models.StructArrayFieldPrefix, &rc.StructArrayFields},
+		{models.FunctionPrefixOf(id), models.FunctionPrefix, &rc.Functions}}
 	prefixes := make([]string, len(parts))
 	for i, p := range parts {
 		prefixes[i] = p.prefix
 	}
 	_, err := inst.Walk(ctx, rev, prefixes, func(e instance.Entry) error {
 		for _, p := range parts {
-			if strings.HasPrefix(e.Rel, p.prefix) && !models.IsTombstone(e.Value) {
-				*p.into = append(*p.into, e.Value)
+			if !strings.HasPrefix(e.Rel, p.prefix) || models.IsTombstone(e.Value) {
+				continue
 			}
+			if p.schema != "" {
+				if err := models.CheckSchemaPart(p.schema, e.Value); err != nil {
+					return fmt.Errorf("%s: %w: heron cannot build collection %d's schema from it", e.KV.Key, err, id)
+				}
+			}
+			*p.into = append(*p.into, e.Value)
 		}
 		return nil
 	})
