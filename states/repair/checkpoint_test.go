@@ -234,6 +234,8 @@ func TestRepairCheckpointUsage(t *testing.T) {
 		{"--vchannel " + books[0] + " --set-to newest", "--set-to"},
 		{"--vchannel " + books[0] + " --kafka-brokers k:9092", "--kafka-brokers goes with --set-to latest-msgid"},
 		{"--vchannel " + books[0] + " --set-to latest-msgid", "needs --kafka-brokers"},
+		{"--vchannel " + books[0] + " --set-to latest-msgid --kafka-brokers k:x", "--kafka-brokers \"k:x\""},
+		{"--vchannel " + books[0] + " --set-to latest-msgid --kafka-brokers k:99999", "--kafka-brokers \"k:99999\""},
 		{"--vchannel " + p2 + "_999v0", "not a vchannel of a live collection"},
 		{"--vchannel " + books[1], "is dropped"},
 		{"--vchannel " + books[0] + " --collection 200", "not a vchannel of collection 200"},
