@@ -103,7 +103,7 @@ func decideBroadcastTask(ctx context.Context, inst *instance.Instance, p *Broadc
 	g := framework.Gate{Name: inFlightGate, OK: t.State.InFlight(), Detail: fmt.Sprintf("it is %s: the coordinator appends its message to every vchannel", t.State)}
 	if !g.OK {
 		g.Keys = []string{key}
-		g.Detail = fmt.Sprintf("it is %s: Milvus applied it, and a reset appends its %s message to every vchannel again; remove it instead (--mode remove)",
+		g.Detail = fmt.Sprintf("it is %s, not Pending, WaitAck or Replicated (a Done task was applied): a reset appends its %s message to every vchannel again; remove it instead (--mode remove)",
 			t.State, models.MessageTypeName(t.MessageType))
 	}
 	d.Gates = []framework.Gate{g}
