@@ -309,3 +309,18 @@ func TestRepairCheckpointSentinelWithMessageID(t *testing.T) {
 	}
 	e.changed(before)
 }
+
+// A consume checkpoint at time tick MaxUint64 is no position to move to:
+// written, the channel checkpoint would be datacoord's dropped-channel
+// sentinel, and the vchannel dropped for Milvus.
+func TestRepairCheckpointSentinelTarget(t *testing.T) {
+	e := newEnv(t)
+	v := e.sample.VChannels[0]
+	e.put(e.meta(models.ConsumeCheckpointKey(models.PChannelOf(v))), sample.Checkpoint{ID: sample.ID(e.sample.WAL, 60), TimeTick: math.MaxUint64}.Encode())
+	before := e.dump()
+	out, errs, code := e.repair("repair checkpoint --vchannel " + v + " --set-to pchannel-cp --force --run")
+	if code == 0 || !strings.Contains(errs, "MaxUint64") {
+		t.Fatalf("moved to the sentinel: exit %d\n%s%s", code, out, errs)
+	}
+	e.changed(before)
+}
