@@ -134,6 +134,10 @@ func decideCheckpoint(ctx context.Context, inst *instance.Instance, p *Checkpoin
 		}
 	}
 
+	if to.ts == models.DroppedChannelTimestamp {
+		return nil, framework.Usagef("repair checkpoint: --set-to %s: %s is at timestamp MaxUint64, datacoord's dropped-channel marker: written, it would drop %s (try another --set-to)",
+			p.SetTo, to.source, v)
+	}
 	d := &Decision{Subject: fmt.Sprintf("channel checkpoint of %s (collection %d %s) to %s: %s", v, coll.ID, coll.Name, p.SetTo, to.source),
 		Reminders: []string{"start Milvus: datacoord loads the channel checkpoint as written here and the flusher of " + v + " resumes from it"}}
 	d.Warnings = append(d.Warnings, segs.skipped...)
