@@ -381,7 +381,7 @@ func TestCheckReadsRecoveryStorageAndReplication(t *testing.T) {
 // removed by its flags (remove replicate-pchannel refuses an empty one):
 // a WARN naming its key, never a command that does not close it.
 func TestReplicatePChannelsWithoutACluster(t *testing.T) {
-	for _, m := range []*models.ReplicatingPChannelMeta{{Source: "dml_1"}, {TargetCluster: models.ReplicateCluster{ID: "old"}}} {
+	for _, m := range []*models.ReplicatingPChannelMeta{{Source: "dml_1"}, {Source: "dml_1", TargetCluster: models.ReplicateCluster{ID: " "}}, {TargetCluster: models.ReplicateCluster{ID: "old"}}} {
 		s := healthy(now, 5, 1)
 		s.Replicate = Replicate{Config: &models.ReplicateConfig{Clusters: []models.ReplicateCluster{{ID: "by-dev"}}},
 			PChannels: []Replicating{{Key: models.ReplicatingPChannelKey("old", "dml_1"), Meta: m}}}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/heron-shell/heron/models"
 	"github.com/heron-shell/heron/states/show"
@@ -44,7 +45,7 @@ func replicatePChannels(reads []*Snapshot, o Options) Item {
 		switch {
 		case r.Meta == nil:
 			fs = append(fs, finding{Warn, o.meta(r.Key), "replicating pchannel does not decode: " + r.Error})
-		case r.Meta.TargetCluster.ID == "" || r.Meta.Source == "":
+		case strings.TrimSpace(r.Meta.TargetCluster.ID) == "" || strings.TrimSpace(r.Meta.Source) == "":
 			// remove replicate-pchannel matches both exactly and refuses an empty one
 			fs = append(fs, finding{Warn, o.meta(r.Key), fmt.Sprintf("replicating pchannel names no target cluster (%q) or no source pchannel (%q): heron cannot tell whether it is stale",
 				r.Meta.TargetCluster.ID, r.Meta.Source)})
