@@ -170,3 +170,26 @@ func TestRepairBroadcastTaskResetDone(t *testing.T) {
 		e.changed(before)
 	}
 }
+
+// An acked checkpoint at time tick 0 is no ack: the broadcaster reads it
+// as none when it loads the task (milvus #45787, fixAckInfoFromProto), and
+// appends the message to that vchannel again; so a remove is refused.
+func TestRepairBroadcastTaskRemoveZeroTimeTickAck(t *testing.T) {
+	e := newEnv(t)
+	key := e.meta(models.BroadcastTaskKey(7))
+	vs := []string{e.sample.VChannels[0], e.sample.VChannels[1]}
+	m, err := wire.Parse(sampletest.AlterWALTask(int32(models.BroadcastPending), commonpb.WALName_Kafka, nil, vs, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := (&wire.Builder{}).String(1, "x").Build()
+	m.SetAll(4, [][]byte{(&wire.Builder{}).Varint(3, 1).Build(), (&wire.Builder{}).Message(1, id).Build()})
+	e.put(key, m.Bytes())
+	before := e.dump()
+	out, errs, code := e.repair("repair wal-broadcast-task --id 7 --mode remove --run")
+	if code != framework.ExitRefused {
+		t.Fatalf("remove of a task acked at time tick 0: exit %d\n%s%s", code, out, errs)
+	}
+	mustContain(t, out, "1 of 2 vchannels acked", vs[1])
+	e.changed(before)
+}
