@@ -268,3 +268,21 @@ func TestRepairVChannelRegistrationStalePlan(t *testing.T) {
 	mustContain(t, out, "REFUSED  the plan is what heron plans now")
 	e.changed(before)
 }
+
+// A registration whose value does not decode (the tombstone bytes, a
+// truncated field) is no registration the streaming node can read: the
+// plan says so rather than only "is registered"; heron does not rewrite it.
+func TestRepairVChannelRegistrationDoesNotDecode(t *testing.T) {
+	e := newEnv(t)
+	v := e.sample.VChannels[0]
+	metaKey := e.meta(models.VChannelMetaKey(models.PChannelOf(v), v))
+	for _, val := range [][]byte{{0xE2, 0x9B, 0xBC}, {0x0a, 0x05, 'a'}} {
+		e.put(metaKey, val)
+		before := e.dump()
+		out, errs, code := e.repair("repair vchannel-registration --vchannel " + v + " --run")
+		if code != 0 || !strings.Contains(out, "warning: its registration "+metaKey+" does not decode") {
+			t.Fatalf("registration %x: exit %d\n%s%s", val, code, out, errs)
+		}
+		e.changed(before)
+	}
+}
