@@ -58,8 +58,15 @@ func decideRegistration(ctx context.Context, inst *instance.Instance, p *Registr
 	}
 	if st.Registered[metaKey] {
 		d := &Decision{Subject: fmt.Sprintf("vchannel %s of collection %d is registered (%s)", v, id, inst.Layout.Meta(metaKey))}
+		kv, _, err := inst.Get(ctx, inst.Layout.Meta(metaKey), rev)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := models.DecodeVChannelMeta(kv.Value); err != nil {
+			d.Warnings = append(d.Warnings, fmt.Sprintf("its registration %s does not decode (%v): the streaming node cannot read it, and heron does not rewrite what it cannot read", kv.Key, err))
+		}
 		if schemas == 0 {
-			d.Warnings = []string{"its registration has no schema key (the streaming node panics on it): repair wal-recovery-storage creates it"}
+			d.Warnings = append(d.Warnings, "its registration has no schema key (the streaming node panics on it): repair wal-recovery-storage creates it")
 		}
 		return d, nil
 	}

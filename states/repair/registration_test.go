@@ -279,7 +279,7 @@ func TestRepairVChannelRegistrationDoesNotDecode(t *testing.T) {
 	for _, val := range [][]byte{{0xE2, 0x9B, 0xBC}, {0x0a, 0x05, 'a'}} {
 		e.put(metaKey, val)
 		before := e.dump()
-		out, errs, code := e.repair("repair vchannel-registration --vchannel " + v + " --run")
+		out, errs, code := e.repair("repair vchannel-registration --vchannel " + v)
 		if code != 0 || !strings.Contains(out, "warning: its registration "+metaKey+" does not decode") {
 			t.Fatalf("registration %x: exit %d\n%s%s", val, code, out, errs)
 		}
