@@ -146,8 +146,14 @@ func Build[P any](r Repair[P]) apply.Build[*instance.Instance, P] {
 			if v.Changes == nil {
 				v.Changes = []Change{}
 			}
+			// A run with nothing to write prints this line, not the view:
+			// it carries the warnings.
+			nothing := "nothing to repair: " + framework.EscapeText(pl.d.Subject)
+			for _, m := range pl.d.Warnings {
+				nothing += "\nwarning: " + framework.EscapeText(m)
+			}
 			out := &apply.Plan{Command: r.Command, Title: r.Command, View: v, Keys: int64(len(pl.d.Changes)), Root: pl.inst.Layout.RootPath,
-				Put: "written", Nothing: "nothing to repair: " + pl.d.Subject, Reminders: pl.d.Reminders}
+				Put: "written", Nothing: nothing, Reminders: pl.d.Reminders}
 			if r.Pending != nil {
 				count := func(ctx context.Context, rev int64) (int64, error) { return r.Pending(ctx, pl.inst, pl.p, rev) }
 				out.Replan = &apply.Replan{
