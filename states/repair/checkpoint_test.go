@@ -324,3 +324,24 @@ func TestRepairCheckpointSentinelTarget(t *testing.T) {
 	}
 	e.changed(before)
 }
+
+// A segment of the vchannel's collection that does not decode may be an
+// unflushed segment of the vchannel: the gate cannot say that none starts
+// before the new position; refused, naming its key, until --force.
+func TestRepairCheckpointSegmentDoesNotDecode(t *testing.T) {
+	e := newEnv(t)
+	v := e.sample.VChannels[0]
+	bad := e.meta(models.SegmentKey(100, 101, 1099))
+	e.put(bad, []byte{0x0a, 0x05, 'a'})
+	before := e.dump()
+	out, errs, code := e.repair("repair checkpoint --vchannel " + v + " --set-to pchannel-cp --run")
+	if code != framework.ExitRefused {
+		t.Fatalf("a segment of the collection that does not decode: exit %d\n%s%s", code, out, errs)
+	}
+	mustContain(t, out, "REFUSED  no unflushed segment of the vchannel starts before the new position", bad)
+	e.changed(before)
+	if out, errs, code = e.repair("repair checkpoint --vchannel " + v + " --set-to pchannel-cp --force --run"); code != 0 {
+		t.Fatalf("--force: exit %d\n%s%s", code, out, errs)
+	}
+	e.changed(before, e.meta(models.ChannelCPKey(v)))
+}
