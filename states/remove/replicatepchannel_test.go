@@ -250,3 +250,21 @@ func TestRemoveReplicatePChannelConfigurationShapes(t *testing.T) {
 	mustContain(t, out, "cluster standby is in the replicate configuration")
 	e.changed(before)
 }
+
+// A saved plan applied after the configuration took the cluster back (the
+// entry unchanged) is refused: the gate is read again.
+func TestRemoveReplicatePChannelStalePlanConfiguration(t *testing.T) {
+	e := newEnv(t)
+	plan := filepath.Join(e.dir, "plan.jsonl")
+	if out, errs, code := e.run("remove replicate-pchannel --target-cluster old --source-channel " + e.p0 + " --plan-out " + plan); code != 0 {
+		t.Fatalf("--plan-out: exit %d\n%s%s", code, out, errs)
+	}
+	e.put(models.ReplicateConfiguration, sample.ReplicateConfiguration("by-dev", "standby", "old"))
+	before := shelltest.Dump(t, e.cli)
+	out, errs, code := e.run("apply --file " + plan + " --run")
+	if code != framework.ExitRefused {
+		t.Fatalf("apply after the configuration took cluster old back: exit %d\n%s%s", code, out, errs)
+	}
+	mustContain(t, out, "cluster old is in the replicate configuration")
+	e.changed(before)
+}
