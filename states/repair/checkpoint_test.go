@@ -345,3 +345,26 @@ func TestRepairCheckpointSegmentDoesNotDecode(t *testing.T) {
 	}
 	e.changed(before, e.meta(models.ChannelCPKey(v)))
 }
+
+// A vchannel whose name holds a space: the command line the plan and the
+// backup record (and a STOPPED run's "to complete it") is quoted, so that
+// it parses back to the same vchannel; of both repairs that take one.
+func TestRepairCheckpointQuotedLine(t *testing.T) {
+	e := newEnv(t)
+	p, v := "by dev", "by dev_700v0"
+	e.put(e.meta(models.CollectionInfoKey(1, 700)), sample.Collection{ID: 700, DB: 1, Name: "odd", CreateTime: ts(0), VChannels: []string{v},
+		PChannels: []string{p}, Starts: [][]byte{e.pos(p, 1, 0)}, State: 0}.Encode())
+	e.put(e.meta(models.ConsumeCheckpointKey(p)), sample.Checkpoint{ID: sample.ID(e.sample.WAL, 60), TimeTick: ts(60)}.Encode())
+	line := `repair checkpoint --vchannel "by dev_700v0" --set-to pchannel-cp`
+	out, errs, code := e.repair(line + " --format json")
+	if code != 0 {
+		t.Fatalf("dry run: exit %d\n%s%s", code, out, errs)
+	}
+	mustContain(t, out, `"command_line": "`+strings.ReplaceAll(line, `"`, `\"`)+`"`)
+	line = `repair vchannel-registration --vchannel "by dev_700v0"`
+	out, errs, code = e.repair(line + " --format json")
+	if code != 0 {
+		t.Fatalf("dry run: exit %d\n%s%s", code, out, errs)
+	}
+	mustContain(t, out, `"command_line": "`+strings.ReplaceAll(line, `"`, `\"`)+`"`)
+}
