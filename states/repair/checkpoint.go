@@ -47,13 +47,13 @@ func (p *CheckpointParams) Validate() error {
 var CheckpointBuild = Build(Repair[CheckpointParams]{
 	Command: "repair checkpoint", Cache: models.ChannelCheckpointCache, Decide: decideCheckpoint,
 	Line: func(p *CheckpointParams) string {
-		line := "repair checkpoint --vchannel " + p.VChannel
+		line := "repair checkpoint --vchannel " + framework.QuoteWord(p.VChannel)
 		if p.Collection != 0 {
 			line += fmt.Sprintf(" --collection %d", p.Collection)
 		}
 		line += " --set-to " + p.SetTo
 		if p.Kafka() {
-			line += " --kafka-brokers " + p.KafkaBrokers
+			line += " --kafka-brokers " + framework.QuoteWord(p.KafkaBrokers)
 		}
 		if p.Force {
 			line += " --force"

@@ -32,7 +32,7 @@ func (p *RegistrationParams) Validate() error {
 // RegistrationBuild is `repair vchannel-registration`.
 var RegistrationBuild = Build(Repair[RegistrationParams]{
 	Command: "repair vchannel-registration", Cache: models.VChannelMetaCache, Decide: decideRegistration,
-	Line: func(p *RegistrationParams) string { return "repair vchannel-registration --vchannel " + p.VChannel },
+	Line: func(p *RegistrationParams) string { return show.RegistrationRepair(p.VChannel) },
 })
 
 // The gates of a registration.
@@ -145,8 +145,8 @@ func frozen(inst *instance.Instance, st *show.ChannelState, v string, consumed u
 			inst.Layout.Meta(cc.Key), models.PChannelOf(v), lag.Truncate(time.Second), maxLag, from)
 		if lag > maxLag {
 			g.OK, g.Keys = false, []string{inst.Layout.Meta(cc.Key)}
-			g.Detail = fmt.Sprintf("%s lags the consume checkpoint of %s by %s, over datacoord's max lag %s (%s): move it to a live position first: repair checkpoint --vchannel %s --set-to pchannel-cp",
-				inst.Layout.Meta(cc.Key), models.PChannelOf(v), lag.Truncate(time.Second), maxLag, from, v)
+			g.Detail = fmt.Sprintf("%s lags the consume checkpoint of %s by %s, over datacoord's max lag %s (%s): move it to a live position first: %s",
+				inst.Layout.Meta(cc.Key), models.PChannelOf(v), lag.Truncate(time.Second), maxLag, from, show.CheckpointRepair(v))
 		}
 	}
 	return g
