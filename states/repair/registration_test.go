@@ -286,3 +286,19 @@ func TestRepairVChannelRegistrationDoesNotDecode(t *testing.T) {
 		e.changed(before)
 	}
 }
+
+// A channel checkpoint that does not decode is no absent one: the frozen
+// gate cannot tell, and refuses, naming it.
+func TestRepairVChannelRegistrationChannelCPDoesNotDecode(t *testing.T) {
+	e := newEnv(t)
+	v, _, _ := e.unregister(0, true)
+	cpKey := e.meta(models.ChannelCPKey(v))
+	e.put(cpKey, []byte{0x0a, 0x05, 'a'})
+	before := e.dump()
+	out, errs, code := e.repair("repair vchannel-registration --vchannel " + v + " --run")
+	if code != framework.ExitRefused {
+		t.Fatalf("a channel checkpoint that does not decode: exit %d\n%s%s", code, out, errs)
+	}
+	mustContain(t, out, "REFUSED  the channel checkpoint is not frozen", cpKey+" does not decode")
+	e.changed(before)
+}
