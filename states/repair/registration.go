@@ -98,7 +98,18 @@ func decideRegistration(ctx context.Context, inst *instance.Instance, p *Registr
 	if w := strings.TrimSpace(strings.TrimPrefix(warn.String(), "warning: ")); w != "" {
 		d.Warnings = append(d.Warnings, w)
 	}
-	d.Gates = append(d.Gates, frozen(inst, st, v, cc.CP.TimeTick, maxLag, from))
+	g := frozen(inst, st, v, cc.CP.TimeTick, maxLag, from)
+	cpKey := inst.Layout.Meta(models.ChannelCPKey(v))
+	kv, has, err := inst.Get(ctx, cpKey, rev)
+	if err != nil {
+		return nil, err
+	}
+	if _, derr := models.DecodePosition(kv.Value); has && derr != nil {
+		// ReadChannelState leaves out what does not decode: not an absent one
+		g = framework.Gate{Name: frozenGate, Keys: []string{cpKey},
+			Detail: fmt.Sprintf("%s does not decode (%v): heron cannot tell whether it is frozen", cpKey, derr)}
+	}
+	d.Gates = append(d.Gates, g)
 
 	cs, warnings, err := readCollections(ctx, inst, rev)
 	if err != nil {
