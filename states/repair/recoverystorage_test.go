@@ -174,3 +174,19 @@ func TestRepairWALRecoveryStorageBrokenField(t *testing.T) {
 		e.changed(before)
 	}
 }
+
+// A schema key that does not decode is no schema the streaming node can
+// read: named in a warning (heron does not rewrite what it cannot read),
+// not counted silently as the vchannel's schema.
+func TestRepairWALRecoveryStorageSchemaDoesNotDecode(t *testing.T) {
+	e := newEnv(t)
+	v := e.sample.VChannels[0]
+	key := e.meta(models.VChannelSchemaKey(models.PChannelOf(v), v, 0))
+	e.put(key, []byte{0x0a, 0x05, 'a'})
+	before := e.dump()
+	out, errs, code := e.repair("repair wal-recovery-storage --run")
+	if code != 0 || !strings.Contains(out, "warning: ") || !strings.Contains(out, key+" does not decode") {
+		t.Fatalf("a schema that does not decode: exit %d\n%s%s", code, out, errs)
+	}
+	e.changed(before)
+}
