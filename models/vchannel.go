@@ -290,6 +290,24 @@ func (m *VChannelMeta) Describe() string {
 	return fmt.Sprintf("%s, collection %d, partitions %v, checkpoint time tick %d", m.State, m.CollectionID, m.Partitions, m.CheckpointTimeTick)
 }
 
+// CheckVChannelSchema reports whether b, a vchannel's schema key, decodes
+// as the streaming node's catalog reads it (ListVChannel unmarshals every
+// one): a CollectionSchemaOfVChannel whose schema is a CollectionSchema.
+func CheckVChannelSchema(b []byte) error {
+	m, err := wire.Parse(b)
+	if err != nil {
+		return fmt.Errorf("not a CollectionSchemaOfVChannel: %w", err)
+	}
+	f, ok := m.Get(csvSchema)
+	if ok && f.Type != protowire.BytesType {
+		return fmt.Errorf("CollectionSchemaOfVChannel.schema has wire type %d, not a message", f.Type)
+	}
+	if err := proto.Unmarshal(f.Payload, &schemapb.CollectionSchema{}); err != nil {
+		return fmt.Errorf("CollectionSchemaOfVChannel.schema: not a CollectionSchema: %w", err)
+	}
+	return nil
+}
+
 // DescribeVChannelSchema is a CollectionSchemaOfVChannel in words:
 // `schema "books": 2 fields, 0 struct array fields, 1 functions, 1
 // properties; checkpoint time tick 0, state 1`.
