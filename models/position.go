@@ -40,10 +40,17 @@ func DecodePosition(b []byte) (*msgpb.MsgPosition, error) {
 }
 
 // IsDroppedChannelCP reports datacoord's marker of a dropped vchannel: a
-// channel-cp with no msgID and timestamp MaxUint64. Resets leave it alone.
+// position at timestamp MaxUint64, whatever its msgID (pkg/v2@v2.6.23
+// util/funcutil/checkpoint.go IsDroppedChannelCheckpoint: no legitimate
+// position carries it). Resets leave it alone.
 func IsDroppedChannelCP(p *msgpb.MsgPosition) bool {
-	return len(p.GetMsgID()) == 0 && p.GetTimestamp() == math.MaxUint64
+	return p.GetTimestamp() == DroppedChannelTimestamp
 }
+
+// DroppedChannelTimestamp is the timestamp of the dropped-channel marker
+// (funcutil.DroppedChannelCheckpointTimestamp): a position written with it
+// drops its vchannel for datacoord.
+const DroppedChannelTimestamp uint64 = math.MaxUint64
 
 // RewritePosition sets msgID to id's bytes and WAL_name to its WAL in an
 // encoded MsgPosition; channel, timestamp and every other field keep their bytes.

@@ -50,9 +50,17 @@ func DecodeReplicateConfig(b []byte) (*ReplicateConfig, error) {
 	if err != nil {
 		return nil, fmt.Errorf("not a ReplicateConfigurationMeta: %w", err)
 	}
+	// Every occurrence, merged as proto decodes a message field written
+	// twice; one of another wire type is no configuration heron can read
+	// (taken as empty, it would hold no cluster).
 	var rc commonpb.ReplicateConfiguration
-	if err := proto.Unmarshal(m.BytesOf(1), &rc); err != nil {
-		return nil, fmt.Errorf("ReplicateConfigurationMeta.replicate_configuration: %w", err)
+	for _, f := range m.All(1) {
+		if f.Type != protowire.BytesType {
+			return nil, fmt.Errorf("ReplicateConfigurationMeta.replicate_configuration has wire type %d, not a message", f.Type)
+		}
+		if err := (proto.UnmarshalOptions{Merge: true}).Unmarshal(f.Payload, &rc); err != nil {
+			return nil, fmt.Errorf("ReplicateConfigurationMeta.replicate_configuration: %w", err)
+		}
 	}
 	out := &ReplicateConfig{Clusters: []ReplicateCluster{}, Topology: []ReplicateEdge{}, ForcePromoted: m.Varint(3) != 0}
 	for _, c := range rc.GetClusters() {

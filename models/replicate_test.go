@@ -11,6 +11,7 @@ import (
 
 	"github.com/heron-shell/heron/models"
 	"github.com/heron-shell/heron/models/msgid"
+	"github.com/heron-shell/heron/models/sample"
 )
 
 // Issue 27 item 6: show replicate decodes the replicate configuration and
@@ -61,5 +62,18 @@ func TestDecodeReplicateState(t *testing.T) {
 	}
 	if _, err := models.DecodeReplicatingPChannel([]byte{0xff}); err == nil {
 		t.Fatal("garbage decodes")
+	}
+}
+
+// replicate_configuration written twice is merged as proto decodes it; one
+// of another wire type does not decode.
+func TestDecodeReplicateConfigShapes(t *testing.T) {
+	twice := append(sample.ReplicateConfiguration("by-dev", "standby"), sample.ReplicateConfiguration("dr")...)
+	c, err := models.DecodeReplicateConfig(twice)
+	if err != nil || !c.HasCluster("standby") || !c.HasCluster("dr") || len(c.Topology) != 1 {
+		t.Fatalf("merged configuration: %+v, %v", c, err)
+	}
+	if _, err := models.DecodeReplicateConfig([]byte{0x08, 0x01}); err == nil {
+		t.Fatal("a varint replicate_configuration decodes")
 	}
 }

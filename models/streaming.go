@@ -49,8 +49,8 @@ func (s BroadcastState) InFlight() bool {
 type BroadcastTask struct {
 	State BroadcastState
 	// AckedCheckpoint counts acked_checkpoints entries, Acked those that hold
-	// an ack (Milvus keeps one entry per vchannel of the broadcast header,
-	// empty until that vchannel acked).
+	// an ack, a time tick (Milvus keeps one entry per vchannel of the
+	// broadcast header, empty until that vchannel acked).
 	AckedCheckpoint int
 	Acked           int
 	// MessageType is the message's _t property (messagespb.MessageType as a
@@ -117,6 +117,7 @@ const (
 	btMessage        protowire.Number = 1
 	btState          protowire.Number = 2
 	btAckedCheckpoin protowire.Number = 4
+	ackTimeTick      protowire.Number = 3
 )
 
 // DecodeBroadcastTask decodes a broadcast-task value.
@@ -128,7 +129,11 @@ func DecodeBroadcastTask(b []byte) (*BroadcastTask, error) {
 	bt := &BroadcastTask{State: BroadcastState(m.Varint(btState))}
 	for _, f := range m.All(btAckedCheckpoin) {
 		bt.AckedCheckpoint++
-		ok := f.Type == protowire.BytesType && len(f.Payload) > 0
+		// An ack holds its message's time tick (AckedCheckpoint.time_tick
+		// 3); the broadcaster reads one at time tick 0 as none when it loads
+		// the task (milvus #45787/#45788, fixAckInfoFromProto).
+		ack, err := wire.Parse(f.Payload)
+		ok := f.Type == protowire.BytesType && err == nil && ack.Varint(ackTimeTick) != 0
 		if ok {
 			bt.Acked++
 		}

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/milvus-io/milvus-proto/go-api/v3/schemapb"
 	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/heron-shell/heron/models/wire"
 )
@@ -49,6 +51,28 @@ func StructArrayFieldPrefixOf(collection int64) string {
 
 // FunctionPrefixOf is the prefix of one collection's functions.
 func FunctionPrefixOf(collection int64) string { return FunctionPrefix + itoa(collection) + "/" }
+
+// CheckSchemaPart reports whether v, a value under prefix (FieldPrefix,
+// StructArrayFieldPrefix or FunctionPrefix), decodes as the schemapb
+// message rootcoord keeps there: CollectionSchema copies it byte for byte
+// into a schema that the streaming node's catalog unmarshals.
+func CheckSchemaPart(prefix string, v []byte) error {
+	var m proto.Message
+	switch prefix {
+	case FieldPrefix:
+		m = &schemapb.FieldSchema{}
+	case StructArrayFieldPrefix:
+		m = &schemapb.StructArrayFieldSchema{}
+	case FunctionPrefix:
+		m = &schemapb.FunctionSchema{}
+	default:
+		return fmt.Errorf("%s holds no schema part", prefix)
+	}
+	if err := proto.Unmarshal(v, m); err != nil {
+		return fmt.Errorf("not a %s: %w", m.ProtoReflect().Descriptor().Name(), err)
+	}
+	return nil
+}
 
 // VChannelState is streamingpb.VChannelState (pkg/v2@v2.6.23 proto/streaming.proto).
 type VChannelState int32
@@ -264,6 +288,24 @@ func NewVChannelMeta(vchannel string, id int64, c *RootcoordCollection, checkpoi
 // checkpoint time tick 42".
 func (m *VChannelMeta) Describe() string {
 	return fmt.Sprintf("%s, collection %d, partitions %v, checkpoint time tick %d", m.State, m.CollectionID, m.Partitions, m.CheckpointTimeTick)
+}
+
+// CheckVChannelSchema reports whether b, a vchannel's schema key, decodes
+// as the streaming node's catalog reads it (ListVChannel unmarshals every
+// one): a CollectionSchemaOfVChannel whose schema is a CollectionSchema.
+func CheckVChannelSchema(b []byte) error {
+	m, err := wire.Parse(b)
+	if err != nil {
+		return fmt.Errorf("not a CollectionSchemaOfVChannel: %w", err)
+	}
+	f, ok := m.Get(csvSchema)
+	if ok && f.Type != protowire.BytesType {
+		return fmt.Errorf("CollectionSchemaOfVChannel.schema has wire type %d, not a message", f.Type)
+	}
+	if err := proto.Unmarshal(f.Payload, &schemapb.CollectionSchema{}); err != nil {
+		return fmt.Errorf("CollectionSchemaOfVChannel.schema: not a CollectionSchema: %w", err)
+	}
+	return nil
 }
 
 // DescribeVChannelSchema is a CollectionSchemaOfVChannel in words:

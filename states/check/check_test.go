@@ -376,3 +376,18 @@ func TestCheckReadsRecoveryStorageAndReplication(t *testing.T) {
 	out, _, _, _ = shelltest.Run(t, Commands(s.Inst), "check --target-wal kafka")
 	assert.Contains(t, out, "\n      commands (each a plan unless --run):\nremove replicate-pchannel --target-cluster old --source-channel "+p+"\n")
 }
+
+// An entry that names no target cluster or no source pchannel cannot be
+// removed by its flags (remove replicate-pchannel refuses an empty one):
+// a WARN naming its key, never a command that does not close it.
+func TestReplicatePChannelsWithoutACluster(t *testing.T) {
+	for _, m := range []*models.ReplicatingPChannelMeta{{Source: "dml_1"}, {Source: "dml_1", TargetCluster: models.ReplicateCluster{ID: " "}}, {TargetCluster: models.ReplicateCluster{ID: "old"}}} {
+		s := healthy(now, 5, 1)
+		s.Replicate = Replicate{Config: &models.ReplicateConfig{Clusters: []models.ReplicateCluster{{ID: "by-dev"}}},
+			PChannels: []Replicating{{Key: models.ReplicatingPChannelKey("old", "dml_1"), Meta: m}}}
+		it := item(t, Judge([]*Snapshot{s}, opts()), "replicate-pchannels")
+		assert.Equal(t, Warn, it.Verdict)
+		assert.Equal(t, []string{models.ReplicatingPChannelKey("old", "dml_1")}, it.Keys)
+		assert.Empty(t, it.Commands)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/heron-shell/heron/models"
 	"github.com/heron-shell/heron/states/show"
@@ -44,6 +45,10 @@ func replicatePChannels(reads []*Snapshot, o Options) Item {
 		switch {
 		case r.Meta == nil:
 			fs = append(fs, finding{Warn, o.meta(r.Key), "replicating pchannel does not decode: " + r.Error})
+		case strings.TrimSpace(r.Meta.TargetCluster.ID) == "" || strings.TrimSpace(r.Meta.Source) == "":
+			// remove replicate-pchannel matches both exactly and refuses an empty one
+			fs = append(fs, finding{Warn, o.meta(r.Key), fmt.Sprintf("replicating pchannel names no target cluster (%q) or no source pchannel (%q): heron cannot tell whether it is stale",
+				r.Meta.TargetCluster.ID, r.Meta.Source)})
 		case rp.ConfigError == "" && !rp.Config.HasCluster(r.Meta.TargetCluster.ID):
 			fs = append(fs, finding{Fail, o.meta(r.Key), fmt.Sprintf("replicating pchannel %s to cluster %s is stale: cluster %s is not in the replicate configuration",
 				r.Meta.Source, r.Meta.TargetCluster.ID, r.Meta.TargetCluster.ID)})

@@ -223,3 +223,52 @@ func TestRemoveReplicatePChannelRefusals(t *testing.T) {
 	mustContain(t, out, "REFUSED  no live component caching replicating pchannels", "session/mixcoord (mixcoord")
 	e.changed(before)
 }
+
+// A configuration whose replicate_configuration is not a message (wrong
+// wire type) does not decode: refused, never read as one with no cluster.
+// One whose replicate_configuration is written twice is merged, as proto
+// decodes it: a cluster of either part is in it.
+func TestRemoveReplicatePChannelConfigurationShapes(t *testing.T) {
+	e := newEnv(t)
+	line := "remove replicate-pchannel --target-cluster standby --source-channel " + e.p0 + " --run"
+	e.put(models.ReplicateConfiguration, []byte{0x08, 0x01})
+	before := shelltest.Dump(t, e.cli)
+	out, errs, code := e.run(line)
+	if code != framework.ExitRefused {
+		t.Fatalf("replicate_configuration a varint: exit %d\n%s%s", code, out, errs)
+	}
+	mustContain(t, flat(out), "does not decode")
+	e.changed(before)
+
+	twice := append(sample.ReplicateConfiguration("by-dev", "standby"), sample.ReplicateConfiguration("dr")...)
+	e.put(models.ReplicateConfiguration, twice)
+	before = shelltest.Dump(t, e.cli)
+	out, errs, code = e.run(line)
+	if code != framework.ExitRefused {
+		t.Fatalf("cluster in the first of two parts: exit %d\n%s%s", code, out, errs)
+	}
+	mustContain(t, flat(out), "cluster standby is in the replicate configuration")
+	e.changed(before)
+}
+
+// A saved plan applied after the configuration took the cluster back (the
+// entry unchanged) is refused: the gate is read again.
+func TestRemoveReplicatePChannelStalePlanConfiguration(t *testing.T) {
+	e := newEnv(t)
+	plan := filepath.Join(e.dir, "plan.jsonl")
+	if out, errs, code := e.run("remove replicate-pchannel --target-cluster old --source-channel " + e.p0 + " --plan-out " + plan); code != 0 {
+		t.Fatalf("--plan-out: exit %d\n%s%s", code, out, errs)
+	}
+	e.put(models.ReplicateConfiguration, sample.ReplicateConfiguration("by-dev", "standby", "old"))
+	before := shelltest.Dump(t, e.cli)
+	out, errs, code := e.run("apply --file " + plan + " --run")
+	if code != framework.ExitRefused {
+		t.Fatalf("apply after the configuration took cluster old back: exit %d\n%s%s", code, out, errs)
+	}
+	mustContain(t, flat(out), "cluster old is in the replicate configuration")
+	e.changed(before)
+}
+
+// flat is out with every run of white space one space: a gate's detail
+// may wrap at the terminal's width.
+func flat(out string) string { return strings.Join(strings.Fields(out), " ") }

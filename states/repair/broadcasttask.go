@@ -44,8 +44,13 @@ var BroadcastTaskBuild = Build(Repair[BroadcastTaskParams]{
 	},
 })
 
-// unackedGate is the gate of a remove: every vchannel acked the task, or --force.
-const unackedGate = "every vchannel acked the task"
+// The gates of a remove (every vchannel acked the task, or --force) and of
+// a reset (the task is in flight: a Done or Tombstone task was applied, and
+// a reset would append its message to every vchannel again).
+const (
+	unackedGate  = "every vchannel acked the task"
+	inFlightGate = "the task is in flight"
+)
 
 func decideBroadcastTask(ctx context.Context, inst *instance.Instance, p *BroadcastTaskParams, rev int64) (*Decision, error) {
 	key := inst.Layout.Meta(models.BroadcastTaskKey(p.ID))
@@ -68,9 +73,12 @@ func decideBroadcastTask(ctx context.Context, inst *instance.Instance, p *Broadc
 	if p.Mode == "remove" {
 		unacked := t.UnackedVChannels()
 		g := framework.Gate{Name: unackedGate, OK: len(unacked) == 0, Count: int64(len(unacked)), Detail: "every vchannel of its broadcast header acked it"}
-		if t.MessageError != "" {
+		switch {
+		case t.MessageError != "":
 			g.OK, g.Detail = false, "its message cannot be read ("+t.MessageError+"): heron cannot tell which vchannels acked it"
-		} else if len(unacked) > 0 {
+		case len(t.VChannels) == 0:
+			g.OK, g.Detail = false, "its message has no broadcast header: heron cannot tell which vchannels acked it"
+		case len(unacked) > 0:
 			g.Detail = fmt.Sprintf("%s will never see its %s message once it is removed: reset it instead (--mode reset), or --force",
 				framework.Plural(int64(len(unacked)), "vchannel", ""), models.MessageTypeName(t.MessageType))
 			g.Keys = unacked[:min(len(unacked), 5)]
@@ -92,6 +100,13 @@ func decideBroadcastTask(ctx context.Context, inst *instance.Instance, p *Broadc
 	}
 	after, _ := models.DecodeBroadcastTask(reset)
 	d.Changes = []Change{Put(kv, reset, describeTask(t), describeTask(after))}
+	g := framework.Gate{Name: inFlightGate, OK: t.State.InFlight(), Detail: fmt.Sprintf("it is %s: the coordinator appends its message to every vchannel", t.State)}
+	if !g.OK {
+		g.Keys = []string{key}
+		g.Detail = fmt.Sprintf("it is %s, not Pending, WaitAck or Replicated (a Done task was applied): a reset appends its %s message to every vchannel again; remove it instead (--mode remove)",
+			t.State, models.MessageTypeName(t.MessageType))
+	}
+	d.Gates = []framework.Gate{g}
 	return d, nil
 }
 

@@ -127,3 +127,69 @@ func TestRepairBroadcastTaskRefusals(t *testing.T) {
 	}
 	e2.changed(before)
 }
+
+// remove of a task whose message has no broadcast header (or an empty
+// value): heron cannot tell its vchannels, so it cannot tell that every one
+// acked it; refused until --force, as a reset of it is.
+func TestRepairBroadcastTaskRemoveNoHeader(t *testing.T) {
+	e := newEnv(t)
+	key := e.meta(models.BroadcastTaskKey(7))
+	msg := (&wire.Builder{}).Message(2, (&wire.Builder{}).String(1, "_t").String(2, "5").Build()).Build()
+	for _, v := range [][]byte{(&wire.Builder{}).Message(1, msg).Varint(2, uint64(models.BroadcastPending)).Build(), {}} {
+		e.put(key, v)
+		before := e.dump()
+		out, errs, code := e.repair("repair wal-broadcast-task --id 7 --mode remove --run")
+		if code != framework.ExitRefused {
+			t.Fatalf("remove of a task with no broadcast header (%x): exit %d\n%s%s", v, code, out, errs)
+		}
+		mustContain(t, out, "REFUSED  every vchannel acked the task", "no broadcast header")
+		e.changed(before)
+	}
+	out, errs, code := e.repair("repair wal-broadcast-task --id 7 --mode remove --force --run")
+	if code != 0 {
+		t.Fatalf("--force: exit %d\n%s%s", code, out, errs)
+	}
+}
+
+// reset of a task that is no longer in flight (Done: every vchannel saw its
+// message and Milvus applied it; Tombstone: kept for deduplication) would
+// append its message again to every vchannel, a DDL applied twice:
+// refused, nothing written.
+func TestRepairBroadcastTaskResetDone(t *testing.T) {
+	e := newEnv(t)
+	key := e.meta(models.BroadcastTaskKey(7))
+	vs := []string{e.sample.VChannels[0], e.sample.VChannels[1]}
+	for _, s := range []models.BroadcastState{models.BroadcastDone, models.BroadcastTombstone} {
+		e.put(key, sampletest.AlterWALTask(int32(s), commonpb.WALName_Kafka, nil, vs, 2))
+		before := e.dump()
+		out, errs, code := e.repair("repair wal-broadcast-task --id 7 --mode reset --run")
+		if code != framework.ExitRefused {
+			t.Fatalf("reset of a %s task: exit %d\n%s%s", s, code, out, errs)
+		}
+		mustContain(t, out, "REFUSED  the task is in flight", s.String(), "--mode remove")
+		e.changed(before)
+	}
+}
+
+// An acked checkpoint at time tick 0 is no ack: the broadcaster reads it
+// as none when it loads the task (milvus #45787, fixAckInfoFromProto), and
+// appends the message to that vchannel again; so a remove is refused.
+func TestRepairBroadcastTaskRemoveZeroTimeTickAck(t *testing.T) {
+	e := newEnv(t)
+	key := e.meta(models.BroadcastTaskKey(7))
+	vs := []string{e.sample.VChannels[0], e.sample.VChannels[1]}
+	m, err := wire.Parse(sampletest.AlterWALTask(int32(models.BroadcastPending), commonpb.WALName_Kafka, nil, vs, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := (&wire.Builder{}).String(1, "x").Build()
+	m.SetAll(4, [][]byte{(&wire.Builder{}).Varint(3, 1).Build(), (&wire.Builder{}).Message(1, id).Build()})
+	e.put(key, m.Bytes())
+	before := e.dump()
+	out, errs, code := e.repair("repair wal-broadcast-task --id 7 --mode remove --run")
+	if code != framework.ExitRefused {
+		t.Fatalf("remove of a task acked at time tick 0: exit %d\n%s%s", code, out, errs)
+	}
+	mustContain(t, out, "1 of 2 vchannels acked", vs[1])
+	e.changed(before)
+}

@@ -47,13 +47,13 @@ func (p *CheckpointParams) Validate() error {
 var CheckpointBuild = Build(Repair[CheckpointParams]{
 	Command: "repair checkpoint", Cache: models.ChannelCheckpointCache, Decide: decideCheckpoint,
 	Line: func(p *CheckpointParams) string {
-		line := "repair checkpoint --vchannel " + p.VChannel
+		line := "repair checkpoint --vchannel " + framework.QuoteWord(p.VChannel)
 		if p.Collection != 0 {
 			line += fmt.Sprintf(" --collection %d", p.Collection)
 		}
 		line += " --set-to " + p.SetTo
 		if p.Kafka() {
-			line += " --kafka-brokers " + p.KafkaBrokers
+			line += " --kafka-brokers " + framework.QuoteWord(p.KafkaBrokers)
 		}
 		if p.Force {
 			line += " --force"
@@ -111,7 +111,7 @@ func decideCheckpoint(ctx context.Context, inst *instance.Instance, p *Checkpoin
 	if !wcp.HasMessageID || err != nil {
 		return nil, framework.Usagef("repair checkpoint: the consume checkpoint %s names no WAL heron reads (%s)", cpcKey, msgid.Name(wcp.WAL))
 	}
-	segs, err := scanSegments(ctx, inst, rev, v, wcp.WAL)
+	segs, err := scanSegments(ctx, inst, rev, v, coll.ID, wcp.WAL)
 	if err != nil {
 		return nil, err
 	}
@@ -134,6 +134,10 @@ func decideCheckpoint(ctx context.Context, inst *instance.Instance, p *Checkpoin
 		}
 	}
 
+	if to.ts == models.DroppedChannelTimestamp {
+		return nil, framework.Usagef("repair checkpoint: --set-to %s: %s is at timestamp MaxUint64, datacoord's dropped-channel marker: written, it would drop %s (try another --set-to)",
+			p.SetTo, to.source, v)
+	}
 	d := &Decision{Subject: fmt.Sprintf("channel checkpoint of %s (collection %d %s) to %s: %s", v, coll.ID, coll.Name, p.SetTo, to.source),
 		Reminders: []string{"start Milvus: datacoord loads the channel checkpoint as written here and the flusher of " + v + " resumes from it"}}
 	d.Warnings = append(d.Warnings, segs.skipped...)
@@ -165,7 +169,8 @@ func decideCheckpoint(ctx context.Context, inst *instance.Instance, p *Checkpoin
 			at = append(at, s)
 		}
 	}
-	if len(at) > 0 {
+	switch {
+	case len(at) > 0:
 		var rows int64
 		ids := make([]string, len(at))
 		for i, s := range at {
@@ -179,6 +184,10 @@ func decideCheckpoint(ctx context.Context, inst *instance.Instance, p *Checkpoin
 		}
 		skip.Detail = fmt.Sprintf("%s of %s (%d rows) %s before the new position: the flusher would skip their rows (%s); flush them first (Milvus running), or --force",
 			framework.Plural(int64(len(at)), "unflushed segment", ""), v, rows, verb, strings.Join(ids, ", "))
+	case len(segs.unreadable) > 0:
+		skip.OK, skip.Count, skip.Keys = false, int64(len(segs.unreadable)), segs.unreadable[:min(len(segs.unreadable), 5)]
+		skip.Detail = fmt.Sprintf("%s of collection %d do not decode: heron cannot tell whether they are unflushed segments of %s that start before the new position; --force to move it anyway",
+			framework.Plural(int64(len(segs.unreadable)), "segment", ""), coll.ID, v)
 	}
 	for _, g := range []*framework.Gate{&back, &skip} {
 		if !g.OK && p.Force {
@@ -218,19 +227,21 @@ func collectionOf(ctx context.Context, inst *instance.Instance, p *CheckpointPar
 }
 
 // segmentScan is what a move needs of the segments: the latest position of
-// the pchannel (latest-cp), the unflushed segments of the vchannel, and
-// what latest-cp left out.
+// the pchannel (latest-cp), the unflushed segments of the vchannel, the
+// keys of the collection's segments that do not decode (any may be one),
+// and what latest-cp left out.
 type segmentScan struct {
-	latest    *target
-	unflushed []*models.SegmentInfo
-	skipped   []string
+	latest     *target
+	unflushed  []*models.SegmentInfo
+	unreadable []string
+	skipped    []string
 }
 
 // scanSegments reads every segment at rev. latest-cp follows birdwatcher's
 // setCheckPointWithLatestCheckPoint (states Flushed, Growing, Flushing;
 // dml_position, else start_position; the largest timestamp), and never takes
 // a dropped-channel marker or a position of another WAL (birdwatcher#527).
-func scanSegments(ctx context.Context, inst *instance.Instance, rev int64, vchannel string, wal commonpb.WALName) (*segmentScan, error) {
+func scanSegments(ctx context.Context, inst *instance.Instance, rev int64, vchannel string, collection int64, wal commonpb.WALName) (*segmentScan, error) {
 	pc := models.PChannelOf(vchannel)
 	codec, err := msgid.For(wal)
 	if err != nil {
@@ -245,6 +256,9 @@ func scanSegments(ctx context.Context, inst *instance.Instance, rev int64, vchan
 		seg, err := models.DecodeSegmentInfo(e.Value)
 		if err != nil {
 			bad++
+			if e.Collection == collection || e.Odd {
+				s.unreadable = append(s.unreadable, e.KV.Key)
+			}
 			return nil
 		}
 		if seg.InsertChannel == vchannel && seg.Unflushed() {
@@ -286,7 +300,7 @@ func scanSegments(ctx context.Context, inst *instance.Instance, rev int64, vchan
 		s.skipped = append(s.skipped, fmt.Sprintf("%s under %s do not decode: heron could not check them", framework.Plural(int64(bad), "segment", ""), models.SegmentPrefix))
 	}
 	if foreign+markers > 0 {
-		s.skipped = append(s.skipped, fmt.Sprintf("latest-cp left out %d position(s) of segments of %s not in %s and %d without a message id (dropped-channel markers)",
+		s.skipped = append(s.skipped, fmt.Sprintf("latest-cp left out %d position(s) of segments of %s not in %s and %d without a message id or at timestamp MaxUint64 (dropped-channel markers)",
 			foreign, pc, msgid.Name(wal), markers))
 	}
 	return s, nil

@@ -2,6 +2,7 @@ package repair
 
 import (
 	"context"
+	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -233,6 +234,8 @@ func TestRepairCheckpointUsage(t *testing.T) {
 		{"--vchannel " + books[0] + " --set-to newest", "--set-to"},
 		{"--vchannel " + books[0] + " --kafka-brokers k:9092", "--kafka-brokers goes with --set-to latest-msgid"},
 		{"--vchannel " + books[0] + " --set-to latest-msgid", "needs --kafka-brokers"},
+		{"--vchannel " + books[0] + " --set-to latest-msgid --kafka-brokers k:x", "--kafka-brokers \"k:x\""},
+		{"--vchannel " + books[0] + " --set-to latest-msgid --kafka-brokers k:99999", "--kafka-brokers \"k:99999\""},
 		{"--vchannel " + p2 + "_999v0", "not a vchannel of a live collection"},
 		{"--vchannel " + books[1], "is dropped"},
 		{"--vchannel " + books[0] + " --collection 200", "not a vchannel of collection 200"},
@@ -279,4 +282,89 @@ func TestRepairCheckpointStalePlan(t *testing.T) {
 		t.Fatalf("apply of a plan whose checkpoint changed: exit %d\n%s%s", code, out, errs)
 	}
 	e.changed(before)
+}
+
+// latest-cp never takes a position at timestamp MaxUint64, with a message
+// id or not: Milvus's dropped-channel sentinel is the timestamp alone
+// (pkg/v2@v2.6.23 util/funcutil/checkpoint.go IsDroppedChannelCheckpoint;
+// birdwatcher #527); and a channel checkpoint holding it is dropped, never
+// moved.
+func TestRepairCheckpointSentinelWithMessageID(t *testing.T) {
+	e := newEnv(t)
+	v := e.sample.VChannels[0]
+	e.cpWith(v, 40, 55)
+	e.seg(1010, 100, v, commonpb.SegmentState_Flushed, 10, nil, e.pos(v, 70, 70))
+	e.seg(1011, 100, v, commonpb.SegmentState_Flushed, 10, nil, sample.Position(v, sample.ID(e.sample.WAL, 99), math.MaxUint64, commonpb.WALName_Kafka))
+	out, errs, code := e.repair("repair checkpoint --vchannel " + v)
+	if code != 0 {
+		t.Fatalf("dry run: exit %d\n%s%s", code, out, errs)
+	}
+	mustContain(t, out, "the dml_position of segment 1010", "after:  kafka 1070")
+
+	e.put(e.meta(models.ChannelCPKey(v)), sample.Position(v, sample.ID(e.sample.WAL, 99), math.MaxUint64, commonpb.WALName_Kafka))
+	before := e.dump()
+	out, errs, code = e.repair("repair checkpoint --vchannel " + v + " --set-to pchannel-cp --force --run")
+	if code != framework.ExitUsage || !strings.Contains(errs, "is dropped") {
+		t.Fatalf("a sentinel with a message id is moved: exit %d\n%s%s", code, out, errs)
+	}
+	e.changed(before)
+}
+
+// A consume checkpoint at time tick MaxUint64 is no position to move to:
+// written, the channel checkpoint would be datacoord's dropped-channel
+// sentinel, and the vchannel dropped for Milvus.
+func TestRepairCheckpointSentinelTarget(t *testing.T) {
+	e := newEnv(t)
+	v := e.sample.VChannels[0]
+	e.put(e.meta(models.ConsumeCheckpointKey(models.PChannelOf(v))), sample.Checkpoint{ID: sample.ID(e.sample.WAL, 60), TimeTick: math.MaxUint64}.Encode())
+	before := e.dump()
+	out, errs, code := e.repair("repair checkpoint --vchannel " + v + " --set-to pchannel-cp --force --run")
+	if code != framework.ExitUsage || !strings.Contains(errs, "MaxUint64") {
+		t.Fatalf("moved to the sentinel: exit %d\n%s%s", code, out, errs)
+	}
+	e.changed(before)
+}
+
+// A segment of the vchannel's collection that does not decode may be an
+// unflushed segment of the vchannel: the gate cannot say that none starts
+// before the new position; refused, naming its key, until --force.
+func TestRepairCheckpointSegmentDoesNotDecode(t *testing.T) {
+	e := newEnv(t)
+	v := e.sample.VChannels[0]
+	bad := e.meta(models.SegmentKey(100, 101, 1099))
+	e.put(bad, []byte{0x0a, 0x05, 'a'})
+	before := e.dump()
+	out, errs, code := e.repair("repair checkpoint --vchannel " + v + " --set-to pchannel-cp --run")
+	if code != framework.ExitRefused {
+		t.Fatalf("a segment of the collection that does not decode: exit %d\n%s%s", code, out, errs)
+	}
+	mustContain(t, out, "REFUSED  no unflushed segment of the vchannel starts before the new position", bad)
+	e.changed(before)
+	if out, errs, code = e.repair("repair checkpoint --vchannel " + v + " --set-to pchannel-cp --force --run"); code != 0 {
+		t.Fatalf("--force: exit %d\n%s%s", code, out, errs)
+	}
+	e.changed(before, e.meta(models.ChannelCPKey(v)))
+}
+
+// A vchannel whose name holds a space: the command line the plan and the
+// backup record (and a STOPPED run's "to complete it") is quoted, so that
+// it parses back to the same vchannel; of both repairs that take one.
+func TestRepairCheckpointQuotedLine(t *testing.T) {
+	e := newEnv(t)
+	p, v := "by dev", "by dev_700v0"
+	e.put(e.meta(models.CollectionInfoKey(1, 700)), sample.Collection{ID: 700, DB: 1, Name: "odd", CreateTime: ts(0), VChannels: []string{v},
+		PChannels: []string{p}, Starts: [][]byte{e.pos(p, 1, 0)}, State: 0}.Encode())
+	e.put(e.meta(models.ConsumeCheckpointKey(p)), sample.Checkpoint{ID: sample.ID(e.sample.WAL, 60), TimeTick: ts(60)}.Encode())
+	line := `repair checkpoint --vchannel "by dev_700v0" --set-to pchannel-cp`
+	out, errs, code := e.repair(line + " --format json")
+	if code != 0 {
+		t.Fatalf("dry run: exit %d\n%s%s", code, out, errs)
+	}
+	mustContain(t, out, `"command_line": "`+strings.ReplaceAll(line, `"`, `\"`)+`"`)
+	line = `repair vchannel-registration --vchannel "by dev_700v0"`
+	out, errs, code = e.repair(line + " --format json")
+	if code != 0 {
+		t.Fatalf("dry run: exit %d\n%s%s", code, out, errs)
+	}
+	mustContain(t, out, `"command_line": "`+strings.ReplaceAll(line, `"`, `\"`)+`"`)
 }

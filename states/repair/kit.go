@@ -146,8 +146,14 @@ func Build[P any](r Repair[P]) apply.Build[*instance.Instance, P] {
 			if v.Changes == nil {
 				v.Changes = []Change{}
 			}
+			// A run with nothing to write prints this line, not the view:
+			// it carries the warnings.
+			nothing := "nothing to repair: " + framework.EscapeText(pl.d.Subject)
+			for _, m := range pl.d.Warnings {
+				nothing += "\nwarning: " + framework.EscapeText(m)
+			}
 			out := &apply.Plan{Command: r.Command, Title: r.Command, View: v, Keys: int64(len(pl.d.Changes)), Root: pl.inst.Layout.RootPath,
-				Put: "written", Nothing: "nothing to repair: " + pl.d.Subject, Reminders: pl.d.Reminders}
+				Put: "written", Nothing: nothing, Reminders: pl.d.Reminders}
 			if r.Pending != nil {
 				count := func(ctx context.Context, rev int64) (int64, error) { return r.Pending(ctx, pl.inst, pl.p, rev) }
 				out.Replan = &apply.Replan{
@@ -266,24 +272,32 @@ func readCollections(ctx context.Context, inst *instance.Instance, rev int64) (m
 
 // readRootcoord reads at rev what rootcoord keeps of c beside its
 // collection-info: its partitions, fields, struct array fields and
-// functions, in key order, tombstones left out.
+// functions, in key order, tombstones left out. A schema part that does not
+// decode stops the read, named: the schema built from it could not be read.
 func readRootcoord(ctx context.Context, inst *instance.Instance, rev int64, c collection) (*models.RootcoordCollection, error) {
 	rc := &models.RootcoordCollection{Info: c.kv.Value}
 	id := c.info.ID
 	parts := []struct {
-		prefix string
-		into   *[][]byte
-	}{{models.PartitionPrefixOf(id), &rc.Partitions}, {models.FieldPrefixOf(id), &rc.Fields},
-		{models.StructArrayFieldPrefixOf(id), &rc.StructArrayFields}, {models.FunctionPrefixOf(id), &rc.Functions}}
+		prefix, schema string
+		into           *[][]byte
+	}{{models.PartitionPrefixOf(id), "", &rc.Partitions}, {models.FieldPrefixOf(id), models.FieldPrefix, &rc.Fields},
+		{models.StructArrayFieldPrefixOf(id), models.StructArrayFieldPrefix, &rc.StructArrayFields},
+		{models.FunctionPrefixOf(id), models.FunctionPrefix, &rc.Functions}}
 	prefixes := make([]string, len(parts))
 	for i, p := range parts {
 		prefixes[i] = p.prefix
 	}
 	_, err := inst.Walk(ctx, rev, prefixes, func(e instance.Entry) error {
 		for _, p := range parts {
-			if strings.HasPrefix(e.Rel, p.prefix) && !models.IsTombstone(e.Value) {
-				*p.into = append(*p.into, e.Value)
+			if !strings.HasPrefix(e.Rel, p.prefix) || models.IsTombstone(e.Value) {
+				continue
 			}
+			if p.schema != "" {
+				if err := models.CheckSchemaPart(p.schema, e.Value); err != nil {
+					return fmt.Errorf("%s: %w: heron cannot build collection %d's schema from it", e.KV.Key, err, id)
+				}
+			}
+			*p.into = append(*p.into, e.Value)
 		}
 		return nil
 	})

@@ -56,3 +56,20 @@ func TestRepairJSONPlan(t *testing.T) {
 		t.Fatalf("more than one JSON document:\n%s", out)
 	}
 }
+
+// A run with nothing to write still says what the plan warned of (a meta
+// that does not decode, left alone): the outcome is all --run prints.
+func TestRepairNothingToWriteKeepsWarnings(t *testing.T) {
+	e := newEnv(t)
+	v := e.sample.VChannels[0]
+	metaKey := e.meta(models.VChannelMetaKey(models.PChannelOf(v), v))
+	e.put(metaKey, []byte{0xE2, 0x9B, 0xBC})
+	before := e.dump()
+	for _, line := range []string{"repair wal-recovery-storage --run", "repair vchannel-registration --vchannel " + v + " --run"} {
+		out, errs, code := e.repair(line)
+		if code != 0 || !strings.Contains(out, "nothing to repair") || !strings.Contains(out, "warning: ") || !strings.Contains(out, metaKey) {
+			t.Fatalf("%s: exit %d\n%s%s", line, code, out, errs)
+		}
+	}
+	e.changed(before)
+}

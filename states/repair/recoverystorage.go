@@ -41,6 +41,9 @@ func decideRecoveryStorage(ctx context.Context, inst *instance.Instance, _ *Reco
 		switch e.Kind {
 		case models.KindVChannelSchema:
 			hasSchema[models.VChannelMetaKey(e.PChannel, e.VChannel)] = true
+			if err := models.CheckVChannelSchema(e.Value); err != nil {
+				warnings = append(warnings, fmt.Sprintf("%s does not decode: %v: the streaming node cannot read it (not repaired)", e.KV.Key, err))
+			}
 		case models.KindVChannelMeta:
 			m, err := models.DecodeVChannelMeta(e.Value)
 			if err != nil {

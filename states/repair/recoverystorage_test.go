@@ -154,3 +154,39 @@ func TestRepairWALRecoveryStorageStalePlan(t *testing.T) {
 	mustContain(t, out, "REFUSED  the plan is what heron plans now")
 	e.changed(before)
 }
+
+// A field under rootcoord's prefix that does not decode as a FieldSchema
+// (truncated, a bad tag) is never copied into the
+// schema written, which the streaming node could not read: the repair
+// fails naming the key, nothing written.
+func TestRepairWALRecoveryStorageBrokenField(t *testing.T) {
+	for name, v := range map[string][]byte{"truncated": {0x0a, 0x05, 'a'}, "field number 0": {0x00, 0x01}, "unterminated varint": {0x08, 0xff}} {
+		e := newEnv(t)
+		e.splitFields()
+		bad := e.meta(models.FieldPrefixOf(100) + "999")
+		e.put(bad, v)
+		e.loseSchemas()
+		before := e.dump()
+		out, errs, code := e.repair("repair wal-recovery-storage --run")
+		if code == 0 || !strings.Contains(errs, bad) {
+			t.Errorf("%s: a field that does not decode: exit %d, want an error naming %s\n%s%s", name, code, bad, out, errs)
+		}
+		e.changed(before)
+	}
+}
+
+// A schema key that does not decode is no schema the streaming node can
+// read: named in a warning (heron does not rewrite what it cannot read),
+// not counted silently as the vchannel's schema.
+func TestRepairWALRecoveryStorageSchemaDoesNotDecode(t *testing.T) {
+	e := newEnv(t)
+	v := e.sample.VChannels[0]
+	key := e.meta(models.VChannelSchemaKey(models.PChannelOf(v), v, 0))
+	e.put(key, []byte{0x0a, 0x05, 'a'})
+	before := e.dump()
+	out, errs, code := e.repair("repair wal-recovery-storage --run")
+	if code != 0 || !strings.Contains(out, "warning: ") || !strings.Contains(out, key+" does not decode") {
+		t.Fatalf("a schema that does not decode: exit %d\n%s%s", code, out, errs)
+	}
+	e.changed(before)
+}

@@ -32,7 +32,7 @@ func (p *RegistrationParams) Validate() error {
 // RegistrationBuild is `repair vchannel-registration`.
 var RegistrationBuild = Build(Repair[RegistrationParams]{
 	Command: "repair vchannel-registration", Cache: models.VChannelMetaCache, Decide: decideRegistration,
-	Line: func(p *RegistrationParams) string { return "repair vchannel-registration --vchannel " + p.VChannel },
+	Line: func(p *RegistrationParams) string { return show.RegistrationRepair(p.VChannel) },
 })
 
 // The gates of a registration.
@@ -58,8 +58,15 @@ func decideRegistration(ctx context.Context, inst *instance.Instance, p *Registr
 	}
 	if st.Registered[metaKey] {
 		d := &Decision{Subject: fmt.Sprintf("vchannel %s of collection %d is registered (%s)", v, id, inst.Layout.Meta(metaKey))}
+		kv, _, err := inst.Get(ctx, inst.Layout.Meta(metaKey), rev)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := models.DecodeVChannelMeta(kv.Value); err != nil {
+			d.Warnings = append(d.Warnings, fmt.Sprintf("its registration %s does not decode (%v): the streaming node cannot read it, and heron does not rewrite what it cannot read", kv.Key, err))
+		}
 		if schemas == 0 {
-			d.Warnings = []string{"its registration has no schema key (the streaming node panics on it): repair wal-recovery-storage creates it"}
+			d.Warnings = append(d.Warnings, "its registration has no schema key (the streaming node panics on it): repair wal-recovery-storage creates it")
 		}
 		return d, nil
 	}
@@ -91,7 +98,18 @@ func decideRegistration(ctx context.Context, inst *instance.Instance, p *Registr
 	if w := strings.TrimSpace(strings.TrimPrefix(warn.String(), "warning: ")); w != "" {
 		d.Warnings = append(d.Warnings, w)
 	}
-	d.Gates = append(d.Gates, frozen(inst, st, v, cc.CP.TimeTick, maxLag, from))
+	g := frozen(inst, st, v, cc.CP.TimeTick, maxLag, from)
+	cpKey := inst.Layout.Meta(models.ChannelCPKey(v))
+	kv, has, err := inst.Get(ctx, cpKey, rev)
+	if err != nil {
+		return nil, err
+	}
+	if _, derr := models.DecodePosition(kv.Value); has && derr != nil {
+		// ReadChannelState leaves out what does not decode: not an absent one
+		g = framework.Gate{Name: frozenGate, Keys: []string{cpKey},
+			Detail: fmt.Sprintf("%s does not decode (%v): heron cannot tell whether it is frozen", cpKey, derr)}
+	}
+	d.Gates = append(d.Gates, g)
 
 	cs, warnings, err := readCollections(ctx, inst, rev)
 	if err != nil {
@@ -138,8 +156,8 @@ func frozen(inst *instance.Instance, st *show.ChannelState, v string, consumed u
 			inst.Layout.Meta(cc.Key), models.PChannelOf(v), lag.Truncate(time.Second), maxLag, from)
 		if lag > maxLag {
 			g.OK, g.Keys = false, []string{inst.Layout.Meta(cc.Key)}
-			g.Detail = fmt.Sprintf("%s lags the consume checkpoint of %s by %s, over datacoord's max lag %s (%s): move it to a live position first: repair checkpoint --vchannel %s --set-to pchannel-cp",
-				inst.Layout.Meta(cc.Key), models.PChannelOf(v), lag.Truncate(time.Second), maxLag, from, v)
+			g.Detail = fmt.Sprintf("%s lags the consume checkpoint of %s by %s, over datacoord's max lag %s (%s): move it to a live position first: %s",
+				inst.Layout.Meta(cc.Key), models.PChannelOf(v), lag.Truncate(time.Second), maxLag, from, show.CheckpointRepair(v))
 		}
 	}
 	return g

@@ -267,3 +267,37 @@ func TestRepairVChannelRegistrationStalePlan(t *testing.T) {
 	mustContain(t, out, "REFUSED  the plan is what heron plans now")
 	e.changed(before)
 }
+
+// A registration whose value does not decode (the tombstone bytes, a
+// truncated field) is no registration the streaming node can read: the
+// plan says so rather than only "is registered"; heron does not rewrite it.
+func TestRepairVChannelRegistrationDoesNotDecode(t *testing.T) {
+	e := newEnv(t)
+	v := e.sample.VChannels[0]
+	metaKey := e.meta(models.VChannelMetaKey(models.PChannelOf(v), v))
+	for _, val := range [][]byte{{0xE2, 0x9B, 0xBC}, {0x0a, 0x05, 'a'}} {
+		e.put(metaKey, val)
+		before := e.dump()
+		out, errs, code := e.repair("repair vchannel-registration --vchannel " + v)
+		if code != 0 || !strings.Contains(out, "warning: its registration "+metaKey+" does not decode") {
+			t.Fatalf("registration %x: exit %d\n%s%s", val, code, out, errs)
+		}
+		e.changed(before)
+	}
+}
+
+// A channel checkpoint that does not decode is no absent one: the frozen
+// gate cannot tell, and refuses, naming it.
+func TestRepairVChannelRegistrationChannelCPDoesNotDecode(t *testing.T) {
+	e := newEnv(t)
+	v, _, _ := e.unregister(0, true)
+	cpKey := e.meta(models.ChannelCPKey(v))
+	e.put(cpKey, []byte{0x0a, 0x05, 'a'})
+	before := e.dump()
+	out, errs, code := e.repair("repair vchannel-registration --vchannel " + v + " --run")
+	if code != framework.ExitRefused {
+		t.Fatalf("a channel checkpoint that does not decode: exit %d\n%s%s", code, out, errs)
+	}
+	mustContain(t, out, "REFUSED  the channel checkpoint is not frozen", cpKey+" does not decode")
+	e.changed(before)
+}

@@ -5,9 +5,11 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/heron-shell/heron/framework"
@@ -117,7 +119,8 @@ func (f *KafkaFlags) Validate(command string) error {
 		return nil
 	}
 	for _, b := range strings.Split(f.KafkaBrokers, ",") {
-		if _, port, ok := strings.Cut(strings.TrimSpace(b), ":"); !ok || port == "" || strings.TrimSpace(b) == "" {
+		host, port, err := net.SplitHostPort(strings.TrimSpace(b))
+		if n, perr := strconv.ParseUint(port, 10, 16); err != nil || perr != nil || n == 0 || host == "" {
 			return framework.Usagef("%s: --kafka-brokers %q: want HOST:PORT[,HOST:PORT...]", command, f.KafkaBrokers)
 		}
 	}
