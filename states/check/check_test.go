@@ -219,9 +219,18 @@ func TestWatchKeepsTwoReadsAndWhatWentBack(t *testing.T) {
 func TestEachFailNamesItsRepair(t *testing.T) {
 	long := "by-dev-rootcoord-dml_3_437744071571606912v1"
 	pending := []Task{{Key: models.BroadcastTaskPrefix + "2", ModRevision: 4, Task: &models.BroadcastTask{State: models.BroadcastPending}}}
-	a, b := healthy(now, 5, 1), healthy(now.Add(2*time.Minute), 5, 2)
+	a, b := healthy(now, 5, tso(now.Add(-time.Minute))), healthy(now.Add(2*time.Minute), 5, tso(now))
 	a.Tasks, b.Tasks = pending, pending
 	st := b.State
+	// long's pchannel's consume checkpoint is fresh (long is frozen behind it); dml_5's
+	// is as old as its vchannel's channel checkpoint (an idle pchannel): a
+	// FAIL no repair moves, so it names none.
+	st.ConsumeCPs[models.PChannelOf(long)] = show.ConsumeCP{Key: models.ConsumeCheckpointKey(models.PChannelOf(long)), CP: &models.WALCheckpoint{HasMessageID: true, WAL: commonpb.WALName_Kafka, MessageID: "0", TimeTick: tso(now)}}
+	st.ConsumeCPs["dml_5"] = show.ConsumeCP{Key: models.ConsumeCheckpointKey("dml_5"), CP: &models.WALCheckpoint{HasMessageID: true, WAL: commonpb.WALName_Kafka, MessageID: "0", TimeTick: tso(now.Add(-time.Hour))}}
+	st.Live["dml_5_100v0"] = 100
+	st.Registered[models.VChannelMetaKey("dml_5", "dml_5_100v0")] = true
+	st.ChannelCPs = append(st.ChannelCPs, show.ChannelCPEntry{Key: models.ChannelCPKey("dml_5_100v0"), VChannel: "dml_5_100v0",
+		Position: &show.ChannelPosition{MsgID: make([]byte, 8), Timestamp: tso(now.Add(-time.Hour)), WAL: "kafka"}})
 	st.ChannelCPs[0].Position.Timestamp = tso(now.Add(-time.Hour)) // dml_0_100v0 frozen
 	st.Live[long] = 437744071571606912
 	st.Registered[models.VChannelMetaKey(models.PChannelOf(long), long)] = true
@@ -253,6 +262,7 @@ func TestEachFailNamesItsRepair(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{"streamingnode-meta/wal/dml_0/vchannel/dml_0_100v0", "streamingnode-meta/wal/dml_1/vchannel/dml_1_100v0"}, item(t, r, "recovery-storage").Keys)
+	assert.Contains(t, item(t, r, "progress").Keys, "datacoord-meta/channel-cp/dml_5_100v0", "the idle pchannel's vchannel FAILs")
 	assert.Equal(t, []string{"streamingcoord-meta/replicating-pchannel/old-dml_1"}, item(t, r, "replicate-pchannels").Keys)
 
 	j, err := json.Marshal(r.JSON())

@@ -298,9 +298,14 @@ func progress(reads []*Snapshot, o Options) Item {
 		key := o.meta(cc.Key)
 		at := models.TSOTime(pos.Timestamp)
 		if lag := last.At.Sub(at); lag > o.MaxLag {
-			fs = append(fs, finding{Fail, key, fmt.Sprintf("channel checkpoint of %s lags wall clock by %s, over datacoord's max lag %s (error 504 \"channel checkpoint exceed max lag\")",
-				cc.VChannel, lag.Truncate(time.Second), o.MaxLag)})
-			cmds = append(cmds, show.CheckpointRepair(cc.VChannel))
+			seen := fmt.Sprintf("channel checkpoint of %s lags wall clock by %s, over datacoord's max lag %s (error 504 \"channel checkpoint exceed max lag\")",
+				cc.VChannel, lag.Truncate(time.Second), o.MaxLag)
+			if _, frozen := last.State.FrozenBehind(cc.VChannel, pos.Timestamp, o.MaxLag); frozen {
+				cmds = append(cmds, show.CheckpointRepair(cc.VChannel))
+			} else {
+				seen += "; its pchannel's consume checkpoint is about as old (Milvus stopped, or the pchannel idle): no repair moves it, a running flusher does"
+			}
+			fs = append(fs, finding{Fail, key, seen})
 			continue
 		}
 		if o.Before != nil && !at.After(o.Before.Created) {

@@ -71,10 +71,12 @@ func (e *env) changed(before map[string]string, want ...string) {
 	}
 }
 
+// mustContain finds each sub in s as printed, or with white space folded
+// (piped, a gate's detail wraps at the pipe width).
 func mustContain(t *testing.T, s string, subs ...string) {
 	t.Helper()
 	for _, sub := range subs {
-		if !strings.Contains(s, sub) {
+		if !strings.Contains(s, sub) && !strings.Contains(shelltest.Words(s), shelltest.Words(sub)) {
 			t.Fatalf("missing %q in:\n%s", sub, s)
 		}
 	}
@@ -237,7 +239,7 @@ func TestRemoveReplicatePChannelConfigurationShapes(t *testing.T) {
 	if code != framework.ExitRefused {
 		t.Fatalf("replicate_configuration a varint: exit %d\n%s%s", code, out, errs)
 	}
-	mustContain(t, flat(out), "does not decode")
+	mustContain(t, out, "does not decode")
 	e.changed(before)
 
 	twice := append(sample.ReplicateConfiguration("by-dev", "standby"), sample.ReplicateConfiguration("dr")...)
@@ -247,7 +249,7 @@ func TestRemoveReplicatePChannelConfigurationShapes(t *testing.T) {
 	if code != framework.ExitRefused {
 		t.Fatalf("cluster in the first of two parts: exit %d\n%s%s", code, out, errs)
 	}
-	mustContain(t, flat(out), "cluster standby is in the replicate configuration")
+	mustContain(t, out, "cluster standby is in the replicate configuration")
 	e.changed(before)
 }
 
@@ -265,10 +267,6 @@ func TestRemoveReplicatePChannelStalePlanConfiguration(t *testing.T) {
 	if code != framework.ExitRefused {
 		t.Fatalf("apply after the configuration took cluster old back: exit %d\n%s%s", code, out, errs)
 	}
-	mustContain(t, flat(out), "cluster old is in the replicate configuration")
+	mustContain(t, out, "cluster old is in the replicate configuration")
 	e.changed(before)
 }
-
-// flat is out with every run of white space one space: a gate's detail
-// may wrap at the terminal's width.
-func flat(out string) string { return strings.Join(strings.Fields(out), " ") }

@@ -98,7 +98,7 @@ func decideRegistration(ctx context.Context, inst *instance.Instance, p *Registr
 	if w := strings.TrimSpace(strings.TrimPrefix(warn.String(), "warning: ")); w != "" {
 		d.Warnings = append(d.Warnings, w)
 	}
-	g := frozen(inst, st, v, cc.CP.TimeTick, maxLag, from)
+	g := frozen(inst, st, v, maxLag, from)
 	cpKey := inst.Layout.Meta(models.ChannelCPKey(v))
 	kv, has, err := inst.Get(ctx, cpKey, rev)
 	if err != nil {
@@ -145,16 +145,16 @@ func decideRegistration(ctx context.Context, inst *instance.Instance, p *Registr
 // pchannel's consume checkpoint by more than datacoord's max lag (the rule
 // of show vchannel-health and check) is frozen, and the streaming node would
 // seek the vchannel from it; `repair checkpoint` moves it first.
-func frozen(inst *instance.Instance, st *show.ChannelState, v string, consumed uint64, maxLag time.Duration, from string) framework.Gate {
+func frozen(inst *instance.Instance, st *show.ChannelState, v string, maxLag time.Duration, from string) framework.Gate {
 	g := framework.Gate{Name: frozenGate, OK: true, Detail: "no channel checkpoint: datacoord seeks the vchannel from its segments or the collection's start"}
 	for _, cc := range st.ChannelCPs {
 		if cc.VChannel != v || cc.Position.Dropped {
 			continue
 		}
-		lag := models.TSOTime(consumed).Sub(models.TSOTime(cc.Position.Timestamp))
+		lag, over := st.FrozenBehind(v, cc.Position.Timestamp, maxLag)
 		g.Detail = fmt.Sprintf("%s lags the consume checkpoint of %s by %s, within datacoord's max lag %s (%s)",
 			inst.Layout.Meta(cc.Key), models.PChannelOf(v), lag.Truncate(time.Second), maxLag, from)
-		if lag > maxLag {
+		if over {
 			g.OK, g.Keys = false, []string{inst.Layout.Meta(cc.Key)}
 			g.Detail = fmt.Sprintf("%s lags the consume checkpoint of %s by %s, over datacoord's max lag %s (%s): move it to a live position first: %s",
 				inst.Layout.Meta(cc.Key), models.PChannelOf(v), lag.Truncate(time.Second), maxLag, from, show.CheckpointRepair(v))

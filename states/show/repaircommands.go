@@ -5,14 +5,31 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/heron-shell/heron/framework"
+	"github.com/heron-shell/heron/models"
 )
 
 // The command lines of the repairs that fix what `show vchannel-health`
 // and `check` flag, whole: a FAIL ends with the one that fixes it (each is
 // a dry run unless --run).
+
+// FrozenBehind is how far a channel checkpoint at ts lags the consume
+// checkpoint of its vchannel's pchannel, and whether that is over maxLag: a
+// frozen vchannel, which CheckpointRepair moves up. A checkpoint as old as
+// its pchannel's (Milvus stopped, or the pchannel idle) is not frozen: no
+// repair moves it, a running flusher does (ok false, too, when the
+// pchannel has no consume checkpoint).
+func (st *ChannelState) FrozenBehind(vchannel string, ts uint64, maxLag time.Duration) (lag time.Duration, frozen bool) {
+	cc, ok := st.ConsumeCPs[models.PChannelOf(vchannel)]
+	if !ok {
+		return 0, false
+	}
+	lag = models.TSOTime(cc.CP.TimeTick).Sub(models.TSOTime(ts))
+	return lag, lag > maxLag
+}
 
 // CheckpointRepair moves a frozen vchannel's channel checkpoint up to its
 // pchannel's consume checkpoint.

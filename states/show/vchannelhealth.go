@@ -140,7 +140,9 @@ func VChannelHealth(st *ChannelState, now time.Time, override time.Duration, war
 			row.LagSeconds = int64(now.Sub(models.TSOTime(cc.Position.Timestamp)).Seconds())
 			if time.Duration(row.LagSeconds)*time.Second > maxLag {
 				row.Flags = append(row.Flags, FlagOverMaxLag)
-				row.Commands = append(row.Commands, CheckpointRepair(row.VChannel))
+				if _, frozen := st.FrozenBehind(row.VChannel, cc.Position.Timestamp, maxLag); frozen {
+					row.Commands = append(row.Commands, CheckpointRepair(row.VChannel))
+				}
 				res.OverMaxLag++
 			}
 		}

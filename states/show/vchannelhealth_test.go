@@ -25,6 +25,7 @@ func channelState(now time.Time) *ChannelState {
 		Registered: map[string]bool{models.VChannelMetaKey("p", "p_1v0"): true, models.VChannelMetaKey("p", "p_1v1"): true},
 		Config:     map[string]string{},
 		Sessions:   map[int64]instance.KV{},
+		ConsumeCPs: map[string]ConsumeCP{"p": {Key: models.ConsumeCheckpointKey("p"), CP: &models.WALCheckpoint{HasMessageID: true, TimeTick: ts(time.Second)}}},
 		ChannelCPs: []ChannelCPEntry{
 			{Key: models.ChannelCPKey("p_1v0"), VChannel: "p_1v0", Position: &ChannelPosition{Timestamp: ts(time.Minute), WAL: "kafka"}},
 			{Key: models.ChannelCPKey("p_1v1"), VChannel: "p_1v1", Position: &ChannelPosition{Timestamp: ts(20 * time.Minute), WAL: "kafka"}},
@@ -97,6 +98,18 @@ func TestVChannelHealthNamesTheRepairs(t *testing.T) {
 	b.Reset()
 	require.NoError(t, r.Lines(&b))
 	assert.Contains(t, b.String(), `kind=command vchannel=p_1v1 command="repair checkpoint --vchannel p_1v1 --set-to pchannel-cp"`)
+
+	// Its pchannel's consume checkpoint as old (Milvus stopped): over the
+	// max lag, but not frozen behind its pchannel, and no repair moves it.
+	cp := st.ConsumeCPs["p"]
+	cp.CP.TimeTick = st.ChannelCPs[1].Position.Timestamp
+	r = VChannelHealth(st, now, 0, io.Discard)
+	for _, v := range r.VChannels {
+		if v.VChannel == "p_1v1" {
+			assert.Contains(t, v.Flags, FlagOverMaxLag)
+			assert.Empty(t, v.Commands, "a checkpoint as old as its pchannel's names no repair")
+		}
+	}
 }
 
 // ReadChannelState keeps the NORMAL vchannel metas that hold no schema,
