@@ -10,6 +10,7 @@ import (
 	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/heron-shell/heron/framework"
 	"github.com/heron-shell/heron/framework/apply"
 	"github.com/heron-shell/heron/models/sample"
 	"github.com/heron-shell/heron/states/applyplan"
@@ -115,6 +116,19 @@ func (e *env) changed(before map[string]string, want ...string) {
 	if got := shelltest.DiffKeys(before, e.dump()); strings.Join(got, " ") != strings.Join(want, " ") {
 		e.t.Fatalf("changed keys: %v, want %v", got, want)
 	}
+}
+
+// applyRefused applies the saved plan and requires a refusal (exit 3)
+// whose output says each of want, with nothing written.
+func (e *env) applyRefused(plan string, want ...string) {
+	e.t.Helper()
+	before := e.dump()
+	out, errs, code := e.run("apply --file " + plan + " --backup-dir " + e.dir + " --run")
+	if code != framework.ExitRefused {
+		e.t.Fatalf("apply --file %s: exit %d, want a refusal\n%s%s", plan, code, out, errs)
+	}
+	mustContain(e.t, out, want...)
+	e.changed(before)
 }
 
 func mustContain(t *testing.T, s string, subs ...string) {

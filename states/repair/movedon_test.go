@@ -63,11 +63,5 @@ func TestRepairApplyWithALiveComponent(t *testing.T) {
 		t.Fatalf("--plan-out: exit %d\n%s%s", code, out, errs)
 	}
 	e.live("session/mixcoord", "mixcoord")
-	before := e.dump()
-	out, errs, code := e.run("apply --file " + plan + " --backup-dir " + e.dir + " --run")
-	if code != framework.ExitRefused {
-		t.Fatalf("apply with a live mixcoord: exit %d\n%s%s", code, out, errs)
-	}
-	mustContain(t, out, "session/mixcoord")
-	e.changed(before)
+	e.applyRefused(plan, "session/mixcoord")
 }

@@ -146,13 +146,7 @@ func TestRepairWALRecoveryStorageStalePlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.put(e.meta(models.FieldPrefixOf(100)+"102"), added)
-	before := e.dump()
-	out, errs, code := e.run("apply --file " + plan + " --backup-dir " + e.dir + " --run")
-	if code != framework.ExitRefused {
-		t.Fatalf("apply of a stale plan: exit %d\n%s%s", code, out, errs)
-	}
-	mustContain(t, out, "REFUSED  the plan is what heron plans now")
-	e.changed(before)
+	e.applyRefused(plan, "REFUSED  the plan is what heron plans now")
 }
 
 // A field under rootcoord's prefix that does not decode as a FieldSchema

@@ -259,13 +259,7 @@ func TestRepairVChannelRegistrationStalePlan(t *testing.T) {
 		t.Fatalf("--plan-out: exit %d\n%s%s", code, out, errs)
 	}
 	e.put(metaKey, e.sample.KVs[metaKey])
-	before := e.dump()
-	out, errs, code := e.run("apply --file " + plan + " --backup-dir " + e.dir + " --run")
-	if code != framework.ExitRefused {
-		t.Fatalf("apply of a stale plan: exit %d\n%s%s", code, out, errs)
-	}
-	mustContain(t, out, "REFUSED  the plan is what heron plans now")
-	e.changed(before)
+	e.applyRefused(plan, "REFUSED  the plan is what heron plans now")
 }
 
 // A registration whose value does not decode (the tombstone bytes, a
