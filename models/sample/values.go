@@ -201,29 +201,3 @@ func Schema(name string) []byte {
 	var b wire.Builder
 	return b.Message(1, s).Varint(2, 1).Build()
 }
-
-// ReplicateConfiguration encodes a streamingpb.ReplicateConfigurationMeta
-// (replicate_configuration 1: a commonpb.ReplicateConfiguration) of
-// clusters, the first replicating to each of the others.
-func ReplicateConfiguration(clusters ...string) []byte {
-	rc := &commonpb.ReplicateConfiguration{}
-	for i, c := range clusters {
-		rc.Clusters = append(rc.Clusters, &commonpb.MilvusCluster{ClusterId: c, ConnectionParam: &commonpb.ConnectionParam{Uri: "http://" + c + ":19530"},
-			Pchannels: []string{c + "-rootcoord-dml_0"}})
-		if i > 0 {
-			rc.CrossClusterTopology = append(rc.CrossClusterTopology, &commonpb.CrossClusterTopology{SourceClusterId: clusters[0], TargetClusterId: c})
-		}
-	}
-	b, _ := proto.Marshal(rc)
-	return (&wire.Builder{}).Message(1, b).Build()
-}
-
-// ReplicatingPChannel encodes a streamingpb.ReplicatePChannelMeta: source
-// replicated to target on cluster (source_channel_name 1,
-// target_channel_name 2, target_cluster 3, initialized_checkpoint 4).
-func ReplicatingPChannel(source, target, cluster string) []byte {
-	tc, _ := proto.Marshal(&commonpb.MilvusCluster{ClusterId: cluster, ConnectionParam: &commonpb.ConnectionParam{Uri: "http://" + cluster + ":19530"},
-		Pchannels: []string{target}})
-	cp, _ := proto.Marshal(&commonpb.ReplicateCheckpoint{ClusterId: "by-dev", Pchannel: source, TimeTick: TSO(Base, 0)})
-	return (&wire.Builder{}).String(1, source).String(2, target).Message(3, tc).Message(4, cp).Build()
-}

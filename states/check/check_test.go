@@ -17,6 +17,7 @@ import (
 	"github.com/heron-shell/heron/models/sample"
 	"github.com/heron-shell/heron/states/instance"
 	"github.com/heron-shell/heron/states/show"
+	"github.com/heron-shell/heron/tests/sampletest"
 	"github.com/heron-shell/heron/tests/shelltest"
 )
 
@@ -363,9 +364,9 @@ func TestCheckReadsRecoveryStorageAndReplication(t *testing.T) {
 	p := s.Sample.PChannels[1]
 	v := p + "_900v0"
 	put(models.VChannelMetaKey(p, v), sample.VChannelMeta(v, 900))
-	put(models.ReplicateConfiguration, sample.ReplicateConfiguration("by-dev", "standby"))
-	put(models.ReplicatingPChannelKey("standby", p), sample.ReplicatingPChannel(p, "standby-rootcoord-dml_0", "standby"))
-	put(models.ReplicatingPChannelKey("old", p), sample.ReplicatingPChannel(p, "old-rootcoord-dml_0", "old"))
+	put(models.ReplicateConfiguration, sampletest.ReplicateConfiguration("by-dev", "standby"))
+	put(models.ReplicatingPChannelKey("standby", p), sampletest.ReplicatingPChannel(p, "standby-rootcoord-dml_0", "standby"))
+	put(models.ReplicatingPChannelKey("old", p), sampletest.ReplicatingPChannel(p, "old-rootcoord-dml_0", "old"))
 	out, errs, code, _ := shelltest.Run(t, Commands(s.Inst), "check --target-wal kafka --format json")
 	require.Equal(t, 1, code, errs)
 	var res Result

@@ -64,9 +64,9 @@ func TestCheckNamesTheRepairThatClosesIt(t *testing.T) {
 			require.NoError(t, err)
 		}},
 		{name: "stale replicate pchannel", item: "replicate-pchannels", seed: func(ctx context.Context, cli *clientv3.Client, s *shelltest.Seeded, meta func(string) string) {
-			put(t, cli, meta(models.ReplicateConfiguration), sample.ReplicateConfiguration("by-dev", "standby"))
+			put(t, cli, meta(models.ReplicateConfiguration), sampletest.ReplicateConfiguration("by-dev", "standby"))
 			p := s.Sample.PChannels[0]
-			put(t, cli, meta(models.ReplicatingPChannelKey("old-dr", p)), sample.ReplicatingPChannel(p, "old-dr-rootcoord-dml_0", "old-dr"))
+			put(t, cli, meta(models.ReplicatingPChannelKey("old-dr", p)), sampletest.ReplicatingPChannel(p, "old-dr-rootcoord-dml_0", "old-dr"))
 		}},
 	} {
 		t.Run(sc.name, func(t *testing.T) {

@@ -12,10 +12,10 @@ import (
 
 	"github.com/heron-shell/heron/framework"
 	"github.com/heron-shell/heron/models"
-	"github.com/heron-shell/heron/models/sample"
 	"github.com/heron-shell/heron/states/applyplan"
 	"github.com/heron-shell/heron/states/instance"
 	"github.com/heron-shell/heron/states/restore"
+	"github.com/heron-shell/heron/tests/sampletest"
 	"github.com/heron-shell/heron/tests/shelltest"
 )
 
@@ -34,9 +34,9 @@ func newEnv(t *testing.T) *env {
 	t.Helper()
 	s := shelltest.Start(t, commonpb.WALName_Kafka)
 	e := &env{t: t, cli: s.Cli, inst: s.Inst, dir: t.TempDir(), p0: s.Sample.PChannels[0]}
-	e.put(models.ReplicateConfiguration, sample.ReplicateConfiguration("by-dev", "standby"))
+	e.put(models.ReplicateConfiguration, sampletest.ReplicateConfiguration("by-dev", "standby"))
 	for _, c := range []struct{ cluster, source string }{{"standby", e.p0}, {"old", e.p0}, {"old", s.Sample.PChannels[1]}, {"old-2", e.p0}} {
-		e.put(models.ReplicatingPChannelKey(c.cluster, c.source), sample.ReplicatingPChannel(c.source, c.cluster+"-rootcoord-dml_0", c.cluster))
+		e.put(models.ReplicatingPChannelKey(c.cluster, c.source), sampletest.ReplicatingPChannel(c.source, c.cluster+"-rootcoord-dml_0", c.cluster))
 	}
 	return e
 }
@@ -202,7 +202,7 @@ func TestRemoveReplicatePChannelRefusals(t *testing.T) {
 	if out, errs, code := e.run(line + " --plan-out " + plan); code != 0 {
 		t.Fatalf("--plan-out: exit %d\n%s%s", code, out, errs)
 	}
-	e.put(models.ReplicatingPChannelKey("old", e.p0), sample.ReplicatingPChannel(e.p0, "old-rootcoord-dml_9", "old"))
+	e.put(models.ReplicatingPChannelKey("old", e.p0), sampletest.ReplicatingPChannel(e.p0, "old-rootcoord-dml_9", "old"))
 	before := shelltest.Dump(t, e.cli)
 	out, errs, code := e.run("apply --file " + plan + " --run")
 	if code != framework.ExitRefused {
@@ -242,7 +242,7 @@ func TestRemoveReplicatePChannelConfigurationShapes(t *testing.T) {
 	mustContain(t, out, "does not decode")
 	e.changed(before)
 
-	twice := append(sample.ReplicateConfiguration("by-dev", "standby"), sample.ReplicateConfiguration("dr")...)
+	twice := append(sampletest.ReplicateConfiguration("by-dev", "standby"), sampletest.ReplicateConfiguration("dr")...)
 	e.put(models.ReplicateConfiguration, twice)
 	before = shelltest.Dump(t, e.cli)
 	out, errs, code = e.run(line)
@@ -261,7 +261,7 @@ func TestRemoveReplicatePChannelStalePlanConfiguration(t *testing.T) {
 	if out, errs, code := e.run("remove replicate-pchannel --target-cluster old --source-channel " + e.p0 + " --plan-out " + plan); code != 0 {
 		t.Fatalf("--plan-out: exit %d\n%s%s", code, out, errs)
 	}
-	e.put(models.ReplicateConfiguration, sample.ReplicateConfiguration("by-dev", "standby", "old"))
+	e.put(models.ReplicateConfiguration, sampletest.ReplicateConfiguration("by-dev", "standby", "old"))
 	before := shelltest.Dump(t, e.cli)
 	out, errs, code := e.run("apply --file " + plan + " --run")
 	if code != framework.ExitRefused {
