@@ -11,7 +11,7 @@ import (
 
 	"github.com/heron-shell/heron/models"
 	"github.com/heron-shell/heron/models/msgid"
-	"github.com/heron-shell/heron/models/sample"
+	"github.com/heron-shell/heron/tests/sampletest"
 )
 
 // Issue 27 item 6: show replicate decodes the replicate configuration and
@@ -68,7 +68,7 @@ func TestDecodeReplicateState(t *testing.T) {
 // replicate_configuration written twice is merged as proto decodes it; one
 // of another wire type does not decode.
 func TestDecodeReplicateConfigShapes(t *testing.T) {
-	twice := append(sample.ReplicateConfiguration("by-dev", "standby"), sample.ReplicateConfiguration("dr")...)
+	twice := append(sampletest.ReplicateConfiguration("by-dev", "standby"), sampletest.ReplicateConfiguration("dr")...)
 	c, err := models.DecodeReplicateConfig(twice)
 	if err != nil || !c.HasCluster("standby") || !c.HasCluster("dr") || len(c.Topology) != 1 {
 		t.Fatalf("merged configuration: %+v, %v", c, err)
