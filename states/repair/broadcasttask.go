@@ -83,11 +83,7 @@ func decideBroadcastTask(ctx context.Context, inst *instance.Instance, p *Broadc
 				framework.Plural(int64(len(unacked)), "vchannel", ""), models.MessageTypeName(t.MessageType))
 			g.Keys = unacked[:min(len(unacked), 5)]
 		}
-		if !g.OK && p.Force {
-			g.OK, g.Overridden = true, true
-			d.Warnings = append(d.Warnings, "--force: "+g.Detail)
-		}
-		d.Gates = []framework.Gate{g}
+		d.Gate(g, p.Force)
 		d.Changes = []Change{Delete(kv, describeTask(t))}
 		return d, nil
 	}

@@ -118,10 +118,10 @@ func decideCheckpoint(ctx context.Context, inst *instance.Instance, p *Checkpoin
 	var to target
 	switch p.SetTo {
 	case "latest-cp":
-		if segs.latest == nil {
+		if segs.latest.Best == nil {
 			return nil, framework.Usagef("repair checkpoint: --set-to latest-cp: no Flushed, Growing or Flushing segment of pchannel %s has a %s position (try --set-to pchannel-cp)", pc, msgid.Name(wcp.WAL))
 		}
-		to = *segs.latest
+		to = target{id: segs.latest.Best.ID, ts: segs.latest.Best.Timestamp, source: segs.latest.Best.Source}
 	case "pchannel-cp":
 		id, err := codec.DecodeText(wcp.MessageID)
 		if err != nil {
@@ -148,10 +148,9 @@ func decideCheckpoint(ctx context.Context, inst *instance.Instance, p *Checkpoin
 	if err != nil {
 		return nil, fmt.Errorf("repair checkpoint: %s: %w", cpKey, err)
 	}
-	after := describePosition(to.id.WAL(), to.id.Bytes(), to.ts, false)
+	after := models.DescribePosition(to.id.WAL(), to.id.Bytes(), to.ts, false)
 	if has {
-		wal, guessed := models.PositionWAL(cur, wcp.WAL)
-		d.Changes = []Change{Put(kv, nv, describePosition(wal, cur.GetMsgID(), cur.GetTimestamp(), guessed), after)}
+		d.Changes = []Change{Put(kv, nv, models.DescribeMsgPosition(cur, wcp.WAL), after)}
 	} else {
 		d.Changes = []Change{Create(cpKey, nv, after)}
 	}
@@ -160,7 +159,7 @@ func decideCheckpoint(ctx context.Context, inst *instance.Instance, p *Checkpoin
 	if cur != nil && to.ts < cur.GetTimestamp() {
 		back.OK, back.Count = false, 1
 		back.Detail = fmt.Sprintf("the new position (%s) is older than the channel checkpoint (%s): Milvus would replay what it already consumed; --force to move it anyway",
-			tsText(to.ts), tsText(cur.GetTimestamp()))
+			models.TimestampText(to.ts), models.TimestampText(cur.GetTimestamp()))
 	}
 	skip := framework.Gate{Name: unflushedGate, OK: true, Detail: "no Growing, Sealed or Flushing segment of " + v + " starts before the new position"}
 	var at []*models.SegmentInfo
@@ -189,13 +188,8 @@ func decideCheckpoint(ctx context.Context, inst *instance.Instance, p *Checkpoin
 		skip.Detail = fmt.Sprintf("%s of collection %d do not decode: heron cannot tell whether they are unflushed segments of %s that start before the new position; --force to move it anyway",
 			framework.Plural(int64(len(segs.unreadable)), "segment", ""), coll.ID, v)
 	}
-	for _, g := range []*framework.Gate{&back, &skip} {
-		if !g.OK && p.Force {
-			g.OK, g.Overridden = true, true
-			d.Warnings = append(d.Warnings, "--force: "+g.Detail)
-		}
-	}
-	d.Gates = []framework.Gate{back, skip}
+	d.Gate(back, p.Force)
+	d.Gate(skip, p.Force)
 	return d, nil
 }
 
@@ -231,24 +225,20 @@ func collectionOf(ctx context.Context, inst *instance.Instance, p *CheckpointPar
 // keys of the collection's segments that do not decode (any may be one),
 // and what latest-cp left out.
 type segmentScan struct {
-	latest     *target
+	latest     *models.LatestPosition
 	unflushed  []*models.SegmentInfo
 	unreadable []string
 	skipped    []string
 }
 
-// scanSegments reads every segment at rev. latest-cp follows birdwatcher's
-// setCheckPointWithLatestCheckPoint (states Flushed, Growing, Flushing;
-// dml_position, else start_position; the largest timestamp), and never takes
-// a dropped-channel marker or a position of another WAL (birdwatcher#527).
+// scanSegments reads every segment at rev, one page at a time.
 func scanSegments(ctx context.Context, inst *instance.Instance, rev int64, vchannel string, collection int64, wal commonpb.WALName) (*segmentScan, error) {
-	pc := models.PChannelOf(vchannel)
-	codec, err := msgid.For(wal)
+	latest, err := models.NewLatestPosition(models.PChannelOf(vchannel), wal)
 	if err != nil {
 		return nil, err
 	}
-	s := &segmentScan{}
-	var bad, foreign, markers int
+	s := &segmentScan{latest: latest}
+	bad := 0
 	_, err = inst.Walk(ctx, rev, []string{models.SegmentPrefix}, func(e instance.Entry) error {
 		if e.Kind != models.KindSegment {
 			return nil
@@ -264,33 +254,7 @@ func scanSegments(ctx context.Context, inst *instance.Instance, rev int64, vchan
 		if seg.InsertChannel == vchannel && seg.Unflushed() {
 			s.unflushed = append(s.unflushed, seg)
 		}
-		if models.PChannelOf(seg.InsertChannel) != pc || (seg.State != commonpb.SegmentState_Flushed &&
-			seg.State != commonpb.SegmentState_Growing && seg.State != commonpb.SegmentState_Flushing) {
-			return nil
-		}
-		pos, field := seg.DMLPosition, "dml_position"
-		if pos == nil {
-			pos, field = seg.StartPosition, "start_position"
-		}
-		if pos == nil {
-			return nil
-		}
-		if models.IsDroppedChannelCP(pos) || len(pos.GetMsgID()) == 0 {
-			markers++
-			return nil
-		}
-		if w, _ := models.PositionWAL(pos, wal); w != wal {
-			foreign++
-			return nil
-		}
-		id, err := codec.DecodeBytes(pos.GetMsgID())
-		if err != nil {
-			foreign++
-			return nil
-		}
-		if s.latest == nil || pos.GetTimestamp() > s.latest.ts {
-			s.latest = &target{id: id, ts: pos.GetTimestamp(), source: fmt.Sprintf("the %s of segment %d (%s, %s)", field, seg.ID, seg.State, seg.InsertChannel)}
-		}
+		latest.Add(seg)
 		return nil
 	})
 	if err != nil {
@@ -299,9 +263,8 @@ func scanSegments(ctx context.Context, inst *instance.Instance, rev int64, vchan
 	if bad > 0 {
 		s.skipped = append(s.skipped, fmt.Sprintf("%s under %s do not decode: heron could not check them", framework.Plural(int64(bad), "segment", ""), models.SegmentPrefix))
 	}
-	if foreign+markers > 0 {
-		s.skipped = append(s.skipped, fmt.Sprintf("latest-cp left out %d position(s) of segments of %s not in %s and %d without a message id or at timestamp MaxUint64 (dropped-channel markers)",
-			foreign, pc, msgid.Name(wal), markers))
+	if left := latest.LeftOut(); left != "" {
+		s.skipped = append(s.skipped, left)
 	}
 	return s, nil
 }
@@ -339,25 +302,4 @@ func lastMessage(ctx context.Context, p *CheckpointParams, pc string, wal common
 	}
 	return target{id: msgid.OffsetID{Of: commonpb.WALName_Kafka, Offset: rec.Offset}, ts: tt,
 		source: fmt.Sprintf("the last message of kafka topic %s (offset %d)", rec.Topic, rec.Offset)}, nil
-}
-
-// describePosition is a position in words: "kafka 1050 at 2026-11-30T09:00:00Z (ts 464...)".
-func describePosition(wal commonpb.WALName, b []byte, ts uint64, guessed bool) string {
-	id, err := models.DescribeBytes(wal, b)
-	if err != nil {
-		id = fmt.Sprintf("%x (not a %s id)", b, msgid.Name(wal))
-	}
-	name := msgid.Name(wal)
-	if guessed {
-		name += " (untagged)"
-	}
-	return fmt.Sprintf("%s %s at %s", name, id, tsText(ts))
-}
-
-func tsText(ts uint64) string {
-	t, _, ok := models.SplitTSO(ts)
-	if !ok {
-		return fmt.Sprintf("timestamp %d", ts)
-	}
-	return fmt.Sprintf("%s (timestamp %d)", t.Format("2006-01-02T15:04:05.000Z"), ts)
 }

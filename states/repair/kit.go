@@ -65,6 +65,17 @@ type Decision struct {
 	Reminders []string
 }
 
+// Gate adds one of the repair's own gates; a failed one that force
+// (the command's --force) overrides passes as overridden, its detail
+// repeated as a warning.
+func (d *Decision) Gate(g framework.Gate, force bool) {
+	if !g.OK && force {
+		g.OK, g.Overridden = true, true
+		d.Warnings = append(d.Warnings, "--force: "+g.Detail)
+	}
+	d.Gates = append(d.Gates, g)
+}
+
 // Change is one key the repair writes, with what it holds before and after
 // in words.
 type Change struct {
