@@ -13,8 +13,8 @@ import (
 // writes them back, so that a repair written under them is overwritten or
 // never read. docs/repair.md gives the sources.
 type Cache struct {
-	// What names the keys ("channel checkpoints").
-	What string
+	// What names the keys ("channel checkpoints"), Keys their prefix.
+	What, Keys string
 	// Roles are the session roles (models.SessionRole) of the components
 	// that cache them; 2.6's mixcoord runs the coordinators in one process.
 	Roles []string
@@ -31,7 +31,7 @@ var (
 	// streaming node's flusher pushes its own position back through
 	// UpdateChannelCheckpoint (internal/flushcommon/util
 	// checkpoint_updater.go).
-	ChannelCheckpointCache = Cache{What: "channel checkpoints (datacoord-meta/channel-cp/)",
+	ChannelCheckpointCache = Cache{What: "channel checkpoints", Keys: "datacoord-meta/channel-cp/",
 		Roles: []string{"mixcoord", "datacoord", "streamingnode", "datanode"},
 		How:   "datacoord (mixcoord) loads them at start and serves seeks from memory; the streaming node's flusher writes its position back"}
 	// VChannelMetaCache: the streaming node's recovery storage reads every
@@ -39,21 +39,21 @@ var (
 	// WAL (internal/streamingnode/server/wal/recovery
 	// recovery_storage_impl.go, catalog ListVChannel) and persists its
 	// in-memory copy back on every checkpoint.
-	VChannelMetaCache = Cache{What: "vchannel metas and schemas (streamingnode-meta/wal/{p}/vchannel/)",
+	VChannelMetaCache = Cache{What: "vchannel metas and schemas", Keys: "streamingnode-meta/wal/{p}/vchannel/",
 		Roles: []string{"streamingnode"},
 		How:   "the streaming node reads them when it opens a pchannel's WAL and persists its in-memory copy back"}
 	// BroadcastTaskCache: the streaming coordinator's broadcaster loads
 	// every task at start (internal/streamingcoord/server/broadcaster
 	// broadcast_manager.go, catalog ListBroadcastTask), keeps it in memory
 	// and saves it on every ack.
-	BroadcastTaskCache = Cache{What: "broadcast tasks (streamingcoord-meta/broadcast-task/)",
+	BroadcastTaskCache = Cache{What: "broadcast tasks", Keys: "streamingcoord-meta/broadcast-task/",
 		Roles: []string{"mixcoord", "streamingcoord", "rootcoord"},
 		How:   "the streaming coordinator (mixcoord) loads them at start, keeps them in memory and saves them on every ack"}
 	// ReplicatePChannelCache: the streaming coordinator's replicate
 	// service loads the replicating pchannels with the configuration at
 	// start and rewrites them when the configuration changes
 	// (internal/streamingcoord/server/balancer/channel manager.go).
-	ReplicatePChannelCache = Cache{What: "replicating pchannels (streamingcoord-meta/replicating-pchannel/)",
+	ReplicatePChannelCache = Cache{What: "replicating pchannels", Keys: "streamingcoord-meta/replicating-pchannel/",
 		Roles: []string{"mixcoord", "streamingcoord"},
 		How:   "the streaming coordinator (mixcoord) loads them with the replicate configuration at start and rewrites them when it changes"}
 )

@@ -35,13 +35,13 @@ func CachedBy(ctx context.Context, inst *instance.Instance, rev int64, c models.
 		return framework.Gate{}, err
 	}
 	g := framework.Gate{Name: CacheName(c), OK: len(live) == 0, Count: int64(len(live)),
-		Detail: fmt.Sprintf("no %s session is live (%s)", strings.Join(c.Roles, ", "), c.How)}
+		Detail: fmt.Sprintf("no %s session is live (%s: %s)", strings.Join(c.Roles, ", "), c.Keys, c.How)}
 	if g.OK {
 		return g, nil
 	}
 	g.Keys = live[:min(len(live), MaxKeys)]
-	g.Detail = fmt.Sprintf("%s: a repair written under them is overwritten or never read; stop them, and restart them after the repair",
-		c.How)
+	g.Detail = fmt.Sprintf("%s: %s: a repair written under them is overwritten or never read; stop them, and restart them after the repair",
+		c.Keys, c.How)
 	g.Fix = StopSteps()
 	return g, nil
 }
