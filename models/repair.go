@@ -44,8 +44,8 @@ var (
 		How:   "the streaming node reads them when it opens a pchannel's WAL and persists its in-memory copy back"}
 	// BroadcastTaskCache: the streaming coordinator's broadcaster loads
 	// every task at start (internal/streamingcoord/server/broadcaster
-	// broadcast_manager.go, catalog ListBroadcastTask), keeps it in memory
-	// and saves it on every ack.
+	// RecoverBroadcaster: catalog ListBroadcastTask, then
+	// newBroadcastTaskManager), keeps it in memory and saves it on every ack.
 	BroadcastTaskCache = Cache{What: "broadcast tasks", Keys: "streamingcoord-meta/broadcast-task/",
 		Roles: []string{"mixcoord", "streamingcoord", "rootcoord"},
 		How:   "the streaming coordinator (mixcoord) loads them at start, keeps them in memory and saves them on every ack"}
