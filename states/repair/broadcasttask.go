@@ -1,6 +1,7 @@
 package repair
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"strings"
@@ -34,7 +35,7 @@ func (p *BroadcastTaskParams) Validate() error {
 
 // BroadcastTaskBuild is `repair wal-broadcast-task`.
 var BroadcastTaskBuild = Build(Repair[BroadcastTaskParams]{
-	Command: "repair wal-broadcast-task", Cache: models.BroadcastTaskCache, Decide: decideBroadcastTask,
+	Command: "repair wal-broadcast-task", Cache: models.BroadcastTaskCache, Decide: decideBroadcastTask, Pending: pendingBroadcastTask,
 	Line: func(p *BroadcastTaskParams) string {
 		line := fmt.Sprintf("repair wal-broadcast-task --id %d --mode %s", p.ID, p.Mode)
 		if p.Force {
@@ -52,14 +53,29 @@ const (
 	inFlightGate = "the task is in flight"
 )
 
+// pendingBroadcastTask counts what planning again at rev writes, for the
+// verify: nothing once the task is removed, or PENDING with no ack (a
+// missing task is a usage error to the operator, the goal to a remove).
+func pendingBroadcastTask(ctx context.Context, inst *instance.Instance, p *BroadcastTaskParams, rev int64) (int64, error) {
+	kv, ok, err := inst.Get(ctx, inst.Layout.Meta(models.BroadcastTaskKey(p.ID)), rev)
+	if err != nil || !ok {
+		return 0, err
+	}
+	if p.Mode == "remove" {
+		return 1, nil
+	}
+	reset, err := models.ResetBroadcastTask(kv.Value)
+	if err != nil || bytes.Equal(reset, kv.Value) {
+		return 0, err
+	}
+	return 1, nil
+}
+
 func decideBroadcastTask(ctx context.Context, inst *instance.Instance, p *BroadcastTaskParams, rev int64) (*Decision, error) {
 	key := inst.Layout.Meta(models.BroadcastTaskKey(p.ID))
 	kv, ok, err := inst.Get(ctx, key, rev)
 	if err != nil {
 		return nil, err
-	}
-	if !ok && p.Mode == "remove" {
-		return &Decision{Subject: fmt.Sprintf("no broadcast task %d (nothing to remove)", p.ID)}, nil
 	}
 	if !ok {
 		return nil, framework.Usagef("repair wal-broadcast-task: --id %d: no broadcast task %s (show broadcast-task lists them)", p.ID, key)
