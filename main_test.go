@@ -54,7 +54,7 @@ func TestRun(t *testing.T) {
 		{name: "version --format line", args: []string{"version", "--format", "line"}, stdout: "heron=dev"},
 		{name: "backups of an empty folder", args: []string{"backups", "--dir", "/nonexistent dir"}, stdout: "no heron backup in ., /nonexistent dir"},
 		{name: "empty stdin says what it did", stdin: "", stderr: "held no command: nothing was done"},
-		{name: "a birdwatcher write verb", stdin: "remove segment --segment 1\n", code: 2, stderr: "heron does not do remove (a birdwatcher write)"},
+		{name: "a birdwatcher write verb", stdin: "remove segment --segment 1\n", code: 2, stderr: "heron does not do remove segment (a birdwatcher write)"},
 		{name: "clear piped", stdin: "clear\nversion --format line\n", stdout: "heron=dev"},
 		{name: "parse-ts", args: []string{"--olc", "parse-ts --ts 470817350615040000"}, stdout: "470817350615040000: 2026-11-30T08:01:00Z (unix ms 1796025660000), logical 0"},
 		{name: "parse-ts of the dropped marker", args: []string{"--olc", "parse-ts --ts 18446744073709551615"}, code: 2, stderr: "no time Milvus wrote"},

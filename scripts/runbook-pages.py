@@ -509,7 +509,7 @@ the item's `commands`); which row leads to which repair:
 
 | `check` row that FAILs | what is wrong | repair (dry run, then the same with `--run --backup-dir BACKUP_DIR`) |
 |---|---|---|
-| `progress`: a channel checkpoint over the max lag that does not move | the vchannel's checkpoint is frozen at a position its flusher will not pass | `repair checkpoint --vchannel V --set-to pchannel-cp` |
+| `progress`: a channel checkpoint over the max lag that also lags its pchannel's consume checkpoint by more than the max lag (as old as the pchannel's: no repair, a running flusher moves it) | the vchannel's checkpoint is frozen at a position its flusher will not pass | `repair checkpoint --vchannel V --set-to pchannel-cp` |
 | `vchannel-registration` | a live collection's vchannel has no `streamingnode-meta/wal/{p}/vchannel/{v}` | `repair vchannel-registration --vchannel V` |
 | `broadcast-tasks`: a task in flight, unchanged for `--stuck-after` | a broadcast (a DDL) that will not finish | `repair wal-broadcast-task --id N --mode reset` |
 | `recovery-storage`: a vchannel meta with no schema (the streaming node panics: "vchannel has no schemas in recovery info") | schemas lost from the pchannel's recovery storage | `repair wal-recovery-storage` |

@@ -90,10 +90,16 @@ var birdwatcherWrites = map[string]string{
 	"repair": "heron has the repairs of what check finds (repair checkpoint, repair vchannel-registration, repair wal-broadcast-task, repair wal-recovery-storage), each with a plan, a backup and a verify; for the rest, reset checkpoint, reset wal, restore, apply --file (help lists them)",
 }
 
-// birdwatcherWrite answers a birdwatcher write verb (see birdwatcherWrites).
+// birdwatcherWrite answers a birdwatcher write verb (see birdwatcherWrites),
+// naming its subcommand: heron has some repair and remove commands, so
+// "heron does not do repair" alone would be false.
 func birdwatcherWrite(words []string) error {
 	if alt, ok := birdwatcherWrites[words[0]]; ok {
-		return framework.Usagef("heron does not do %s (a birdwatcher write): %s", words[0], alt)
+		what := words[0]
+		if len(words) > 1 && !strings.HasPrefix(words[1], "-") {
+			what += " " + words[1]
+		}
+		return framework.Usagef("heron does not do %s (a birdwatcher write): %s", what, alt)
 	}
 	return nil
 }

@@ -388,7 +388,7 @@ func TestNotConnectedMessage(t *testing.T) {
 	assert.Contains(t, err.Error(), `unknown command "shwo"`, "a typo is still unknown")
 	err = s.run(t, "repair segment --segment 1")
 	assert.Equal(t, framework.ExitUsage, framework.ExitCode(err))
-	assert.Contains(t, err.Error(), "heron does not do repair (a birdwatcher write): heron has the repairs of what check finds", "a repair heron does not have")
+	assert.Contains(t, err.Error(), "heron does not do repair segment (a birdwatcher write): heron has the repairs of what check finds", "a repair heron does not have")
 }
 
 func TestAlreadyConnectedMessage(t *testing.T) {

@@ -20,7 +20,7 @@ import (
 // --set_to as an alias; the WAL is the instance's, so there is no --mq_type).
 type CheckpointParams struct {
 	framework.ParamBase `use:"repair checkpoint" desc:"move a frozen vchannel's channel checkpoint (datacoord-meta/channel-cp/V) to a live position of its pchannel (a plan unless --run)" example:"repair checkpoint --vchannel by-dev-rootcoord-dml_0_100v0 --set-to pchannel-cp --run"`
-	VChannel            string `name:"vchannel" required:"true" placeholder:"V" desc:"the vchannel whose checkpoint moves (show channels lists them)"`
+	VChannel            string `name:"vchannel" required:"true" placeholder:"V" desc:"the vchannel whose checkpoint moves (show vchannel-health lists them)"`
 	Collection          int64  `name:"collection" placeholder:"ID" desc:"the collection V belongs to (checked; default: the live collection that has V)"`
 	SetTo               string `name:"set-to" alias:"set_to" default:"latest-cp" enum:"latest-cp,pchannel-cp,latest-msgid" desc:"latest-cp: the latest position of the pchannel's Flushed, Growing and Flushing segments; pchannel-cp: the pchannel's consume checkpoint; latest-msgid: the last message of the pchannel's Kafka topic (--kafka-brokers)"`
 	Force               bool   `name:"force" desc:"move the checkpoint backwards, or past unflushed segments of V (their rows are skipped)"`

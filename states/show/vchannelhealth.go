@@ -15,7 +15,7 @@ import (
 
 // VChannelHealthParam is `show vchannel-health`.
 type VChannelHealthParam struct {
-	framework.ParamBase `use:"show vchannel-health" desc:"each vchannel's channel checkpoint, its lag against wall clock and datacoord's max-lag rule (error 504), its registration on the streaming node; dropped vchannels are skipped" example:"show vchannel-health --max-lag 15m" alias:"vchannel-health,vch"`
+	framework.ParamBase `use:"show vchannel-health" desc:"each vchannel's channel checkpoint, its lag against wall clock and datacoord's max-lag rule (error 504), its registration on the streaming node; dropped vchannels are skipped" example:"show vchannel-health --max-lag 15m" alias:"vch"`
 	MaxLag              string `name:"max-lag" placeholder:"DURATION" desc:"flag a checkpoint lagging wall clock by more (default: the instance's dataCoord.compaction.channelMaxCPLag, else 900s as in Milvus)"`
 	Wide
 	framework.Output
