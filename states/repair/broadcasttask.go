@@ -103,22 +103,26 @@ func decideBroadcastTask(ctx context.Context, inst *instance.Instance, p *Broadc
 		d.Changes = []Change{Delete(kv, describeTask(t))}
 		return d, nil
 	}
-	reset, err := models.ResetBroadcastTask(kv.Value)
-	if err != nil {
-		return nil, fmt.Errorf("repair wal-broadcast-task: cannot reset %s: %w (remove it with --mode remove --force)", key, err)
-	}
-	if string(reset) == string(kv.Value) {
-		return d, nil
-	}
-	after, _ := models.DecodeBroadcastTask(reset)
-	d.Changes = []Change{Put(kv, reset, describeTask(t), describeTask(after))}
+	// A task no longer in flight is refused before its message is read: a
+	// Tombstone keeps no broadcast header to reset.
 	g := framework.Gate{Name: inFlightGate, OK: t.State.InFlight(), Detail: fmt.Sprintf("it is %s: the coordinator appends its message to every vchannel", t.State)}
 	if !g.OK {
 		g.Keys = []string{key}
 		g.Detail = fmt.Sprintf("it is %s, not Pending, WaitAck or Replicated (a Done task was applied): a reset appends its %s message to every vchannel again; remove it instead (--mode remove)",
 			t.State, models.MessageTypeName(t.MessageType))
+		d.Gates = []framework.Gate{g}
+		return d, nil
+	}
+	reset, err := models.ResetBroadcastTask(kv.Value)
+	if err != nil {
+		return nil, fmt.Errorf("repair wal-broadcast-task: cannot reset %s: %w (remove it with --mode remove --force)", key, err)
 	}
 	d.Gates = []framework.Gate{g}
+	if string(reset) == string(kv.Value) {
+		return d, nil
+	}
+	after, _ := models.DecodeBroadcastTask(reset)
+	d.Changes = []Change{Put(kv, reset, describeTask(t), describeTask(after))}
 	return d, nil
 }
 

@@ -83,6 +83,20 @@ func TestRepairBroadcastTaskRemove(t *testing.T) {
 	e.restoreLast(before)
 }
 
+// The sample's task 1 is a Tombstone whose message has no broadcast
+// header: a reset is refused (exit 3) for the state, before its message is
+// read, and names the way out.
+func TestRepairBroadcastTaskResetOfATombstone(t *testing.T) {
+	e := newEnv(t)
+	before := e.dump()
+	out, errs, code := e.repair("repair wal-broadcast-task --id 1 --run")
+	if code != framework.ExitRefused {
+		t.Fatalf("reset of a tombstone: exit %d\n%s%s", code, out, errs)
+	}
+	mustContain(t, out, "REFUSED  the task is in flight", "it is Tombstone", "--mode remove")
+	e.changed(before)
+}
+
 // The flags heron refuses before reading anything, and a task that is not there.
 func TestRepairBroadcastTaskUsage(t *testing.T) {
 	e := newEnv(t)
