@@ -181,15 +181,7 @@ func Build[P any](r Repair[P]) apply.Build[*instance.Instance, P] {
 }
 
 // fileName is the backup file's name part: "repair-wal-broadcast-task".
-func fileName(command string) string {
-	b := []byte(command)
-	for i, c := range b {
-		if c == ' ' {
-			b[i] = '-'
-		}
-	}
-	return string(b)
-}
+func fileName(command string) string { return strings.ReplaceAll(command, " ", "-") }
 
 // View is a repair's plan in every format.
 type View struct {
