@@ -23,7 +23,7 @@ type RegistrationParams struct {
 
 // Validate checks the flags that the tags cannot.
 func (p *RegistrationParams) Validate() error {
-	if strings.Contains(p.VChannel, "/") || models.PChannelOf(p.VChannel) == p.VChannel {
+	if strings.Contains(p.VChannel, "/") || !models.IsVChannelName(p.VChannel) {
 		return framework.Usagef("repair vchannel-registration: --vchannel %q: want a vchannel name ({pchannel}_{collection}v{shard})", p.VChannel)
 	}
 	return nil
