@@ -63,7 +63,7 @@ phase vet "go vet ./..." "under 1 min after the build" "$GO" vet ./...
 # machine (TestDist builds heron twice from scratch with -trimpath).
 race_list=$("$GO" list "${RACE_PKGS[@]}")
 mapfile -t plain < <("$GO" list ./... | grep -vxF -f <(printf '%s\n' "$race_list"))
-phase unit "go test of ${#plain[@]} packages (models, states, the embedded-etcd command tests)" "2-5 min on an empty build cache" \
+phase unit "go test of ${#plain[@]} packages (models, states, the embedded-etcd command tests, the chaos bounded set)" "2-5 min on an empty build cache" \
 	env CGO_ENABLED=0 "$GO" test -timeout 30m "${plain[@]}"
 # The e2e scripts mostly wait on etcd: they run beside the race phase (which
 # compiles), their output held until it ends.
@@ -72,8 +72,8 @@ echo "== test: e2e: tests/e2e/run.sh, the e2e scripts against Debian's etcd, 4 a
 e2e_start=$(date +%s)
 bash tests/e2e/run.sh >"$e2e_log" 2>&1 &
 e2e_pid=$!
-phase race "go test -race of ${RACE_PKGS[*]}" "3-6 min on an empty build cache, 1-2 min after" \
-	env CGO_ENABLED=1 "$GO" test -race -timeout 30m "${RACE_PKGS[@]}"
+phase race "go test -race -tags failpoints of ${RACE_PKGS[*]}" "3-6 min on an empty build cache, 1-2 min after" \
+	env CGO_ENABLED=1 "$GO" test -race -tags failpoints -timeout 30m "${RACE_PKGS[@]}"
 wait "$e2e_pid"
 e2e_rc=$?
 cat "$e2e_log"

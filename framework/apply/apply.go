@@ -667,7 +667,7 @@ func (w *writer) commit(bt *batch) {
 	}
 	// The guards are part of the transaction: no read before it, and no
 	// window between a read and the write.
-	cmps = append(cmps, w.guard.cmps...)
+	cmps = txnCompares(cmps, w.guard.cmps)
 	p.cmps = cmps
 	// A transaction in flight is not cancelled with the run: its outcome
 	// must be known. It has its own timeout.
@@ -798,7 +798,7 @@ func (w *writer) changedKey(ctx context.Context, bt *batch) error {
 // does not hash the file again.
 func replay(path string, fn func(Entry) (Op, error)) Source {
 	return func(ctx context.Context, yield func(Op) error) error {
-		br, err := OpenBackup(path)
+		br, err := openReplay(path)
 		if err != nil {
 			return err
 		}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
 // Failpoints: environment hooks for the kill and fault tests, which drive the
@@ -30,24 +32,48 @@ import (
 //	                                 transaction committed), once a process, create the file and wait
 //	                                 until it is removed (a test acts on etcd meanwhile)
 //	HERON_APPLY_PAUSE_EVERY=1        pause at every time the run reaches the point, not once
-const (
-	EnvTxnDelay         = "HERON_APPLY_TXN_DELAY"
-	EnvKillAfterTxns    = "HERON_APPLY_KILL_AFTER_TXNS"
-	EnvKillAfterBackup  = "HERON_APPLY_KILL_AFTER_BACKUP"
-	EnvFailAfterTxns    = "HERON_APPLY_FAIL_AFTER_TXNS"
-	EnvStallTimeout     = "HERON_APPLY_STALL_TIMEOUT"
-	EnvTxnTimeout       = "HERON_APPLY_TXN_TIMEOUT"
-	EnvProgressInterval = "HERON_APPLY_PROGRESS_INTERVAL"
-	EnvPause            = "HERON_APPLY_PAUSE"
-	EnvPauseEvery       = "HERON_APPLY_PAUSE_EVERY"
-)
+//	HERON_APPLY_PAUSE_AFTER_TXNS=3   the txn point: after the 3rd committed transaction, not the 1st
+//	HERON_APPLY_BREAK=no-revision-compare|no-session-compare|late-backup
+//	                                 a deliberately broken build, which the chaos checker
+//	                                 (tests/chaos) must catch: transactions without their keys'
+//	                                 mod-revision compares, or without the session guard's; or
+//	                                 the backup published only after the first transaction
+//
+// broken is HERON_APPLY_BREAK as the last job read it (failpointsFromEnv
+// refuses an unknown value before a run starts).
+var broken atomic.Value
 
-// PauseTxn is the HERON_APPLY_PAUSE point after a committed transaction:
-// the pause holds the writer (its AfterTxn hook runs under the writer's
-// lock), so with one transaction in flight (--max-inflight 1) no other is
-// sent meanwhile, and a test acts on etcd between two transactions instead
-// of guessing when a throttled run has written.
-const PauseTxn = "txn"
+// breakage is the breakage in force ("": none).
+func breakage() string {
+	b, _ := broken.Load().(string)
+	return b
+}
+
+// txnCompares drops, under HERON_APPLY_BREAK, the compares the breakage
+// names; else it is the release build's (nofailpoints.go).
+func txnCompares(keys, guards []clientv3.Cmp) []clientv3.Cmp {
+	switch breakage() {
+	case BreakRevisionCompare:
+		return append(keys[:0], guards...)
+	case BreakSessionCompare:
+		return keys
+	}
+	return append(keys, guards...)
+}
+
+// lateSuffix: where HERON_APPLY_BREAK=late-backup keeps the published
+// backup until the first transaction committed.
+const lateSuffix = ".late"
+
+// openReplay opens the published backup, or where late-backup hid it.
+func openReplay(path string) (*BackupReader, error) {
+	if breakage() == BreakLateBackup {
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			return OpenBackup(path + lateSuffix)
+		}
+	}
+	return OpenBackup(path)
+}
 
 // ErrHookStop is the error of a run stopped by HERON_APPLY_FAIL_AFTER_TXNS.
 var ErrHookStop = errors.New("stopped by " + EnvFailAfterTxns)
@@ -103,6 +129,12 @@ func failpointsFromEnv(opt Options) (Options, error) {
 	if err != nil {
 		return opt, err
 	}
+	switch b := os.Getenv(EnvBreak); b {
+	case "", BreakRevisionCompare, BreakSessionCompare, BreakLateBackup:
+		broken.Store(b)
+	default:
+		return opt, fmt.Errorf("$%s=%q is not %s, %s or %s", EnvBreak, b, BreakRevisionCompare, BreakSessionCompare, BreakLateBackup)
+	}
 	if delay > 0 || kill > 0 || fail > 0 {
 		prev := opt.AfterTxn
 		opt.AfterTxn = func(n int) error {
@@ -130,6 +162,10 @@ func failpointsFromEnv(opt Options) (Options, error) {
 		}
 		every := os.Getenv(EnvPauseEvery) == "1"
 		if point == PauseTxn {
+			after, err := num(EnvPauseAfterTxns)
+			if err != nil {
+				return opt, err
+			}
 			prev := opt.AfterTxn
 			opt.AfterTxn = func(n int) error {
 				if prev != nil {
@@ -137,7 +173,7 @@ func failpointsFromEnv(opt Options) (Options, error) {
 						return err
 					}
 				}
-				if !pausedOnce.Swap(true) || every {
+				if n >= after && (!pausedOnce.Swap(true) || every) {
 					failpointPause(file)
 				}
 				return nil
@@ -166,7 +202,37 @@ func failpointsFromEnv(opt Options) (Options, error) {
 			return nil
 		}
 	}
+	if breakage() == BreakLateBackup {
+		lateBackup(&opt)
+	}
 	return opt, nil
+}
+
+// lateBackup hides the backup once published and publishes it again only
+// after the first transaction's hooks ran (a kill there leaves none).
+func lateBackup(opt *Options) {
+	var path string
+	prevBackup, prevTxn := opt.AfterBackup, opt.AfterTxn
+	opt.AfterBackup = func(p string) error {
+		if prevBackup != nil {
+			if err := prevBackup(p); err != nil {
+				return err
+			}
+		}
+		path = p
+		return os.Rename(p, p+lateSuffix)
+	}
+	opt.AfterTxn = func(n int) error {
+		if prevTxn != nil {
+			if err := prevTxn(n); err != nil {
+				return err
+			}
+		}
+		if n == 1 && path != "" {
+			return os.Rename(path+lateSuffix, path)
+		}
+		return nil
+	}
 }
 
 // pausedOnce: HERON_APPLY_PAUSE paused this process already (a plan read

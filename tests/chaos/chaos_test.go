@@ -1,0 +1,243 @@
+package chaos
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// boundedSeeds is the set `make test` runs: a schedule of every fault kind
+// (a seed decides its last step's fault, seed mod len(Faults)), every
+// command among them, and the first two seeds that expose each deliberate
+// breakage (exposing). Any other set runs with `make chaos`.
+func boundedSeeds() []uint64 {
+	var out []uint64
+	for s := range uint64(len(Faults)) {
+		out = append(out, s)
+	}
+	for _, b := range breakages {
+		out = append(out, exposing(b.name, 2)...)
+	}
+	return out
+}
+
+// breakages are the deliberately broken builds and what must catch them.
+var breakages = []struct {
+	name   string
+	faults []Fault  // a last step with one of these exposes it
+	rules  []string // the violations that report it
+}{
+	{"no-revision-compare", []Fault{FaultWriter}, []string{RuleLostWrite, RuleExitZero}},
+	{"no-session-compare", []Fault{FaultSession}, []string{RuleSession}},
+	{"late-backup", []Fault{FaultKill, FaultStop}, []string{RuleNoBackup, RuleBackupChain}},
+}
+
+// exposing is the first n seeds from 1000 on whose last step can expose
+// breakage: its fault, after a transaction that is the first of many
+// (the whole instance reset, restored or applied, a few keys a
+// transaction), on an instance with no broadcast in flight.
+func exposing(breakage string, n int) []uint64 {
+	var faults []Fault
+	for _, b := range breakages {
+		if b.name == breakage {
+			faults = b.faults
+		}
+	}
+	var out []uint64
+	for seed := uint64(1000); len(out) < n; seed++ {
+		s := Generate(seed)
+		last := s.Steps[len(s.Steps)-1]
+		line := last.Line()
+		if !slices.Contains(faults, last.Fault) || last.At != 1 || s.PendingTask || strings.Contains(line, "--pchannel") ||
+			!slices.Contains([]Command{CmdReset, CmdApply, CmdRestore}, last.Command) || !strings.Contains(line, "--max-txn-ops") {
+			continue
+		}
+		out = append(out, seed)
+	}
+	return out
+}
+
+func TestGenerateIsTheSeedsOwn(t *testing.T) {
+	faults, commands := map[Fault]bool{}, map[Command]bool{}
+	for _, seed := range boundedSeeds() {
+		a, b := Generate(seed), Generate(seed)
+		if !reflect.DeepEqual(a, b) {
+			t.Fatalf("seed %d gave two schedules:\n%s\n%s", seed, a, b)
+		}
+		last := a.Steps[len(a.Steps)-1]
+		faults[last.Fault], commands[last.Command] = true, true
+		if last.Command == CmdRestore && len(a.Steps) < 2 {
+			t.Errorf("seed %d: a restore with no step before it to back up", seed)
+		}
+	}
+	if len(faults) != len(Faults) || len(commands) != len(Commands) {
+		t.Errorf("the bounded set's last steps cover %d of %d faults and %d of %d commands", len(faults), len(Faults), len(commands), len(Commands))
+	}
+	if reflect.DeepEqual(Generate(1), Generate(1+uint64(len(Faults)*len(Commands)))) {
+		t.Errorf("seeds 1 and %d gave the same schedule", 1+len(Faults)*len(Commands))
+	}
+}
+
+// The checker, on states made by hand: each rule reports what breaks it
+// and nothing else.
+func TestCheckerReportsEachRule(t *testing.T) {
+	const seg = rootPath + "/meta/datacoord-meta/s/1/2/3"
+	const cp = rootPath + "/meta/streamingnode-meta/wal/p/consume-checkpoint"
+	before := state{seg: []byte("old-seg"), cp: []byte("old-cp"), siblingRoot + "/meta/x": []byte("x")}
+	want := expectation{plan: planned{seg: []byte("new-seg"), cp: []byte("new-cp")}}
+	want.after = want.plan.applyTo(before)
+	dump := func(s state, rev map[string]int64) Dump {
+		d := Dump{KVs: map[string]KV{}}
+		for k, v := range s {
+			d.KVs[k] = KV{Value: v, ModRev: rev[k]}
+		}
+		return d
+	}
+	ok := heronRun{rc: 0}
+	ok.doc.Verify = &verifyDoc{OK: true}
+	split := state{seg: []byte("new-seg"), cp: []byte("old-cp"), siblingRoot + "/meta/x": []byte("x")}
+	for _, c := range []struct {
+		name  string
+		run   heronRun
+		now   state
+		rev   map[string]int64
+		in    injected
+		rules []string
+	}{
+		{name: "a run that completed", run: ok, now: want.after},
+		{name: "a run stopped half way", run: heronRun{rc: 1}, now: split},
+		{name: "exit 0 over a split instance", run: ok, now: split, rules: []string{RuleExitZero}},
+		{name: "bytes of neither", run: heronRun{rc: 1}, now: state{seg: []byte("other"), cp: []byte("old-cp"), siblingRoot + "/meta/x": []byte("x")}, rules: []string{RulePerKey}},
+		{name: "a key outside the root", run: heronRun{rc: 1}, now: state{seg: []byte("old-seg"), cp: []byte("old-cp"), siblingRoot + "/meta/x": []byte("y")}, rules: []string{RuleOutsideRoot}},
+		{name: "nothing was written, falsely", run: heronRun{rc: 3, stderr: "error: reset checkpoint refused, nothing was written: ..."}, now: split, rules: []string{RuleNothing}},
+		{name: "a write after a component registered", run: heronRun{rc: 1}, now: split, rev: map[string]int64{seg: 9}, in: injected{session: "s", sessionRev: 8}, rules: []string{RuleSession}},
+		{name: "a write before it", run: heronRun{rc: 1}, now: split, rev: map[string]int64{seg: 7}, in: injected{session: "s", sessionRev: 8}},
+		{name: "a fault-free run that fails", run: heronRun{rc: 1, fault: FaultNone}, now: before, rules: []string{RuleFaultFree}},
+		{name: "a writer's change overwritten", run: heronRun{rc: 1}, now: split, in: injected{writes: map[string][]byte{seg: []byte("writer")}}, rules: []string{RuleLostWrite}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := &runner{res: &Result{}}
+			in := c.in
+			r.checkRun(1, c.run, before, dump(c.now, c.rev), want, &in)
+			var got []string
+			for _, v := range r.res.Violations {
+				got = append(got, v.Rule)
+			}
+			if !reflect.DeepEqual(got, c.rules) {
+				t.Errorf("rules broken: %v, want %v (%v)", got, c.rules, r.res.Violations)
+			}
+		})
+	}
+}
+
+// workers: schedules at a time; a schedule mostly waits on etcd's fsyncs
+// and heron's processes starting.
+const workers = 3
+
+// bins builds the release heron and the failpoints build of this tree,
+// once for the package's tests.
+func bins(t *testing.T) Bins {
+	t.Helper()
+	if _, err := exec.LookPath("etcd"); err != nil {
+		t.Fatalf("the chaos schedules run Debian's etcd server: apt-get install etcd-server (%v)", err)
+	}
+	b, err := builtBins()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+var builtBins = sync.OnceValues(func() (Bins, error) {
+	dir, err := os.MkdirTemp("", "heron-chaos-bins-")
+	if err != nil {
+		return Bins{}, err
+	}
+	binDir = dir
+	b := Bins{Heron: filepath.Join(dir, "heron"), Failpoints: filepath.Join(dir, "heron-failpoints")}
+	for _, build := range [][]string{{"build", "-o", b.Heron, "."}, {"build", "-tags", "failpoints", "-o", b.Failpoints, "."}} {
+		cmd := exec.Command("go", build...)
+		cmd.Dir = filepath.Join("..", "..")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return Bins{}, fmt.Errorf("go %s: %v\n%s", strings.Join(build, " "), err, out)
+		}
+	}
+	return b, nil
+})
+
+// binDir is where builtBins built them (TestMain removes it).
+var binDir string
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		_ = os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+// The bounded set: every fault kind injected, every command run, no
+// invariant broken.
+func TestChaosBoundedSet(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs etcd servers and heron: not with -short")
+	}
+	rep := Run(context.Background(), Config{Bins: bins(t), Dir: t.TempDir(), Seeds: boundedSeeds(), Workers: workers, Replay: "make chaos SEED=%d SCHEDULES=1"})
+	var out strings.Builder
+	rep.Write(&out)
+	t.Log(out.String())
+	if len(rep.Failures) > 0 {
+		t.Fatalf("%d schedules failed:\n%s", len(rep.Failures), out.String())
+	}
+	for _, f := range Faults {
+		if rep.Injected[f] == 0 {
+			t.Errorf("fault %s was never injected", f)
+		}
+	}
+	for _, c := range Commands {
+		if rep.Commands[c] == 0 {
+			t.Errorf("command %s never ran", c)
+		}
+	}
+}
+
+// Deliberately broken builds of heron (HERON_APPLY_BREAK) run the bounded
+// set's schedules of the fault that exposes each: the checker reports it.
+func TestChaosCatchesBrokenBuilds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs etcd servers and heron: not with -short")
+	}
+	b := bins(t)
+	for _, c := range breakages {
+		t.Run(c.name, func(t *testing.T) {
+			seeds := exposing(c.name, 2)
+			rep := Run(context.Background(), Config{Bins: b, Dir: t.TempDir(), Seeds: seeds, Workers: workers, Break: c.name})
+			var out strings.Builder
+			rep.Write(&out)
+			if rep.Errors() > 0 {
+				t.Fatalf("harness errors:\n%s", out.String())
+			}
+			caught := 0
+			for _, f := range rep.Failures {
+				for _, v := range f.Violations {
+					for _, r := range c.rules {
+						if v.Rule == r {
+							caught++
+						}
+					}
+				}
+			}
+			if caught == 0 {
+				t.Errorf("HERON_APPLY_BREAK=%s ran seeds %v and no %v violation was reported:\n%s", c.name, seeds, c.rules, out.String())
+			}
+		})
+	}
+}
