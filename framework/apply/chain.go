@@ -79,14 +79,25 @@ func chainCommand(h Header, command string) string {
 	return command
 }
 
-// chainHeader completes the header of a run that found a split state.
-func chainHeader(dir string, h *Header, command string) {
+// chainHeader completes the header of a run that found a split state: it
+// continues named (the backup the plan names, Plan.Continues), else the
+// latest earlier backup of command in dir.
+func chainHeader(dir string, h *Header, command, named string) {
 	h.SplitState = true
-	prev, ph, ok := previousBackup(dir, *h, command)
+	prev, ph, ok := named, Header{}, false
+	if named != "" {
+		// A named backup unreadable now is still the one continued; the
+		// original one is then unknown.
+		var err error
+		ph, err = ReadBackupHeader(named)
+		ok = err == nil
+	} else {
+		prev, ph, ok = previousBackup(dir, *h, command)
+	}
+	h.Continues = prev
 	if !ok {
 		return
 	}
-	h.Continues = prev
 	// Follow the pointers back to a backup taken of a state that was not split.
 	for p, i := prev, 0; i < maxChain; i++ {
 		switch {

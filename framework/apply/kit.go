@@ -254,7 +254,7 @@ func (k *kit[S, P]) commit(ctx context.Context, pl *Plan, st *Stage, flags frame
 	}
 	if pl.SplitState {
 		h := staged.bw.header
-		chainHeader(staged.opt.BackupDir, &h, chainCommand(h, pl.Command))
+		chainHeader(staged.opt.BackupDir, &h, chainCommand(h, pl.Command), pl.Continues)
 		staged.bw.setHeader(h)
 	}
 	published := staged.bw.header

@@ -96,6 +96,10 @@ func (o *Outcome) reminders() []string {
 	a := o.Applied
 	switch {
 	case a == nil || a.Backup == "" || a.BackupDeleted:
+	case a.Continues != "" && a.Continues == o.plan.Continues:
+		// The run rolled a split state back by restoring the backup its
+		// own continues: its backup undoes it, the split back.
+		r = append(r, fmt.Sprintf("keep the backup file: restore --file %s --run puts every key the run changed in etcd back as it was, in the split state it found (then restore --file %s --run rolls that back again)", a.Backup, a.Continues))
 	case a.Continues != "":
 		// The run continued an interrupted one: its backup holds the state
 		// that run left, the chain the values before it.

@@ -25,8 +25,12 @@ type Plan struct {
 	// Root is the root path named in the question before the first write.
 	Root string
 	// SplitState: the plan found a split state (an interrupted run left
-	// it), so its backup continues an earlier one (Header.Continues).
+	// it), so its backup continues an earlier one (Header.Continues):
+	// Continues when the command names it (restore: the file it restores,
+	// whose restore rolls that split back), else the latest earlier backup
+	// of the same command in the backup folder.
 	SplitState bool
+	Continues  string
 	// Put is how the result names a put ("rewritten", "put back").
 	Put string
 	// Nothing is the result's line when there is nothing to write.

@@ -229,7 +229,7 @@ func (r *replay) view(gs []framework.Gate) *apply.Plan {
 		return out
 	}
 	again, inst, h := r.again, r.inst, r.h
-	out.Keys, out.SplitState = again.Keys, again.SplitState
+	out.Keys, out.SplitState, out.Continues = again.Keys, again.SplitState, again.Continues
 	out.Put, out.Nothing, out.Reminders, out.After, out.Replan = again.Put, again.Nothing, again.Reminders, again.After, again.Replan
 	out.Again = func(ctx context.Context, st *apply.Stage) (*apply.Plan, error) {
 		pl, _, err := apply.Replay(ctx, inst, h, st, nil)

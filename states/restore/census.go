@@ -24,11 +24,19 @@ import (
 // revision plus exactly the run's ops reads only the other positions:
 // consume checkpoints, collections, channel checkpoints
 // (gates.SplitPChannelsWith). Otherwise it reads them all, as before.
+//
+// The same scan tallies the positions each segment key holds before the
+// restore (an entry's current value): whether the run finds a split state
+// (an interrupted run left it), which its own backup then holds
+// (splitBefore), is read the same way.
 
 // segmentTally is the tally a run's scan keeps (nil: none).
 type segmentTally struct {
-	pl    *Plan
-	tally *models.PositionTally
+	pl *Plan
+	// tally: once the restore is done; before: at the plan's revision.
+	tally, before *models.PositionTally
+	// whole: keys are every segment key at the plan's revision (complete).
+	whole bool
 	// keys counts the segment-prefix keys the scan read at the plan's
 	// revision. The runs being disjoint, no key is read twice: when they
 	// are as many as the keys there, the scan read every one (a span that
@@ -46,12 +54,21 @@ func (pl *Plan) tallySegments(run bool, sp *spanned) *segmentTally {
 	if !run || !pl.beside || pl.Backup.AfterRestore != gates.SplitStateCheck {
 		return nil
 	}
-	t := &segmentTally{pl: pl, tally: models.NewPositionTally()}
+	t := &segmentTally{pl: pl, tally: models.NewPositionTally(), before: models.NewPositionTally()}
 	sp.others = func(kvs []instance.KV) {
 		for _, kv := range kvs {
-			if k, ok := t.segment(kv.Key); ok {
-				t.keys++
-				t.tally.AddValue(k, kv.Value)
+			k, ok := t.segment(kv.Key)
+			if !ok {
+				continue
+			}
+			t.keys++
+			// The restore leaves it as it is: decoded once, tallied twice.
+			if k.Kind != models.KindSegment {
+				continue
+			}
+			if v, err := models.ViewSegment(kv.Value); err == nil {
+				t.tally.AddSegment(v)
+				t.before.AddSegment(v)
 			}
 		}
 	}
@@ -79,6 +96,7 @@ func (t *segmentTally) entry(e apply.Entry, cur instance.KV) {
 	}
 	if cur.ModRevision != 0 {
 		t.keys++
+		t.before.AddValue(k, cur.Value)
 	}
 	if !e.Absent {
 		t.tally.AddValue(k, e.Value)
@@ -101,7 +119,34 @@ func (t *segmentTally) complete(ctx context.Context) error {
 		return err
 	}
 	if n == t.keys {
-		t.pl.segments = t.tally
+		t.pl.segments, t.whole = t.tally, true
 	}
 	return nil
+}
+
+// splitBefore are the pchannels in a split state at the plan's revision,
+// read on a run of a backup that asks for the split-state check (nil
+// otherwise): the segments' positions from the tally t when the scan read
+// them all, else every position. When etcd compacted the plan's revision
+// since the scan, every position now: the keys the run writes are guarded
+// to hold what the scan read.
+func (pl *Plan) splitBefore(ctx context.Context, t *segmentTally) ([]string, error) {
+	if pl.Backup.AfterRestore != gates.SplitStateCheck {
+		return nil, nil
+	}
+	var split []string
+	var err error
+	if t != nil && t.whole {
+		split, err = gates.SplitPChannelsWith(ctx, pl.inst, pl.Revision, t.before)
+	} else {
+		split, err = gates.SplitPChannels(ctx, pl.inst, pl.Revision)
+	}
+	if !framework.IsStaleRead(err) {
+		return split, err
+	}
+	rev, err := pl.inst.Revision(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return gates.SplitPChannels(ctx, pl.inst, rev)
 }

@@ -164,6 +164,9 @@ type Plan struct {
 	// is done, when its scan read them all (census.go; nil: the verify
 	// reads them).
 	segments *models.PositionTally
+	// split: the pchannels a run found in a split state (splitBefore): its
+	// backup holds that state, and continues the file restored.
+	split []string
 }
 
 // Waived: a repair's backup is restored without the gates the repair
@@ -218,6 +221,9 @@ func (pl *Plan) view(gs []Gate) *apply.Plan {
 	out := &apply.Plan{Command: "restore", Title: "restore from " + pl.File, View: &pl.Summary, Keys: pl.TotalKeys,
 		Root: pl.inst.Layout.RootPath, Put: "put back", Nothing: "nothing to write, every key already holds its backed-up state",
 		Replan: &apply.Replan{Same: sameAt, Pending: pl.pending}}
+	if len(pl.split) > 0 {
+		out.SplitState, out.Continues = true, pl.File
+	}
 	if check := pl.afterRestore(); check != nil {
 		out.After = []apply.Check{*check}
 	}
@@ -515,6 +521,17 @@ func (pl *Plan) scan(ctx context.Context, read func(n int), sink func(apply.Op) 
 	if err == nil && s.MovedOn.Checked {
 		for _, k := range slices.Sorted(maps.Keys(created)) {
 			s.MovedOn.add(&s.MovedOn.Created, k)
+		}
+	}
+	// A run that finds a split state rolls it back: its backup holds it.
+	// Not when keys were created since: they stay, and so does the split
+	// (the moved-on gate and the check after say so).
+	if err == nil && sink != nil && s.TotalKeys > 0 && len(s.MovedOn.Created) == 0 {
+		pl.split, err = pl.splitBefore(ctx, segments)
+		if len(pl.split) > 0 {
+			pl.Warnings = append(pl.Warnings, fmt.Sprintf("the instance is in a split state on %s (positions in more than one WAL, as an interrupted run leaves them): "+
+				"this restore's backup holds that split state, and continues %s (restoring the backup puts the split state back; restoring %s next rolls it back again)",
+				strings.Join(pl.split, ", "), pl.File, pl.File))
 		}
 	}
 	return err

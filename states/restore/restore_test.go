@@ -26,6 +26,8 @@ type RunResult struct {
 	Plan    *Summary      `json:"plan"`
 	Applied *apply.Result `json:"applied"`
 	Verify  *apply.Verify `json:"verify"`
+	// Reminders close a verified run.
+	Reminders []string `json:"reminders"`
 }
 
 type env struct {
