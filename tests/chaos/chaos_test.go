@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/heron-shell/heron/framework/apply"
 )
 
 // boundedSeeds is the set `make test` runs: a schedule of every fault kind
@@ -39,9 +41,9 @@ var breakages = []struct {
 	{"late-backup", []Fault{FaultKill, FaultStop}, []string{RuleNoBackup, RuleBackupChain}},
 }
 
-// exposing is the first n seeds from 1000 on whose last step can expose
+// exposing is the first n seeds from 1000 on whose one step can expose
 // breakage: its fault, after a transaction that is the first of many
-// (the whole instance reset, restored or applied, a few keys a
+// (the whole instance reset or a saved plan of it applied, a few keys a
 // transaction), on an instance with no broadcast in flight.
 func exposing(breakage string, n int) []uint64 {
 	var faults []Fault
@@ -55,8 +57,8 @@ func exposing(breakage string, n int) []uint64 {
 		s := Generate(seed)
 		last := s.Steps[len(s.Steps)-1]
 		line := last.Line()
-		if !slices.Contains(faults, last.Fault) || last.At != 1 || s.PendingTask || strings.Contains(line, "--pchannel") ||
-			!slices.Contains([]Command{CmdReset, CmdApply, CmdRestore}, last.Command) || !strings.Contains(line, "--max-txn-ops") {
+		if len(s.Steps) != 1 || !slices.Contains(faults, last.Fault) || last.At != 1 || s.PendingTask || strings.Contains(line, "--pchannel") ||
+			!slices.Contains([]Command{CmdReset, CmdApply}, last.Command) || !strings.Contains(line, "--max-txn-ops") {
 			continue
 		}
 		out = append(out, seed)
@@ -71,14 +73,15 @@ func TestGenerateIsTheSeedsOwn(t *testing.T) {
 		if !reflect.DeepEqual(a, b) {
 			t.Fatalf("seed %d gave two schedules:\n%s\n%s", seed, a, b)
 		}
-		last := a.Steps[len(a.Steps)-1]
-		faults[last.Fault], commands[last.Command] = true, true
-		if last.Command == CmdRestore && len(a.Steps) < 2 {
+		for _, st := range a.Steps {
+			faults[st.Fault], commands[st.Command] = true, true
+		}
+		if a.Steps[0].Command == CmdRestore {
 			t.Errorf("seed %d: a restore with no step before it to back up", seed)
 		}
 	}
 	if len(faults) != len(Faults) || len(commands) != len(Commands) {
-		t.Errorf("the bounded set's last steps cover %d of %d faults and %d of %d commands", len(faults), len(Faults), len(commands), len(Commands))
+		t.Errorf("the bounded set's steps cover %d of %d faults and %d of %d commands", len(faults), len(Faults), len(commands), len(Commands))
 	}
 	if reflect.DeepEqual(Generate(1), Generate(1+uint64(len(Faults)*len(Commands)))) {
 		t.Errorf("seeds 1 and %d gave the same schedule", 1+len(Faults)*len(Commands))
@@ -104,12 +107,13 @@ func TestCheckerReportsEachRule(t *testing.T) {
 	ok.doc.Verify = &verifyDoc{OK: true}
 	split := state{seg: []byte("new-seg"), cp: []byte("old-cp"), siblingRoot + "/meta/x": []byte("x")}
 	for _, c := range []struct {
-		name  string
-		run   heronRun
-		now   state
-		rev   map[string]int64
-		in    injected
-		rules []string
+		name    string
+		run     heronRun
+		now     state
+		rev     map[string]int64
+		in      injected
+		refused bool
+		rules   []string
 	}{
 		{name: "a run that completed", run: ok, now: want.after},
 		{name: "a run stopped half way", run: heronRun{rc: 1}, now: split},
@@ -119,13 +123,21 @@ func TestCheckerReportsEachRule(t *testing.T) {
 		{name: "nothing was written, falsely", run: heronRun{rc: 3, stderr: "error: reset checkpoint refused, nothing was written: ..."}, now: split, rules: []string{RuleNothing}},
 		{name: "a write after a component registered", run: heronRun{rc: 1}, now: split, rev: map[string]int64{seg: 9}, in: injected{session: "s", sessionRev: 8}, rules: []string{RuleSession}},
 		{name: "a write before it", run: heronRun{rc: 1}, now: split, rev: map[string]int64{seg: 7}, in: injected{session: "s", sessionRev: 8}},
+		{name: "a refused plan that wrote", run: heronRun{rc: 3}, now: split, refused: true, rules: []string{RulePerKey, RuleRefused}},
+		{name: "exit 0 without verify: ok", run: heronRun{rc: 0}, now: want.after, rules: []string{RuleExitZero}},
+		{name: "exit 0 with a component registered", run: ok, now: want.after, in: injected{session: "s", sessionRev: 99}, rules: []string{RuleExitZero}},
+		{name: "exit 0 over a writer's change to a planned key", run: ok, now: want.after, in: injected{writes: map[string][]byte{cp: []byte("new-cp")}}, rules: []string{RuleExitZero}},
 		{name: "a fault-free run that fails", run: heronRun{rc: 1, fault: FaultNone}, now: before, rules: []string{RuleFaultFree}},
 		{name: "a writer's change overwritten", run: heronRun{rc: 1}, now: split, in: injected{writes: map[string][]byte{seg: []byte("writer")}}, rules: []string{RuleLostWrite}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := &runner{res: &Result{}}
 			in := c.in
-			r.checkRun(1, c.run, before, dump(c.now, c.rev), want, &in)
+			w := want
+			if c.refused {
+				w = expectation{refused: true, plan: planned{}, after: before}
+			}
+			r.checkRun(1, c.run, before, dump(c.now, c.rev), w, &in)
 			var got []string
 			for _, v := range r.res.Violations {
 				got = append(got, v.Rule)
@@ -140,6 +152,63 @@ func TestCheckerReportsEachRule(t *testing.T) {
 // workers: schedules at a time; a schedule mostly waits on etcd's fsyncs
 // and heron's processes starting.
 const workers = 3
+
+// The backups a step published: none for a changed instance is reported,
+// and undone newest first they must give the state before.
+func TestCheckerReportsBackups(t *testing.T) {
+	const a, b = rootPath + "/meta/a", rootPath + "/meta/b"
+	before := state{a: []byte("a0"), b: []byte("b0")}
+	after := state{a: []byte("a1"), b: []byte("b1")}
+	publish := func(dir string, rev int64, entries map[string][]byte) {
+		t.Helper()
+		bw, err := apply.CreateBackup(filepath.Join(dir, fmt.Sprintf("heron-backup-by-dev-test-rev%d.jsonl", rev)), apply.Header{Command: "test", RootPath: rootPath, Revision: rev})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range entries {
+			if err := bw.Add(apply.Entry{Key: k, Value: v, ModRevision: 5}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := bw.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(setup func(dir string)) []string {
+		dir := t.TempDir()
+		r := &runner{res: &Result{}, backups: filepath.Join(dir, "backups"), opt: Options{Dir: dir}}
+		if err := os.MkdirAll(r.backups, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		had := fileSet(r.backups)
+		setup(r.backups)
+		in := &injected{}
+		r.checkPublished(1, had, before, after, in)
+		r.checkBackups(1, had, before, after, in)
+		var rules []string
+		for _, v := range r.res.Violations {
+			rules = append(rules, v.Rule)
+		}
+		return rules
+	}
+	if got := check(func(string) {}); !reflect.DeepEqual(got, []string{RuleNoBackup}) {
+		t.Errorf("no backup: %v", got)
+	}
+	if got := check(func(dir string) { publish(dir, 7, map[string][]byte{a: []byte("a0"), b: []byte("b0")}) }); got != nil {
+		t.Errorf("a whole backup: %v", got)
+	}
+	// A chain: the re-run's backup (newer) holds what the first run left.
+	if got := check(func(dir string) {
+		publish(dir, 7, map[string][]byte{a: []byte("a0"), b: []byte("b0")})
+		publish(dir, 9, map[string][]byte{b: []byte("b0")})
+	}); got != nil {
+		t.Errorf("a chain: %v", got)
+	}
+	// A backup that recorded a written value instead of the original.
+	if got := check(func(dir string) { publish(dir, 7, map[string][]byte{a: []byte("a1"), b: []byte("b0")}) }); !reflect.DeepEqual(got, []string{RuleBackupChain}) {
+		t.Errorf("a wrong backup: %v", got)
+	}
+}
 
 // bins builds the release heron and the failpoints build of this tree,
 // once for the package's tests.
@@ -225,18 +294,18 @@ func TestChaosCatchesBrokenBuilds(t *testing.T) {
 			if rep.Errors() > 0 {
 				t.Fatalf("harness errors:\n%s", out.String())
 			}
-			caught := 0
+			caught := map[uint64]bool{}
 			for _, f := range rep.Failures {
 				for _, v := range f.Violations {
-					for _, r := range c.rules {
-						if v.Rule == r {
-							caught++
-						}
+					if slices.Contains(c.rules, v.Rule) {
+						caught[f.Schedule.Seed] = true
 					}
 				}
 			}
-			if caught == 0 {
-				t.Errorf("HERON_APPLY_BREAK=%s ran seeds %v and no %v violation was reported:\n%s", c.name, seeds, c.rules, out.String())
+			for _, seed := range seeds {
+				if !caught[seed] {
+					t.Errorf("HERON_APPLY_BREAK=%s ran seed %d and no %v violation was reported:\n%s", c.name, seed, c.rules, out.String())
+				}
 			}
 		})
 	}

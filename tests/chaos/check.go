@@ -12,7 +12,7 @@ import (
 
 // The invariants, by the names violations carry.
 const (
-	RuleOutsideRoot  = "outside-root"    // no key outside the instance's root changed but what the plan writes there
+	RuleOutsideRoot  = "outside-root"    // no key outside the instance's root changed
 	RulePerKey       = "per-key"         // every key holds its bytes from before or the fresh plan's
 	RuleRefused      = "refused"         // a refused plan writes nothing
 	RuleNothing      = "nothing-written" // "nothing was written" is true
@@ -33,9 +33,8 @@ func (r *runner) checkRun(n int, run heronRun, before state, after Dump, want ex
 	skip := in.skip
 	// Per key: before's bytes or the plan's.
 	var bad []string
-	outside := 0
 	for k := range keysOf(before, now) {
-		if skip(k) {
+		if skip(k) || !strings.HasPrefix(k, rootPath+"/") {
 			continue
 		}
 		v, ok := now[k]
@@ -47,12 +46,16 @@ func (r *runner) checkRun(n int, run heronRun, before state, after Dump, want ex
 		if ok == okw && bytes.Equal(v, w) {
 			continue
 		}
-		if !strings.HasPrefix(k, rootPath+"/") {
-			outside++
-			r.violate(n, RuleOutsideRoot, "%s (outside %s/) changed: before %s, now %s", k, rootPath, describe(before, k), describe(now, k))
-			continue
-		}
 		bad = append(bad, k)
+	}
+	// Outside the root: nothing changes, whatever the plan says (the
+	// instances here keep no legacy top-level woodpecker/ keys, the only
+	// ones a command may write outside its root).
+	for k := range keysOf(before, now) {
+		if !skip(k) && !strings.HasPrefix(k, rootPath+"/") && changedKey(before, now, k) {
+			r.violate(n, RuleOutsideRoot, "%s (outside %s/) changed: before %s, now %s", k, rootPath, describe(before, k), describe(now, k))
+			break
+		}
 	}
 	if len(bad) > 0 {
 		r.violate(n, RulePerKey, "%d keys hold bytes neither from before nor from the fresh plan (%s), e.g. %s: before %s, planned %s, now %s",
@@ -194,12 +197,27 @@ func (r *runner) reread(ctx context.Context, n int, line string, in *injected) (
 	if err != nil {
 		return nil, err
 	}
-	// The writer's keys are the instance's now: this run may rewrite them.
-	r.checkRun(n, run, before, after, want, &injected{session: in.session})
+	// The writer's keys are the instance's now: this run may rewrite
+	// them; the session ended before.
+	r.checkRun(n, run, before, after, want, &injected{})
 	if run.rc != 0 && !want.refused {
 		r.violate(n, RuleConverges, "`%s --run` (the dry run a stopped run printed, run) failed: %s", line, run.summary())
 	}
 	return after.Values(), nil
+}
+
+// checkPublished: a run that changed the instance published a backup
+// (its own or a racer's) before it did, as seen right after it, before
+// any recovery publishes one of its own.
+func (r *runner) checkPublished(n int, had map[string]bool, before, now state, in *injected) {
+	if !changed(before, now, in.skip) {
+		return
+	}
+	files, _ := newFiles(r.backups, had)
+	racers, _ := backupsIn(filepath.Join(r.opt.Dir, fmt.Sprintf("racer-%d", n), "backups"))
+	if len(files)+len(racers) == 0 {
+		r.violate(n, RuleNoBackup, "the instance changed and no backup was published in %s", r.backups)
+	}
 }
 
 // checkBackups: what the step wrote, its backups (and a racer's) undo,
@@ -218,8 +236,7 @@ func (r *runner) checkBackups(n int, had map[string]bool, before, final state, i
 		sortNewestFirst(files)
 	}
 	if len(files) == 0 {
-		r.violate(n, RuleNoBackup, "the instance changed and no backup was published in %s", r.backups)
-		return
+		return // checkPublished reported it
 	}
 	s := final
 	for _, f := range files {
@@ -254,7 +271,7 @@ func (r *runner) restoreAll(ctx context.Context) error {
 			// A gate refuses (a restore of a reset's backup while a
 			// broadcast task a repair put back is in flight): by design,
 			// and nothing was written (checkRun's rules hold for it too).
-			r.res.RestoreRefused++
+			r.res.EndCheck = "stopped: a gate refused restore --file " + f.path
 			return nil
 		case run.rc != 0:
 			r.violate(0, RuleRestoreChain, "restore --file %s: %s", f.path, run.summary())

@@ -12,7 +12,6 @@ import (
 	"syscall"
 	"time"
 
-	"go.etcd.io/etcd/api/v3/etcdserverpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 )
@@ -20,7 +19,6 @@ import (
 // Cluster is etcd server processes (Debian's etcd-server: real members
 // that SIGKILL and SIGSTOP reach), 1 or 3 members on loopback ports.
 type Cluster struct {
-	dir     string
 	members []*member
 	client  *clientv3.Client
 }
@@ -52,7 +50,7 @@ func StartCluster(ctx context.Context, dir string, n int, quota int64) (*Cluster
 }
 
 func startCluster(ctx context.Context, dir string, n int, quota int64) (*Cluster, error) {
-	c := &Cluster{dir: dir}
+	c := &Cluster{}
 	var initial []string
 	for i := range n {
 		cp, err := freePort()
@@ -137,6 +135,7 @@ func (m *member) start() error {
 	}
 	cmd := exec.Command("etcd", m.args...)
 	cmd.Stdout, cmd.Stderr = m.log, m.log
+	dieWithParent(cmd)
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("etcd: %w (install etcd-server)", err)
 	}
@@ -309,22 +308,6 @@ func (c *Cluster) Heal(ctx context.Context) error {
 		}
 	}
 	return nil
-}
-
-// NoSpace reports whether a NOSPACE alarm is raised.
-func (c *Cluster) NoSpace(ctx context.Context) bool {
-	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	alarms, err := c.client.AlarmList(cctx)
-	if err != nil {
-		return false
-	}
-	for _, a := range alarms.Alarms {
-		if a.Alarm == etcdserverpb.AlarmType_NOSPACE {
-			return true
-		}
-	}
-	return false
 }
 
 // Close stops every member and removes nothing (the runner's folder does).

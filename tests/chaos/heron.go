@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -77,7 +78,7 @@ type proc struct {
 	done   chan struct{}
 	err    error
 	timer  *time.Timer
-	hung   bool
+	hung   atomic.Bool
 }
 
 // startHeron pipes "connect" and line into bin (wrapped by wrap, e.g.
@@ -89,12 +90,13 @@ func startHeron(bin string, wrap []string, dir string, endpoints []string, line 
 	p.cmd.Env = append(append(os.Environ(), "HERON_HOME="+dir, "TERM=dumb"), env...)
 	p.cmd.Stdin = strings.NewReader("connect --etcd " + strings.Join(endpoints, ",") + " --rootPath " + rootPath + "\n" + line + "\n")
 	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
+	dieWithParent(p.cmd)
 	if err := p.cmd.Start(); err != nil {
 		return nil, err
 	}
 	// A heron that does not end in 3 minutes is hung: a violation.
 	p.timer = time.AfterFunc(3*time.Minute, func() {
-		p.hung = true
+		p.hung.Store(true)
 		_ = p.cmd.Process.Kill()
 	})
 	go func() {
@@ -117,7 +119,7 @@ func (p *proc) exited() bool {
 // wait waits for the process and reads what it printed.
 func (p *proc) wait() heronRun {
 	<-p.done
-	r := heronRun{stdout: p.stdout.String(), stderr: p.stderr.String(), hung: p.hung}
+	r := heronRun{stdout: p.stdout.String(), stderr: p.stderr.String(), hung: p.hung.Load()}
 	var ee *exec.ExitError
 	switch {
 	case p.err == nil:

@@ -25,7 +25,7 @@ type Config struct {
 	// Progress gets one line per schedule (nil: none).
 	Progress io.Writer
 	// Replay is the command that replays one seed, for the report
-	// ("make chaos SEED=%d").
+	// ("make chaos SEED=%d", with BREAK= when Break is set).
 	Replay string
 }
 
@@ -45,17 +45,23 @@ type Report struct {
 	Steps      int
 	Injected   map[Fault]int
 	Commands   map[Command]int
+	Refused    map[Command]int
 	Recoveries int
+	// EndChecks counts the schedules whose end restored every backup and
+	// compared the seeded instance; EndSkipped why others did not.
+	EndChecks  int
+	EndSkipped map[string]int
 	Violations int
 	Failures   []Failure
 	Seconds    float64
 	replay     string
+	keep       bool
 }
 
 // Run runs the schedules of cfg.Seeds, cfg.Workers at a time.
 func Run(ctx context.Context, cfg Config) *Report {
 	start := time.Now()
-	rep := &Report{Injected: map[Fault]int{}, Commands: map[Command]int{}, replay: cfg.Replay}
+	rep := &Report{Injected: map[Fault]int{}, Commands: map[Command]int{}, Refused: map[Command]int{}, EndSkipped: map[string]int{}, replay: cfg.Replay, keep: cfg.Keep}
 	seeds := make(chan uint64)
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -105,6 +111,18 @@ func (rep *Report) add(s Schedule, res *Result, err error, dir string) {
 	for k, n := range res.Commands {
 		rep.Commands[k] += n
 	}
+	for k, n := range res.Refused {
+		rep.Refused[k] += n
+	}
+	switch {
+	case len(res.Violations) > 0:
+	case res.EndCheck == "":
+		rep.EndChecks++
+	case strings.HasPrefix(res.EndCheck, "stopped: a gate refused"):
+		rep.EndSkipped["a gate refused a restore (nothing written)"]++
+	default:
+		rep.EndSkipped[res.EndCheck]++
+	}
 	rep.Recoveries += res.Recoveries
 	if len(res.Violations) > 0 {
 		rep.Violations += len(res.Violations)
@@ -146,12 +164,26 @@ func (rep *Report) Write(w io.Writer) {
 	for _, c := range Commands {
 		parts = append(parts, fmt.Sprintf("%s %d", c, rep.Commands[c]))
 	}
-	fmt.Fprintf(w, "commands run: %s\n", strings.Join(parts, ", "))
+	fmt.Fprintf(w, "commands run with something to write: %s\n", strings.Join(parts, ", "))
+	parts = parts[:0]
+	for _, c := range Commands {
+		parts = append(parts, fmt.Sprintf("%s %d", c, rep.Refused[c]))
+	}
+	fmt.Fprintf(w, "commands refused or with nothing to write (checked to write nothing): %s\n", strings.Join(parts, ", "))
+	var skipped []string
+	for why, n := range rep.EndSkipped {
+		skipped = append(skipped, fmt.Sprintf("%d %s", n, why))
+	}
+	sort.Strings(skipped)
+	fmt.Fprintf(w, "every backup restored at the end, the seeded instance back: %d schedules (not compared: %s)\n", rep.EndChecks, strings.Join(skipped, "; "))
 	fmt.Fprintf(w, "violations: %d (in %d schedules); harness errors: %d\n", rep.Violations, len(rep.Failures)-rep.Errors(), rep.Errors())
 	for _, f := range rep.Failures {
 		fmt.Fprintf(w, "\n%s\n", f.Schedule)
 		if f.Err != nil {
 			fmt.Fprintf(w, "  harness error: %v\n", f.Err)
+		}
+		if rep.keep {
+			fmt.Fprintf(w, "  kept: %s\n", f.Dir)
 		}
 		if f.Log != nil {
 			fmt.Fprintf(w, "  %s\n", strings.Join(f.Log, "\n  "))

@@ -41,13 +41,16 @@ type Result struct {
 	// transaction of a run of 3 did not), Commands the commands run.
 	Injected map[Fault]int
 	Commands map[Command]int
+	// Refused counts the commands whose dry run refused or planned
+	// nothing (their run is checked to write nothing).
+	Refused map[Command]int
 	// Recoveries counts the commands printed by a stopped run that the
 	// runner ran (complete, roll back).
 	Recoveries int
 	Seconds    float64
-	// RestoreRefused: the end's restores met a gate (checked: nothing
-	// written), so the seeded instance was not compared.
-	RestoreRefused int
+	// EndCheck says why the end's restore of every backup did not compare
+	// the seeded instance ("": it did, or a violation came first).
+	EndCheck string
 	// Log is a line per step: the command, its fault, its exit code.
 	Log []string
 }
@@ -81,7 +84,7 @@ type runner struct {
 // failure (etcd would not start), not a violation.
 func RunSchedule(ctx context.Context, s Schedule, opt Options) (*Result, error) {
 	start := time.Now()
-	res := &Result{Schedule: s, Injected: map[Fault]int{}, Commands: map[Command]int{}}
+	res := &Result{Schedule: s, Injected: map[Fault]int{}, Commands: map[Command]int{}, Refused: map[Command]int{}}
 	r := &runner{opt: opt, s: s, res: res, backups: filepath.Join(opt.Dir, "backups"), work: filepath.Join(opt.Dir, "work")}
 	for _, d := range []string{r.backups, r.work} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -113,7 +116,11 @@ func RunSchedule(ctx context.Context, s Schedule, opt Options) (*Result, error) 
 			break // a broken invariant: what follows would only repeat it
 		}
 	}
-	if len(res.Violations) == 0 && !r.external {
+	switch {
+	case len(res.Violations) > 0:
+	case r.external:
+		res.EndCheck = "skipped: another writer changed what the backups recorded"
+	default:
 		if err := r.restoreAll(ctx); err != nil {
 			return nil, err
 		}
@@ -186,8 +193,12 @@ func (r *runner) step(ctx context.Context, n int, st Step) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	r.res.Commands[st.Command]++
-	r.res.Log = append(r.res.Log, fmt.Sprintf("step %d: %s | %s @%d: dry run %s, run exit %d%s", n, line, st.Fault, st.At, want.outcome(), run.rc, map[bool]string{true: " (injected)"}[injectedNow(r.res, st.Fault, injBefore)]))
+	if want.refused || len(want.plan) == 0 {
+		r.res.Refused[st.Command]++
+	} else {
+		r.res.Commands[st.Command]++
+	}
+	r.res.Log = append(r.res.Log, fmt.Sprintf("step %d: %s | %s @%d: dry run %s, run exit %d%s", n, line, st.Fault, txnAt(st, line, len(want.plan)), want.outcome(), run.rc, map[bool]string{true: " (injected)"}[injectedNow(r.res, st.Fault, injBefore)]))
 	if err := r.c.Heal(ctx); err != nil {
 		return false, fmt.Errorf("heal the cluster: %w", err)
 	}
@@ -203,6 +214,7 @@ func (r *runner) step(ctx context.Context, n int, st Step) (bool, error) {
 		return false, err
 	}
 	r.checkRun(n, run, before, after, want, in)
+	r.checkPublished(n, had, before, after.Values(), in)
 	if len(r.res.Violations) > 0 {
 		return false, nil
 	}
@@ -243,7 +255,7 @@ func (r *runner) commandLine(ctx context.Context, n int, st Step) (string, bool,
 		if run.rc != 0 || !exists(path) {
 			return "", false, nil // refused, or nothing to write: no plan to apply
 		}
-		return "apply --file " + path, true, nil
+		return strings.Join(append([]string{"apply", "--file", path}, st.ApplyArgs...), " "), true, nil
 	}
 	return st.Line(), true, nil
 }
@@ -281,7 +293,9 @@ func (r *runner) expect(ctx context.Context, n int, line string, before state) (
 			return expectation{}, err
 		}
 		for k := range keysOf(before, restored) {
-			p[k] = restored[k]
+			if changedKey(before, restored, k) {
+				p[k] = restored[k]
+			}
 		}
 	case exists(path):
 		if p, err = readPlan(path); err != nil {
@@ -327,6 +341,16 @@ func changed(a, b state, skip func(string) bool) bool {
 	return n > 0
 }
 
+// backupSize is about the bytes of the backup of plan: a line per key,
+// its original value in base64.
+func backupSize(plan planned, before state) int {
+	n := 512
+	for k := range plan {
+		n += len(k) + len(before[k])*4/3 + 64
+	}
+	return n
+}
+
 // txnAt is the transaction a fault at st.At hits: st.At taken modulo the
 // transactions the plan needs at the line's --max-txn-ops (less the
 // session guard's 2 compares each; phases add more, never fewer).
@@ -369,7 +393,7 @@ func (r *runner) faulty(ctx context.Context, n int, st Step, line string, want e
 	case FaultBackupRO:
 		args = line + " --run --format json --backup-dir /sys"
 	case FaultBackupFull:
-		wrap = []string{"prlimit", fmt.Sprintf("--fsize=%d", st.Millis), "--"}
+		wrap = []string{"prlimit", fmt.Sprintf("--fsize=%d", backupSize(want.plan, before)*st.Millis/1000), "--"}
 	case FaultFreeze, FaultMemberKill, FaultLeaderMove, FaultNoSpace, FaultSession, FaultRacer, FaultWriter:
 		paused = true
 		if st.At == 0 {
@@ -386,10 +410,15 @@ func (r *runner) faulty(ctx context.Context, n int, st Step, line string, want e
 	var storm *stormer
 	if st.Fault == FaultCompaction {
 		storm = startStorm(r.cli)
-		r.res.Injected[FaultCompaction]++
+		if !want.refused && len(want.plan) > 0 {
+			r.res.Injected[FaultCompaction]++
+		}
 	}
 	p, err := startHeron(r.opt.Bins.Failpoints, wrap, r.work, r.c.Endpoints(), args, env)
 	if err != nil {
+		if storm != nil {
+			storm.stop()
+		}
 		return heronRun{}, err
 	}
 	var racer *proc
@@ -430,7 +459,12 @@ func (r *runner) faulty(ctx context.Context, n int, st Step, line string, want e
 		if strings.Contains(run.stderr, "stopped by "+apply.EnvFailAfterTxns) {
 			r.res.Injected[st.Fault]++
 		}
-	case FaultBackupRO, FaultBackupFull, FaultNone:
+	case FaultBackupRO, FaultBackupFull:
+		// Injected when the run met it: its backup's write failed.
+		if run.rc != 0 && strings.Contains(run.stderr, "backup") && !want.refused && len(want.plan) > 0 {
+			r.res.Injected[st.Fault]++
+		}
+	case FaultNone:
 		r.res.Injected[st.Fault]++
 	}
 	if run.hung {
@@ -474,7 +508,11 @@ func (r *runner) inject(ctx context.Context, st Step, line string, want expectat
 			return nil, err
 		}
 		r.external = true
-		return startHeron(r.opt.Bins.Failpoints, nil, dir, r.c.Endpoints(), line+" --run --format json --backup-dir "+filepath.Join(dir, "backups"), nil)
+		var env []string
+		if r.opt.Break != "" {
+			env = append(env, apply.EnvBreak+"="+r.opt.Break)
+		}
+		return startHeron(r.opt.Bins.Failpoints, nil, dir, r.c.Endpoints(), line+" --run --format json --backup-dir "+filepath.Join(dir, "backups"), env)
 	case FaultWriter:
 		r.external = true
 		return nil, r.write(ctx, st, want, before, in)
@@ -484,6 +522,8 @@ func (r *runner) inject(ctx context.Context, st Step, line string, want expectat
 
 // startSession registers a Milvus component: a session key with a lease.
 func (r *runner) startSession(ctx context.Context, in *injected) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
 	lease, err := r.cli.Grant(ctx, 120)
 	if err != nil {
 		return err
@@ -499,6 +539,8 @@ func (r *runner) startSession(ctx context.Context, in *injected) error {
 
 // endSession stops the component: its lease revoked, its key gone.
 func (r *runner) endSession(ctx context.Context, in *injected) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
 	resp, err := r.cli.Get(ctx, in.session)
 	if err != nil {
 		return err
@@ -515,10 +557,12 @@ func (r *runner) endSession(ctx context.Context, in *injected) error {
 // with one more (unknown) field, on keys the plan writes and one it does
 // not.
 func (r *runner) write(ctx context.Context, st Step, want expectation, before state, in *injected) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
 	rng := rand.New(rand.NewPCG(r.s.Seed, uint64(st.Millis)))
 	var plannedKeys, others []string
 	for k := range want.plan {
-		if v, ok := before[k]; ok && isProto(v) {
+		if v, ok := before[k]; ok && isProto(v) && strings.HasPrefix(k, rootPath+"/") {
 			plannedKeys = append(plannedKeys, k)
 		}
 	}

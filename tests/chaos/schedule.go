@@ -69,11 +69,14 @@ type Step struct {
 	// Member is the etcd member a member fault hits (-1: the leader).
 	Member int
 	// Millis is how long a frozen or killed member stays down, how many
-	// keys a writer changes, or the backup's size limit in bytes.
+	// keys a writer changes, or the file size limit of a full backup
+	// folder, per mille of the backup's size.
 	Millis int
 	// Rollback: after a STOPPED run, run its "to roll it back" command
 	// instead of "to complete it".
 	Rollback bool
+	// ApplyArgs are apply --file's flags (Args save the plan).
+	ApplyArgs []string
 }
 
 // Line is the step's command line as the runner types it (restore's and
@@ -113,20 +116,25 @@ func (s Schedule) String() string {
 var wals = []string{"pulsar", "kafka", "woodpecker", "rocksmq"}
 
 // Generate is the schedule of seed: the same seed, the same schedule. The
-// seed also decides the fault and command of its last step (Faults and
-// Commands in turn), so that any run of consecutive seeds covers every
-// kind evenly and a replay needs only the seed.
+// seed also decides the fault and command of one step, the last (a
+// broadcast task's repair: the first), Faults and Commands in turn, so
+// that any run of consecutive seeds covers every kind evenly and a replay
+// needs only the seed.
 func Generate(seed uint64) Schedule {
 	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	s := Schedule{Seed: seed, Members: 1, WAL: wals[r.IntN(len(wals))], Segments: r.IntN(300)}
 	s.SchemasLost = r.IntN(3)
 	s.RegistrationGone = r.IntN(3) == 0
-	s.PendingTask = r.IntN(8) == 0
 	s.Replicating = r.IntN(3) == 0
 	fault, cmd := Faults[seed%uint64(len(Faults))], Commands[seed%uint64(len(Commands))]
 	switch cmd {
 	case CmdRepairTask:
+		// A Pending broadcast task refuses every other write command:
+		// only its repair's schedules have one, the repair first.
 		s.PendingTask = true
+	case CmdResetWAL:
+		// heron demo's pulsar and kafka instances keep woodpecker logs.
+		s.WAL = wals[r.IntN(2)]
 	case CmdRepairReg:
 		s.RegistrationGone = true
 	case CmdRemoveRepl:
@@ -138,10 +146,17 @@ func Generate(seed uint64) Schedule {
 	if cmd == CmdRestore {
 		n = max(n, 2) // a backup to restore first
 	}
-	for i := range n - 1 {
-		s.Steps = append(s.Steps, genStep(r, &s, i, Faults[r.IntN(len(Faults))], ""))
+	forced := n - 1
+	if cmd == CmdRepairTask {
+		forced = 0
 	}
-	s.Steps = append(s.Steps, genStep(r, &s, n-1, fault, cmd))
+	for i := range n {
+		if i == forced {
+			s.Steps = append(s.Steps, genStep(r, &s, i, fault, cmd))
+		} else {
+			s.Steps = append(s.Steps, genStep(r, &s, i, Faults[r.IntN(len(Faults))], ""))
+		}
+	}
 	for _, st := range s.Steps {
 		switch st.Fault {
 		case FaultMemberKill, FaultLeaderMove:
@@ -163,9 +178,6 @@ func genStep(r *rand.Rand, s *Schedule, i int, f Fault, cmd Command) Step {
 	cmds := []Command{CmdReset, CmdReset, CmdReset, CmdResetWAL, CmdApply, CmdRepairCP, CmdRepairRecov}
 	if i > 0 {
 		cmds = append(cmds, CmdRestore, CmdRestore)
-	}
-	if s.PendingTask {
-		cmds = append(cmds, CmdRepairTask, CmdRepairTask)
 	}
 	if s.RegistrationGone {
 		cmds = append(cmds, CmdRepairReg)
@@ -230,8 +242,11 @@ func genStep(r *rand.Rand, s *Schedule, i int, f Fault, cmd Command) Step {
 	case CmdRemoveRepl:
 		st.Args = []string{"remove", "replicate-pchannel", "--target-cluster", replicaCluster, "--source-channel", pchannels[0]}
 	}
-	if st.Command != CmdApply {
-		st.Args = append(st.Args, runFlags(r)...)
+	st.Args = append(st.Args, runFlags(r)...)
+	if st.Command == CmdApply {
+		// apply --file takes the kit's flags too; the plan is saved
+		// with the reset's own, these go on the apply line.
+		st.ApplyArgs = runFlags(r)
 	}
 	st.Rollback = r.IntN(3) == 0
 	switch f {
@@ -250,7 +265,7 @@ func genStep(r *rand.Rand, s *Schedule, i int, f Fault, cmd Command) Step {
 			st.Millis = 1 + r.IntN(5)
 		}
 	case FaultBackupFull:
-		st.Millis = 200 + r.IntN(4000)
+		st.Millis = 50 + r.IntN(900) // per mille of the backup's size
 	}
 	return st
 }

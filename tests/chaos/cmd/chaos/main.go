@@ -60,12 +60,17 @@ func run(schedules int, seed uint64, workers int, broken string, keep bool, hero
 		if err != nil {
 			return err
 		}
-		defer func() { _ = os.RemoveAll(tmp) }()
+		if !keep { // kept failures are printed with their folder
+			defer func() { _ = os.RemoveAll(tmp) }()
+		}
 		dir = tmp
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	cfg := chaos.Config{Bins: bins, Dir: dir, Workers: workers, Break: broken, Keep: keep, Replay: "make chaos SEED=%d SCHEDULES=1"}
+	if broken != "" {
+		cfg.Replay += " BREAK=" + broken
+	}
 	for i := range schedules {
 		cfg.Seeds = append(cfg.Seeds, seed+uint64(i))
 	}
