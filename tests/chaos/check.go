@@ -116,10 +116,11 @@ func changedKey(a, b state, k string) bool {
 
 // recover runs what heron prints for the instance a run left: the
 // STOPPED block's command to complete it (or to roll it back); after a
-// kill, which prints nothing, what `show checkpoint --backup-dir` names
-// for a split instance, else the same command again; after another
-// writer moved the instance on (no way out advised), the dry run printed
-// to read it first, then run. It checks that the instance converges.
+// kill, which prints nothing, the same command again (an apply --file:
+// what `show checkpoint --backup-dir` names for the split instance); after
+// another writer moved the instance on (no way out advised), the dry run
+// printed to read it first, then run. It checks that the instance
+// converges.
 func (r *runner) recover(ctx context.Context, n int, st Step, line string, run heronRun, before state, want expectation, in *injected) (state, error) {
 	var cmds []string
 	rollback := false
@@ -132,7 +133,14 @@ func (r *runner) recover(ctx context.Context, n int, st Step, line string, run h
 		return r.reread(ctx, n, s.Again[0], in)
 	case run.doc.Verify != nil && len(run.doc.Verify.Again) > 0:
 		return r.reread(ctx, n, run.doc.Verify.Again[0], in)
+	case st.Command != CmdApply:
+		// Killed: "running the command again completes it".
+		cmds = []string{line + " --run"}
 	default:
+		// A killed apply --file: its plan no longer matches the instance
+		// (its own writes moved it on), so the same line is refused and
+		// says to plan again; show checkpoint names the reset that
+		// completes it and the restores that roll it back.
 		show, err := runHeron(ctx, r.opt.Bins.Heron, r.work, r.c.Endpoints(), "show checkpoint --pchannels --format json --backup-dir "+r.backups)
 		if err != nil {
 			return nil, err
