@@ -49,8 +49,8 @@ if [ ! -x "$LINT" ]; then
 	lint_pid=$!
 fi
 
-phase build "go build of bin/heron" "2-4 min on an empty build cache, seconds after" \
-	"$MAKE" -s build || {
+phase build "go build of bin/heron and bin/heron-failpoints" "2-4 min on an empty build cache, seconds after" \
+	"$MAKE" -s build build-failpoints || {
 	echo "test: bin/heron does not build; no other phase can run" >&2
 	[ -z "$lint_pid" ] || kill "$lint_pid" 2>/dev/null
 	exit 1
@@ -64,7 +64,7 @@ phase vet "go vet ./..." "under 1 min after the build" "$GO" vet ./...
 race_list=$("$GO" list "${RACE_PKGS[@]}")
 mapfile -t plain < <("$GO" list ./... | grep -vxF -f <(printf '%s\n' "$race_list"))
 phase unit "go test of ${#plain[@]} packages (models, states, the embedded-etcd command tests, the chaos bounded set)" "2-5 min on an empty build cache" \
-	env CGO_ENABLED=0 "$GO" test -timeout 30m "${plain[@]}"
+	env CGO_ENABLED=0 HERON_CHAOS_BIN_DIR="$PWD/bin" "$GO" test -timeout 30m "${plain[@]}"
 # The e2e scripts mostly wait on etcd: they run beside the race phase (which
 # compiles), their output held until it ends.
 e2e_log=$(mktemp "${TMPDIR:-/tmp}/heron-test-e2e.XXXXXX")

@@ -224,7 +224,21 @@ func bins(t *testing.T) Bins {
 	return b
 }
 
+// binDirEnv names a folder holding heron and heron-failpoints built from
+// this tree (make test's build phase builds them into bin/ and sets it),
+// so that the tests do not build them again.
+const binDirEnv = "HERON_CHAOS_BIN_DIR"
+
 var builtBins = sync.OnceValues(func() (Bins, error) {
+	if d := os.Getenv(binDirEnv); d != "" {
+		b := Bins{Heron: filepath.Join(d, "heron"), Failpoints: filepath.Join(d, "heron-failpoints")}
+		for _, f := range []string{b.Heron, b.Failpoints} {
+			if _, err := os.Stat(f); err != nil {
+				return Bins{}, fmt.Errorf("$%s: %w", binDirEnv, err)
+			}
+		}
+		return b, nil
+	}
 	dir, err := os.MkdirTemp("", "heron-chaos-bins-")
 	if err != nil {
 		return Bins{}, err
