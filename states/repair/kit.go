@@ -137,8 +137,14 @@ func Build[P any](r Repair[P]) apply.Build[*instance.Instance, P] {
 			if yield == nil {
 				return nil
 			}
-			for _, c := range pl.d.Changes {
-				if err := yield(c.op); err != nil {
+			// Each change in a phase of its own: written in the order
+			// Decide lists them, each committed before the next is sent
+			// (whatever --max-inflight and --max-txn-ops), so that a
+			// repair puts last what says it is done.
+			for i, c := range pl.d.Changes {
+				op := c.op
+				op.Phase = i
+				if err := yield(op); err != nil {
 					return err
 				}
 			}

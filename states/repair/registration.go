@@ -129,8 +129,10 @@ func decideRegistration(ctx context.Context, inst *instance.Instance, p *Registr
 		return nil, fmt.Errorf("repair vchannel-registration: collection %d (%s): %w", id, c.kv.Key, err)
 	}
 	m, _ := models.DecodeVChannelMeta(meta)
-	d.Changes = append(d.Changes, Create(inst.Layout.Meta(metaKey), meta, m.Describe()))
-
+	// The schema first, the registration last (the kit writes changes in
+	// order): a run interrupted between them leaves the vchannel
+	// unregistered, and running it again creates the registration; a
+	// registration without its schema would plan nothing more.
 	if schemas == 0 {
 		schema, err := rc.VChannelSchema()
 		if err != nil {
@@ -138,6 +140,7 @@ func decideRegistration(ctx context.Context, inst *instance.Instance, p *Registr
 		}
 		d.Changes = append(d.Changes, Create(inst.Layout.Meta(models.VChannelSchemaKey(pch, v, 0)), schema, models.DescribeVChannelSchema(schema)))
 	}
+	d.Changes = append(d.Changes, Create(inst.Layout.Meta(metaKey), meta, m.Describe()))
 	return d, nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/heron-shell/heron/framework"
+	"github.com/heron-shell/heron/framework/apply"
 	"github.com/heron-shell/heron/models"
 	"github.com/heron-shell/heron/models/sample"
 	"github.com/heron-shell/heron/models/wire"
@@ -116,8 +117,8 @@ func TestRepairVChannelRegistration(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("dry run: exit %d\n%s%s", code, out, errs)
 	}
-	if got := createdKeys(out); strings.Join(got, " ") != metaKey+" "+schemaKey {
-		t.Fatalf("dry run creates %v, want %s and %s\n%s", got, metaKey, schemaKey, out)
+	if got := createdKeys(out); strings.Join(got, " ") != schemaKey+" "+metaKey {
+		t.Fatalf("dry run creates %v, want %s and %s\n%s", got, schemaKey, metaKey, out)
 	}
 	mustContain(t, out, "partitions [101]", `schema "books": 2 fields`, "ok  the channel checkpoint is not frozen", "ok  no live component caching vchannel metas")
 	e.changed(before)
@@ -294,4 +295,46 @@ func TestRepairVChannelRegistrationChannelCPDoesNotDecode(t *testing.T) {
 	}
 	mustContain(t, out, "REFUSED  the channel checkpoint is not frozen", cpKey+" does not decode")
 	e.changed(before)
+}
+
+// The registration is written last, in a phase of its own: a run
+// interrupted between the two keys leaves the vchannel unregistered with
+// its schema, and the same command run again creates the registration
+// (registered with no schema, it would plan nothing and leave the schema
+// the streaming node panics without). Found by the chaos checker (seed 519:
+// --max-txn-ops 3 and a SIGKILL after the first transaction).
+func TestRepairVChannelRegistrationWritesTheRegistrationLast(t *testing.T) {
+	e := newEnv(t)
+	v, metaKey, schemaKey := e.unregister(0, true)
+	plan := filepath.Join(t.TempDir(), "plan.jsonl")
+	if out, errs, code := e.repair("repair vchannel-registration --vchannel " + v + " --plan-out " + plan); code != 0 {
+		t.Fatalf("--plan-out: exit %d\n%s%s", code, out, errs)
+	}
+	var keys []string
+	var phases []int
+	if _, err := apply.VerifyBackup(plan, false, func(en apply.Entry) error {
+		keys, phases = append(keys, en.Key), append(phases, en.Phase)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(keys, " ") != schemaKey+" "+metaKey || len(phases) != 2 || phases[0] >= phases[1] {
+		t.Fatalf("the plan writes %v in phases %v, want the schema %s, then the registration %s in a later phase", keys, phases, schemaKey, metaKey)
+	}
+
+	// What an interruption after the first transaction leaves: the schema.
+	before := e.dump()
+	if out, errs, code := e.repair("repair vchannel-registration --vchannel " + v + " --run"); code != 0 {
+		t.Fatalf("--run: exit %d\n%s%s", code, out, errs)
+	}
+	after := e.dump()
+	e.restoreLast(before)
+	e.put(schemaKey, []byte(after[schemaKey]))
+	out, errs, code := e.repair("repair vchannel-registration --vchannel " + v + " --run")
+	if code != 0 {
+		t.Fatalf("the re-run: exit %d\n%s%s", code, out, errs)
+	}
+	if got := e.dump(); got[metaKey] != after[metaKey] || got[schemaKey] != after[schemaKey] {
+		t.Fatalf("the re-run after an interruption does not give an uninterrupted run's keys:\n%s", out)
+	}
 }
