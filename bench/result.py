@@ -231,10 +231,11 @@ def table(argv):
           f"{r.get('value_bytes', '-')} bytes; transactions: {res.get('txns', '-')}; "
           f"verify: {'ok' if ver.get('ok') else 'FAILED'}, read back: {ver.get('read_back', '-')}, "
           f"replanned keys: {ver.get('replanned_keys', '-')}")
-    # issue 37's targets, each against passes of this run (the seconds'
-    # limits at 1M, scaled to other sizes).
-    scale = seg / DEFAULT_SEGMENTS
-    scaled = "" if seg == DEFAULT_SEGMENTS else " (at 1M, scaled)"
+    # issue 37's targets, each against passes of this run. The seconds'
+    # limits are stated at 1M (a smaller instance is judged by
+    # its growth to the next size instead: its fixed costs, process start
+    # and connect, do not shrink with it).
+    at_1m = seg == DEFAULT_SEGMENTS
     rss = {"dry run": v["dry_kb"], "--run": v["run_kb"], "--run K=1": v.get("run1_kb"), "restore": v.get("restore_kb"),
            "restore K=1": v.get("restore1_kb"), "--plan-out": v.get("plan_kb"), "apply --file": v.get("apply_kb"),
            "check": v.get("check_kb")}
@@ -242,15 +243,17 @@ def table(argv):
     worst = max(rss, key=lambda n: mib(rss[n] or 0))
     checks = [
         ("--run <= %.2fx floor (raw read + guarded loop, K=%s)" % (TARGET_RUN_TO_FLOOR, k), run_sec / floor_sec, TARGET_RUN_TO_FLOOR, "x"),
-        ("dry run < %g s%s" % (TARGET_DRY_SECONDS * scale, scaled), dry_sec, TARGET_DRY_SECONDS * scale, "s"),
         ("peak RSS < %d MiB (%d commands; most: %s)" % (TARGET_RSS_MIB, len([n for n in rss if rss[n]]), worst), mib(rss[worst]), TARGET_RSS_MIB, "MiB"),
     ]
+    if at_1m:
+        checks.append(("dry run < %g s" % TARGET_DRY_SECONDS, dry_sec, TARGET_DRY_SECONDS, "s"))
     if restore_sec > 0:
         checks.append(("restore --run <= %.2fx --run" % TARGET_WRITE_TO_RUN, restore_sec / run_sec, TARGET_WRITE_TO_RUN, "x"))
     if apply_sec > 0:
         checks.append(("apply --file --run <= %.2fx --run" % TARGET_WRITE_TO_RUN, apply_sec / run_sec, TARGET_WRITE_TO_RUN, "x"))
+    if check_sec > 0 and at_1m:
+        checks.append(("check --since-backup < %g s" % TARGET_CHECK_SECONDS, check_sec, TARGET_CHECK_SECONDS, "s"))
     if check_sec > 0:
-        checks.append(("check --since-backup < %g s%s" % (TARGET_CHECK_SECONDS * scale, scaled), check_sec, TARGET_CHECK_SECONDS * scale, "s"))
         checks.append(("check --since-backup < %d MiB" % TARGET_RSS_MIB, mib(v["check_kb"]), TARGET_RSS_MIB, "MiB"))
     for name, wall, _, _, raw, _ in fixes:
         checks.append(("%s scan <= %.1fx raw read" % (name, TARGET_REPAIR_TO_READ), (wall - start_sec) / raw if raw > 0 else float("inf"), TARGET_REPAIR_TO_READ, "x"))

@@ -49,12 +49,17 @@
 # rewrites existing keys: one transaction at a time, then K in flight, then
 # K in flight with a mod-revision compare per key (--compare: the work of
 # heron's revision-guarded transactions, the honest anchor of its write
-# pass). All on the same
-# server in the same run: each heron phase is printed as a ratio to them
-# (reads to the raw read, the write pass and the whole --run to the raw
-# loops, restore and apply --file to the --run), with issue 25's targets
-# (ok/MISS). heron's wall time and peak RSS come from /usr/bin/time -v
-# (VmHWM from /proc when it is missing).
+# pass). check --since-backup of the first --run's backup runs after that
+# --run; after apply --file, bench/gen findings gives the instance one thing
+# for each repair to repair, and each repair's dry run (the fastest of two,
+# less heron's start: `connect` alone) is timed beside bench/gen read
+# --repair, a raw read of the ranges it reads. All on the same server in the
+# same run: each heron phase is printed as a ratio to them (reads to the raw
+# read, the write pass and the whole --run to the raw loops and to the floor,
+# the raw read plus the guarded loop; restore and apply --file to the
+# --run), with issue 37's targets (figure, limit, ok/MISS; with several
+# sizes, the growth from each to the next). heron's wall time and peak RSS
+# come from /usr/bin/time -v (VmHWM from /proc when it is missing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPO=$(pwd)
