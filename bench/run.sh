@@ -46,10 +46,10 @@
 # --run), then three raw write loops (bench/gen raw: as many segment-shaped
 # keys as heron wrote, values built before the clock starts, transactions
 # of 128 puts), all rewriting keys an untimed pass created, as heron
-# rewrites existing keys: one transaction at a time, then K in flight, then
-# K in flight with a mod-revision compare per key (--compare: the work of
-# heron's revision-guarded transactions, the honest anchor of its write
-# pass). check --since-backup of the first --run's backup runs after that
+# rewrites existing keys: K in flight with a mod-revision compare per key
+# (--compare: the work of heron's revision-guarded transactions, the honest
+# anchor of its write pass) right after the first --run, and at the end
+# one transaction at a time, then K in flight. check --since-backup of the first --run's backup runs after that
 # --run; after apply --file, bench/gen findings gives the instance one thing
 # for each repair to repair, and each repair's dry run (the fastest of two,
 # less heron's start: `connect` alone) is timed beside bench/gen read
@@ -283,6 +283,19 @@ reset checkpoint --target-wal $TARGET --format json"
 	timed_run "run-$SEG" "${BENCH_INFLIGHT:+--max-inflight $BENCH_INFLIGHT}"
 	RUN_SEC=$M_SEC RUN_KB=$M_KB
 	echo "   --run: ${RUN_SEC}s" >&2
+	# The floor's write half right after the --run, its read half (the raw
+	# read) just before the dry run: a busy machine's load changes less
+	# between passes taken back to back. The raw loops write as many keys as
+	# heron wrote, with the values built before their clock starts; the
+	# guarded one has as many transactions in flight as heron's --run and a
+	# mod-revision compare per key, as heron's guarded transactions carry.
+	# An untimed pass creates the keys first: heron rewrites keys that exist,
+	# and so do the timed loops.
+	KEYS=$(python3 "$REPO/bench/result.py" keys "$WORK/run-$SEG.out" "$WORK/dry-$SEG.out")
+	K=$(python3 "$REPO/bench/result.py" inflight "$WORK/run-$SEG.out")
+	"$GEN" raw --etcd "$ETCD" --keys "$KEYS" --prefix bench-raw/ --inflight "$K" >/dev/null
+	"$GEN" raw --etcd "$ETCD" --keys "$KEYS" --prefix bench-raw/ --inflight "$K" --compare >"$R.rawc.json"
+	echo "   guarded loop, $K in flight: $(cat "$R.rawc.json")" >&2
 	BACKUP_BYTES=$(du -sb "$WORK/run-$SEG.bk" | awk '{print $1}')
 	# check --since-backup the reset's backup, on the instance the reset
 	# left (exit 1: its FAILs, no Milvus runs here).
@@ -346,21 +359,12 @@ $CMD --format json"
 		echo "   $NAME: ${BEST}s (exit $M_RC)" >&2
 	done <"$R.findings"
 
-	# The number of keys heron wrote; the raw loops write as many, with the
-	# values built before their clock starts: one transaction at a time,
-	# then as many in flight as heron's --run had, then as many with a
-	# mod-revision compare per key, as heron's guarded transactions carry.
-	KEYS=$(python3 "$REPO/bench/result.py" keys "$WORK/run-$SEG.out" "$WORK/dry-$SEG.out")
-	K=$(python3 "$REPO/bench/result.py" inflight "$WORK/run-$SEG.out")
-	# An untimed pass creates the keys: heron rewrites keys that exist, and
-	# so do the timed loops.
-	"$GEN" raw --etcd "$ETCD" --keys "$KEYS" --prefix bench-raw/ --inflight "$K" >/dev/null
+	# The unguarded loops (the guarded one ran after the --run): one
+	# transaction at a time, then as many in flight as heron's --run had.
 	"$GEN" raw --etcd "$ETCD" --keys "$KEYS" --prefix bench-raw/ --inflight 1 >"$R.raw.json"
 	echo "   raw loop: $(cat "$R.raw.json")" >&2
 	"$GEN" raw --etcd "$ETCD" --keys "$KEYS" --prefix bench-raw/ --inflight "$K" >"$R.rawk.json"
 	echo "   raw loop, $K in flight: $(cat "$R.rawk.json")" >&2
-	"$GEN" raw --etcd "$ETCD" --keys "$KEYS" --prefix bench-raw/ --inflight "$K" --compare >"$R.rawc.json"
-	echo "   guarded loop, $K in flight: $(cat "$R.rawc.json")" >&2
 	stop_etcd
 	rm -rf "$BASE/etcd-$V-$SEG"
 
