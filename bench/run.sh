@@ -46,15 +46,20 @@
 # --run), then three raw write loops (bench/gen raw: as many segment-shaped
 # keys as heron wrote, values built before the clock starts, transactions
 # of 128 puts), all rewriting keys an untimed pass created, as heron
-# rewrites existing keys: one transaction at a time, then K in flight, then
-# K in flight with a mod-revision compare per key (--compare: the work of
-# heron's revision-guarded transactions, the honest anchor of its write
-# pass). All on the same
-# server in the same run: each heron phase is printed as a ratio to them
-# (reads to the raw read, the write pass and the whole --run to the raw
-# loops, restore and apply --file to the --run), with issue 25's targets
-# (ok/MISS). heron's wall time and peak RSS come from /usr/bin/time -v
-# (VmHWM from /proc when it is missing).
+# rewrites existing keys: K in flight with a mod-revision compare per key
+# (--compare: the work of heron's revision-guarded transactions, the honest
+# anchor of its write pass) right after the first --run, and at the end
+# one transaction at a time, then K in flight. check --since-backup of the first --run's backup runs after that
+# --run; after apply --file, bench/gen findings gives the instance one thing
+# for each repair to repair, and each repair's dry run (the fastest of two,
+# less heron's start: `connect` alone) is timed beside bench/gen read
+# --repair, a raw read of the ranges it reads. All on the same server in the
+# same run: each heron phase is printed as a ratio to them (reads to the raw
+# read, the write pass and the whole --run to the raw loops and to the floor,
+# the raw read plus the guarded loop; restore and apply --file to the
+# --run), with issue 37's targets (figure, limit, ok/MISS; with several
+# sizes, the growth from each to the next). heron's wall time and peak RSS
+# come from /usr/bin/time -v (VmHWM from /proc when it is missing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPO=$(pwd)
@@ -215,6 +220,7 @@ restore --file $file --run --format json --backup-dir $WORK/$1.bk"
 }
 
 declare -a SUMMARY=()
+declare -A GROWTH=()
 FAILED_TARGETS=0
 
 for V in $SERVERS; do
@@ -277,8 +283,28 @@ reset checkpoint --target-wal $TARGET --format json"
 	timed_run "run-$SEG" "${BENCH_INFLIGHT:+--max-inflight $BENCH_INFLIGHT}"
 	RUN_SEC=$M_SEC RUN_KB=$M_KB
 	echo "   --run: ${RUN_SEC}s" >&2
+	# The floor's write half right after the --run, its read half (the raw
+	# read) just before the dry run: a busy machine's load changes less
+	# between passes taken back to back. The raw loops write as many keys as
+	# heron wrote, with the values built before their clock starts; the
+	# guarded one has as many transactions in flight as heron's --run and a
+	# mod-revision compare per key, as heron's guarded transactions carry.
+	# An untimed pass creates the keys first: heron rewrites keys that exist,
+	# and so do the timed loops.
+	KEYS=$(python3 "$REPO/bench/result.py" keys "$WORK/run-$SEG.out" "$WORK/dry-$SEG.out")
+	K=$(python3 "$REPO/bench/result.py" inflight "$WORK/run-$SEG.out")
+	"$GEN" raw --etcd "$ETCD" --keys "$KEYS" --prefix bench-raw/ --inflight "$K" >/dev/null
+	"$GEN" raw --etcd "$ETCD" --keys "$KEYS" --prefix bench-raw/ --inflight "$K" --compare >"$R.rawc.json"
+	echo "   guarded loop, $K in flight: $(cat "$R.rawc.json")" >&2
 	BACKUP_BYTES=$(du -sb "$WORK/run-$SEG.bk" | awk '{print $1}')
-	RESTORE_SEC=0 RESTORE_KB=0 RUN1_SEC=0 RUN1_KB=0 APPLY_SEC=0 APPLY_KB=0
+	# check --since-backup the reset's backup, on the instance the reset
+	# left (exit 1: its FAILs, no Milvus runs here).
+	measure "check-$SEG" "$CONNECT
+check --since-backup $(ls "$WORK/run-$SEG.bk"/*.jsonl | head -1) --format json"
+	[ "$M_RC" -le 1 ] || must_pass "check --since-backup" "check-$SEG"
+	CHECK_SEC=$M_SEC CHECK_KB=$M_KB
+	echo "   check --since-backup: ${CHECK_SEC}s" >&2
+	RESTORE_SEC=0 RESTORE_KB=0 RUN1_SEC=0 RUN1_KB=0 APPLY_SEC=0 APPLY_KB=0 RESTORE1_KB=0 PLAN_KB=0
 	if [ "${BENCH_RESTORE:-1}" != 0 ]; then
 		timed_restore "restore-$SEG" "run-$SEG"
 		RESTORE_SEC=$M_SEC RESTORE_KB=$M_KB
@@ -287,9 +313,11 @@ reset checkpoint --target-wal $TARGET --format json"
 		RUN1_SEC=$M_SEC RUN1_KB=$M_KB
 		echo "   --run --max-inflight 1: ${RUN1_SEC}s" >&2
 		timed_restore "restore1-$SEG" "run1-$SEG"
+		RESTORE1_KB=$M_KB
 		measure "plan-$SEG" "$CONNECT
 reset checkpoint --target-wal $TARGET --format json --plan-out $WORK/plan-$SEG.jsonl"
 		must_pass "dry run --plan-out" "plan-$SEG"
+		PLAN_KB=$M_KB
 		mkdir -p "$WORK/apply-$SEG.bk"
 		measure "apply-$SEG" "$CONNECT
 apply --file $WORK/plan-$SEG.jsonl --run --format json --backup-dir $WORK/apply-$SEG.bk"
@@ -300,34 +328,91 @@ apply --file $WORK/plan-$SEG.jsonl --run --format json --backup-dir $WORK/apply-
 	fi
 	rm -rf "$WORK"/*.bk
 
-	# The number of keys heron wrote; the raw loops write as many, with the
-	# values built before their clock starts: one transaction at a time,
-	# then as many in flight as heron's --run had, then as many with a
-	# mod-revision compare per key, as heron's guarded transactions carry.
-	KEYS=$(python3 "$REPO/bench/result.py" keys "$WORK/run-$SEG.out" "$WORK/dry-$SEG.out")
-	K=$(python3 "$REPO/bench/result.py" inflight "$WORK/run-$SEG.out")
-	# An untimed pass creates the keys: heron rewrites keys that exist, and
-	# so do the timed loops.
-	"$GEN" raw --etcd "$ETCD" --keys "$KEYS" --prefix bench-raw/ --inflight "$K" >/dev/null
+	# The repairs' dry runs on the instance with one finding for each
+	# (bench/gen findings), each beside a raw read of every range it reads;
+	# heron's start (process, connect: `connect` alone, the fastest of one
+	# before each dry run) is taken off its wall time. The fastest of two
+	# of each: they are short.
+	START_SEC=
+	timed_start() {
+		measure "start-$SEG" "$CONNECT"
+		must_pass "connect" "start-$SEG"
+		START_SEC=$(python3 -c "print(min(float('${START_SEC:-$M_SEC}'), $M_SEC))")
+	}
+	"$GEN" findings --etcd "$ETCD" --rootPath by-dev --collections "$COLLECTIONS" --shards "$SHARDS" --pchannels "$PCHANNELS" >"$R.findings"
+	: >"$R.repairs"
+	while IFS=$'\t' read -r NAME CMD; do
+		BEST= BEST_KB=0
+		for i in 1 2; do
+			timed_start
+			# exit 3: refused by a gate of its plan, after every read
+			measure "repair-$SEG" "$CONNECT
+$CMD --format json"
+			[ "$M_RC" -eq 0 ] || [ "$M_RC" -eq 3 ] || must_pass "$NAME" "repair-$SEG"
+			BEST=$(python3 -c "print(min(float('${BEST:-$M_SEC}'), $M_SEC))")
+			[ "$M_KB" -le "$BEST_KB" ] || BEST_KB=$M_KB
+			RAW=$("$GEN" read --etcd "$ETCD" --rootPath by-dev --segments "$SEG" --collections "$COLLECTIONS" \
+				--shards "$SHARDS" --pchannels "$PCHANNELS" --repair "$NAME")
+			[ "$i" = 2 ] || RAW1=$RAW
+		done
+		printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$NAME" "$BEST" "$BEST_KB" "$M_RC" "$RAW1" "$RAW" >>"$R.repairs"
+		echo "   $NAME: ${BEST}s (exit $M_RC)" >&2
+	done <"$R.findings"
+
+	# The unguarded loops (the guarded one ran after the --run): one
+	# transaction at a time, then as many in flight as heron's --run had.
 	"$GEN" raw --etcd "$ETCD" --keys "$KEYS" --prefix bench-raw/ --inflight 1 >"$R.raw.json"
 	echo "   raw loop: $(cat "$R.raw.json")" >&2
 	"$GEN" raw --etcd "$ETCD" --keys "$KEYS" --prefix bench-raw/ --inflight "$K" >"$R.rawk.json"
 	echo "   raw loop, $K in flight: $(cat "$R.rawk.json")" >&2
-	"$GEN" raw --etcd "$ETCD" --keys "$KEYS" --prefix bench-raw/ --inflight "$K" --compare >"$R.rawc.json"
-	echo "   guarded loop, $K in flight: $(cat "$R.rawc.json")" >&2
 	stop_etcd
 	rm -rf "$BASE/etcd-$V-$SEG"
 
-	python3 "$REPO/bench/result.py" table "$SEG" "$R.gen.json" "$WORK/dry-$SEG.out" "$DRY_SEC" "$DRY_KB" \
-		"$WORK/run-$SEG.out" "$RUN_SEC" "$RUN_KB" "$R.raw.json" "$BACKUP_BYTES" "$STORAGE, etcd $V" "$R.read.json" \
-		"$R.rawk.json" "$WORK/run1-$SEG.out" "$RUN1_SEC" "$RUN1_KB" "$RESTORE_SEC" "$RESTORE_KB" "$APPLY_SEC" "$APPLY_KB" \
-		"$FSTYPE" "$R.rawc.json" >"$R.table" || FAILED_TARGETS=1
+	cat >"$R.vals" <<-EOF
+	segments=$SEG
+	storage=$STORAGE, etcd $V
+	fstype=$FSTYPE
+	gen=$R.gen.json
+	read=$R.read.json
+	raw=$R.raw.json
+	rawk=$R.rawk.json
+	rawc=$R.rawc.json
+	dry_out=$WORK/dry-$SEG.out
+	dry_sec=$DRY_SEC
+	dry_kb=$DRY_KB
+	run_out=$WORK/run-$SEG.out
+	run_sec=$RUN_SEC
+	run_kb=$RUN_KB
+	backup_bytes=$BACKUP_BYTES
+	run1_out=$WORK/run1-$SEG.out
+	run1_sec=$RUN1_SEC
+	run1_kb=$RUN1_KB
+	restore_sec=$RESTORE_SEC
+	restore_kb=$RESTORE_KB
+	restore1_kb=$RESTORE1_KB
+	plan_kb=$PLAN_KB
+	apply_sec=$APPLY_SEC
+	apply_kb=$APPLY_KB
+	check_sec=$CHECK_SEC
+	check_kb=$CHECK_KB
+	start_sec=$START_SEC
+	repairs=$R.repairs
+	EOF
+	python3 "$REPO/bench/result.py" table "$R.vals" >"$R.table" || FAILED_TARGETS=1
 	cat "$R.table"
 	[ ! -f "$R.load" ] || cat "$R.load"
 	[ ! -f "$R.show" ] || cat "$R.show"
 	SUMMARY+=("$V $SEG $DRY_KB $RUN_KB $DRY_SEC $RUN_SEC $SHOW_TABLE_KB $SHOW_JSON_KB $LOAD_KB $LOAD_ANON_KB")
+	GROWTH[$V]="${GROWTH[$V]:-} $R.vals"
 	rm -f "$WORK"/*-"$SEG".out "$WORK"/*-"$SEG".err
 done
+done
+
+# issue 37: from each size to the next, the time of --run, the dry run,
+# restore and check grows at most 1.1x the instance.
+for V in $SERVERS; do
+	set -- ${GROWTH[$V]}
+	[ "$#" -lt 2 ] || python3 "$REPO/bench/result.py" growth "$V" "$@" || FAILED_TARGETS=1
 done
 
 if [ "${#SUMMARY[@]}" -gt 1 ]; then

@@ -6,7 +6,8 @@
 //	         [--collections 10000] [--shards 2] [--pchannels 64] [--writers 4] [--txn-ops 128]
 //	gen raw  --etcd HOST:PORT --keys N [--prefix bench-raw/] [--txn-ops 128] [--inflight 1] [--compare]
 //	gen count --etcd HOST:PORT [--prefix P]
-//	gen read --etcd HOST:PORT [--rootPath by-dev] [--segments N] [--collections N]
+//	gen read --etcd HOST:PORT [--rootPath by-dev] [--segments N] [--collections N] [--repair NAME]
+//	gen findings --etcd HOST:PORT [--rootPath by-dev] [--collections N] [--shards 2] [--pchannels 64]
 //
 // seed is deterministic: the same flags give the same keys and values, byte
 // for byte, so two runs can be compared by their dumps. Its values come from
@@ -33,7 +34,16 @@
 // two unlimited range requests, the segments in windows of whole
 // collections (their ids all have 18 digits, so a window of collection ids
 // is exact) of about 10,000 keys each; it prints keys, requests, seconds and
-// keys/s: the floor heron's reads are compared with.
+// keys/s: the floor heron's reads are compared with. With --repair NAME
+// (one of findings' names) it reads instead, the same plain way, every range
+// that repair's dry run reads: the write gates' (the streaming markers
+// counted, the sessions, the broadcast tasks) and the repair's own.
+//
+// findings gives a seeded instance one thing for each repair to repair
+// (a vchannel registration deleted, a vchannel's schema keys deleted, a
+// replicating pchannel of a cluster not configured; the broadcast task and
+// the channel checkpoint need none) and prints one line per repair: its
+// name, a tab, its command (a dry run).
 package main
 
 import (
@@ -56,6 +66,7 @@ import (
 	"github.com/heron-shell/heron/models"
 	"github.com/heron-shell/heron/models/msgid"
 	"github.com/heron-shell/heron/models/sample"
+	"github.com/heron-shell/heron/tests/sampletest"
 )
 
 func main() {
@@ -76,7 +87,7 @@ type config struct {
 
 func run(args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("usage: gen seed|raw|count [flags]")
+		return fmt.Errorf("usage: gen seed|raw|count|read|findings [flags]")
 	}
 	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
 	endpoint := fs.String("etcd", "127.0.0.1:2379", "etcd address")
@@ -92,6 +103,7 @@ func run(args []string) error {
 	inflight := fs.Int("inflight", 1, "transactions in flight (raw)")
 	prefix := fs.String("prefix", "bench-raw/", "key prefix (raw, count)")
 	compare := fs.Bool("compare", false, "compare each key's mod revision in its transaction (raw)")
+	repairName := fs.String("repair", "", "read what this repair reads (read)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -118,7 +130,14 @@ func run(args []string) error {
 	case "raw":
 		return raw(ctx, cli, *prefix, *keys, *txnOps, *inflight, *compare)
 	case "read":
+		if *repairName != "" {
+			cfg := config{root: *root, segments: *segments, collections: *collections, shards: *shards, pchannels: *pchannels}
+			return readRepair(ctx, cli, cfg, *repairName)
+		}
 		return read(ctx, cli, *root, *segments, *collections)
+	case "findings":
+		cfg := config{root: *root, collections: *collections, shards: *shards, pchannels: *pchannels}
+		return findings(ctx, cli, cfg)
 	case "count":
 		resp, err := cli.Get(ctx, *prefix, clientv3.WithPrefix(), clientv3.WithCountOnly())
 		if err != nil {
@@ -137,13 +156,21 @@ const (
 	segmentBase    int64 = 451234567900000000
 )
 
+func (cfg config) pchannel(i int) string { return fmt.Sprintf("%s-rootcoord-dml_%d", cfg.root, i) }
+
+// vchannel is shard s of collection c, and its pchannel.
+func (cfg config) vchannel(c, s int) (v, p string) {
+	p = cfg.pchannel((c*cfg.shards + s) % cfg.pchannels)
+	return fmt.Sprintf("%s_%dv%d", p, collectionBase+int64(c), s), p
+}
+
 // generate yields every key of the instance, in a fixed order.
 func generate(cfg config, yield func(k string, v []byte)) {
 	layout := models.NewLayout(cfg.root, "meta")
 	meta := layout.Meta
 	wal := cfg.wal
 	ts := func(minutes int) uint64 { return sample.TSO(sample.Base.Add(time.Duration(minutes)*time.Minute), 0) }
-	pch := func(i int) string { return fmt.Sprintf("%s-rootcoord-dml_%d", cfg.root, i) }
+	pch := cfg.pchannel
 
 	for i := 0; i < cfg.pchannels; i++ {
 		p := pch(i)
@@ -152,10 +179,7 @@ func generate(cfg config, yield func(k string, v []byte)) {
 		yield(meta(models.PChannelPrefix+p), sample.PChannel(p, int64(i+1)))
 	}
 
-	vch := func(c, s int) (v, p string) {
-		p = pch((c*cfg.shards + s) % cfg.pchannels)
-		return fmt.Sprintf("%s_%dv%d", p, collectionBase+int64(c), s), p
-	}
+	vch := cfg.vchannel
 	for c := 0; c < cfg.collections; c++ {
 		id := collectionBase + int64(c)
 		created := ts(c % 5000)
@@ -399,29 +423,40 @@ func modRevisions(ctx context.Context, cli *clientv3.Client, keys []string) ([]i
 
 func round(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }
 
-// read is the raw read loop (see the package comment).
-func read(ctx context.Context, cli *clientv3.Client, root string, segments, collections int) error {
-	layout := models.NewLayout(root, "meta")
-	segPrefix := layout.Meta(models.SegmentPrefix)
-	start := time.Now()
-	var keys, requests, rev int64
-	get := func(from, to string) (*clientv3.GetResponse, error) {
-		opts := []clientv3.OpOption{clientv3.WithRange(to)}
-		if rev > 0 {
-			opts = append(opts, clientv3.WithRev(rev))
-		}
-		resp, err := cli.Get(ctx, from, opts...)
-		if err == nil {
-			keys += int64(len(resp.Kvs))
-			requests++
-		}
-		return resp, err
+// reader reads ranges at the revision of its first read, counting keys and
+// requests.
+type reader struct {
+	ctx                 context.Context
+	cli                 *clientv3.Client
+	keys, requests, rev int64
+}
+
+// get reads [from, to) whole; to "" reads the key from alone; count reads
+// only the number of keys.
+func (r *reader) get(from, to string, count bool) error {
+	var opts []clientv3.OpOption
+	if to != "" {
+		opts = append(opts, clientv3.WithRange(to))
 	}
-	first, err := get(layout.Root(""), segPrefix)
+	if count {
+		opts = append(opts, clientv3.WithCountOnly())
+	}
+	if r.rev > 0 {
+		opts = append(opts, clientv3.WithRev(r.rev))
+	}
+	resp, err := r.cli.Get(r.ctx, from, opts...)
 	if err != nil {
 		return fmt.Errorf("read: %w", err)
 	}
-	rev = first.Header.Revision
+	r.rev = resp.Header.Revision
+	r.keys += int64(len(resp.Kvs))
+	r.requests++
+	return nil
+}
+
+// segments reads the segment prefix in windows of whole collections of
+// about 10,000 keys.
+func (r *reader) segments(segPrefix string, segments, collections int) error {
 	per := max(1, 10000*collections/max(1, segments))
 	for c := 0; c < collections; c += per {
 		from := segPrefix + strconv.FormatInt(collectionBase+int64(c), 10)
@@ -432,15 +467,141 @@ func read(ctx context.Context, cli *clientv3.Client, root string, segments, coll
 		if c+per >= collections {
 			to = clientv3.GetPrefixRangeEnd(segPrefix)
 		}
-		if _, err := get(from, to); err != nil {
-			return fmt.Errorf("read: %w", err)
+		if err := r.get(from, to, false); err != nil {
+			return err
 		}
 	}
-	if _, err := get(clientv3.GetPrefixRangeEnd(segPrefix), clientv3.GetPrefixRangeEnd(layout.Root(""))); err != nil {
-		return fmt.Errorf("read: %w", err)
-	}
+	return nil
+}
+
+func (r *reader) print(start time.Time) error {
 	sec := time.Since(start).Seconds()
 	return json.NewEncoder(os.Stdout).Encode(map[string]any{
-		"keys": keys, "requests": requests, "seconds": round(sec), "keys_per_second": round(float64(keys) / sec),
+		"keys": r.keys, "requests": r.requests, "seconds": round(sec), "keys_per_second": round(float64(r.keys) / sec),
 	})
+}
+
+// read is the raw read loop (see the package comment).
+func read(ctx context.Context, cli *clientv3.Client, root string, segments, collections int) error {
+	layout := models.NewLayout(root, "meta")
+	segPrefix := layout.Meta(models.SegmentPrefix)
+	start := time.Now()
+	r := &reader{ctx: ctx, cli: cli}
+	if err := r.get(layout.Root(""), segPrefix, false); err != nil {
+		return err
+	}
+	if err := r.segments(segPrefix, segments, collections); err != nil {
+		return err
+	}
+	if err := r.get(clientv3.GetPrefixRangeEnd(segPrefix), clientv3.GetPrefixRangeEnd(layout.Root("")), false); err != nil {
+		return err
+	}
+	return r.print(start)
+}
+
+// rangeRead is one read of a repair, relative to the meta root: a key, or
+// a whole prefix, or its count only; the segment prefix is read in windows.
+type rangeRead struct {
+	rel           string
+	prefix, count bool
+}
+
+func key(rel string) rangeRead    { return rangeRead{rel: rel} }
+func prefix(rel string) rangeRead { return rangeRead{rel: rel, prefix: true} }
+func count(rel string) rangeRead  { return rangeRead{rel: rel, prefix: true, count: true} }
+
+// repairCase is a repair the bench times: its dry run's command and the
+// ranges it reads.
+type repairCase struct {
+	name, command string
+	reads         []rangeRead
+}
+
+// The findings' vchannels and the stale replication's cluster.
+const staleCluster = "old-dr"
+
+func (cfg config) checkpointVChannel() (string, string)   { return cfg.vchannel(0, 0) }
+func (cfg config) registrationVChannel() (string, string) { return cfg.vchannel(1, 0) }
+func (cfg config) recoveryVChannel() (string, string)     { return cfg.vchannel(2, 0) }
+
+// repairCases are the five repairs on the instance findings prepared, each
+// with what its dry run reads (states/repair, states/remove, states/gates):
+// the write gates read the same for all.
+func repairCases(cfg config) []repairCase {
+	gates := []rangeRead{prefix(models.SessionPrefix), prefix(models.BroadcastTaskPrefix), prefix(models.SessionPrefix)}
+	for _, m := range models.StreamingMarkers {
+		gates = append(gates, count(m))
+	}
+	collections := []rangeRead{prefix(models.CollectionInfoPrefix), prefix(models.LegacyCollectionPrefix)}
+	rootcoord := func(c int) []rangeRead {
+		id := collectionBase + int64(c)
+		return []rangeRead{prefix(models.PartitionPrefixOf(id)), prefix(models.FieldPrefixOf(id)),
+			prefix(models.StructArrayFieldPrefixOf(id)), prefix(models.FunctionPrefixOf(id))}
+	}
+	cpV, cpP := cfg.checkpointVChannel()
+	regV, regP := cfg.registrationVChannel()
+	cases := []repairCase{
+		{"repair wal-broadcast-task", "repair wal-broadcast-task --id 1 --mode remove --force", []rangeRead{key(models.BroadcastTaskKey(1))}},
+		{"repair checkpoint", "repair checkpoint --vchannel " + cpV + " --set-to pchannel-cp",
+			append(slices.Clone(collections), key(models.ChannelCPKey(cpV)), key(models.ConsumeCheckpointKey(cpP)), prefix(models.SegmentPrefix))},
+		{"repair vchannel-registration", "repair vchannel-registration --vchannel " + regV,
+			slices.Concat([]rangeRead{prefix(models.PChannelPrefix), prefix(models.SessionPrefix + models.StreamingNodeRole + "-"),
+				prefix(models.WALPrefix), prefix(models.ChannelCPPrefix)}, collections,
+				[]rangeRead{count(models.VChannelSchemaPrefix(regP, regV)), key(models.ChannelCPKey(regV))}, collections, rootcoord(1))},
+		{"repair wal-recovery-storage", "repair wal-recovery-storage", slices.Concat([]rangeRead{prefix(models.WALPrefix)}, collections, rootcoord(2))},
+		{"remove replicate-pchannel", "remove replicate-pchannel --target-cluster " + staleCluster + " --source-channel " + cfg.pchannel(3),
+			[]rangeRead{prefix(models.ReplicateConfiguration), prefix(models.ReplicatingPChannel)}},
+	}
+	for i := range cases {
+		cases[i].reads = append(slices.Clone(gates), cases[i].reads...)
+	}
+	return cases
+}
+
+// findings prepares a seeded instance for the repairs (see the package
+// comment) and prints their commands.
+func findings(ctx context.Context, cli *clientv3.Client, cfg config) error {
+	meta := models.NewLayout(cfg.root, "meta").Meta
+	regV, regP := cfg.registrationVChannel()
+	recV, recP := cfg.recoveryVChannel()
+	src := cfg.pchannel(3)
+	_, err := cli.Txn(ctx).Then(
+		clientv3.OpDelete(meta(models.VChannelMetaKey(regP, regV))),
+		clientv3.OpDelete(meta(models.VChannelSchemaPrefix(recP, recV)), clientv3.WithPrefix()),
+		clientv3.OpPut(meta(models.ReplicatingPChannelKey(staleCluster, src)), string(sampletest.ReplicatingPChannel(src, staleCluster+"-rootcoord-dml_0", staleCluster))),
+	).Commit()
+	if err != nil {
+		return fmt.Errorf("findings: %w", err)
+	}
+	for _, c := range repairCases(cfg) {
+		fmt.Printf("%s\t%s\n", c.name, c.command)
+	}
+	return nil
+}
+
+// readRepair reads what the repair name reads (see the package comment).
+func readRepair(ctx context.Context, cli *clientv3.Client, cfg config, name string) error {
+	i := slices.IndexFunc(repairCases(cfg), func(c repairCase) bool { return c.name == name })
+	if i < 0 {
+		return fmt.Errorf("read: --repair %q: no such repair", name)
+	}
+	meta := models.NewLayout(cfg.root, "meta").Meta
+	start := time.Now()
+	r := &reader{ctx: ctx, cli: cli}
+	for _, rr := range repairCases(cfg)[i].reads {
+		from := meta(rr.rel)
+		var err error
+		switch {
+		case rr.rel == models.SegmentPrefix:
+			err = r.segments(from, cfg.segments, cfg.collections)
+		case rr.prefix:
+			err = r.get(from, clientv3.GetPrefixRangeEnd(from), rr.count)
+		default:
+			err = r.get(from, "", false)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return r.print(start)
 }

@@ -620,12 +620,20 @@ type BackupInfo struct {
 // each (when set) with every entry: its error stops the check. Read a file
 // with it before acting on any of its entries.
 func VerifyBackup(path string, allowNoChecksum bool, each func(Entry) error) (*BackupInfo, error) {
+	return VerifyBackupValues(path, allowNoChecksum, nil, each)
+}
+
+// VerifyBackupValues is VerifyBackup that decodes the value (and new) of
+// only the entries values names (BackupReader.Values; nil: every entry):
+// each sees the others without them.
+func VerifyBackupValues(path string, allowNoChecksum bool, values func(key string) bool, each func(Entry) error) (*BackupInfo, error) {
 	br, err := OpenBackup(path)
 	if err != nil {
 		return nil, err
 	}
 	defer br.Close()
 	br.AllowNoChecksum = allowNoChecksum
+	br.Values = values
 	for {
 		e, ok, err := br.Next()
 		if err != nil {

@@ -100,18 +100,29 @@ func run(ctx context.Context, inst *instance.Instance, p *Params, out framework.
 	}
 	override, _ := show.ParseMaxLag(p.MaxLag)
 	o := Options{StuckAfter: stuck, Online: p.Online, meta: inst.Layout.Meta, root: inst.Layout.Root}
+	// The backup is read from disk while the first read waits on etcd
+	// (at a million segments each takes seconds).
+	var before chan error
 	if p.SinceBackup != "" {
-		b, err := readBefore(p.SinceBackup, inst.Layout)
-		if err != nil {
-			return nil, err
-		}
-		o.Before = b
+		before = make(chan error, 1)
+		go func() {
+			b, err := readBefore(p.SinceBackup, inst.Layout)
+			o.Before = b
+			before <- err
+		}()
 	}
 	var reads []*Snapshot
 	n := 0
 	start := time.Now()
 	for {
 		s, err := read(ctx, inst)
+		if before != nil {
+			berr := <-before
+			before = nil
+			if err == nil {
+				err = berr
+			}
+		}
 		if err != nil {
 			return nil, err
 		}

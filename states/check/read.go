@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
@@ -249,11 +250,18 @@ type Before struct {
 }
 
 // readBefore reads a heron backup file (a `backup` of the instance, or the
-// backup a reset wrote) through framework/apply's reader, checksum checked.
+// backup a reset wrote) through framework/apply's reader, checksum checked;
+// only the values of the pchannel metas and of the keys under the WAL prefix
+// (the consume checkpoints) are decoded: a reset's backup of a million
+// segments holds a million values check does not use.
 func readBefore(path string, layout models.Layout) (*Before, error) {
 	b := &Before{Path: path, Terms: map[string]int64{}, TimeTicks: map[string]uint64{}, Replicate: map[string]bool{}}
-	info, err := apply.VerifyBackup(path, false, func(e apply.Entry) error {
-		if e.Absent {
+	pchannels, wal := layout.Meta(models.PChannelPrefix), layout.Meta(models.WALPrefix)
+	used := func(key string) bool {
+		return strings.HasPrefix(key, pchannels) || strings.HasPrefix(key, wal)
+	}
+	info, err := apply.VerifyBackupValues(path, false, used, func(e apply.Entry) error {
+		if e.Absent || !used(e.Key) {
 			return nil
 		}
 		rel, ok := layout.Rel(e.Key)
