@@ -93,7 +93,9 @@ func load(ctx context.Context, cli *clientv3.Client, values state) error {
 		if len(ops) == 0 {
 			return nil
 		}
-		_, err := cli.Txn(ctx).Then(ops...).Commit()
+		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		_, err := cli.Txn(cctx).Then(ops...).Commit()
 		ops = ops[:0]
 		return err
 	}

@@ -101,8 +101,17 @@ func RunSchedule(ctx context.Context, s Schedule, opt Options) (*Result, error) 
 	if err != nil {
 		return nil, err
 	}
-	if err := load(ctx, r.cli, values); err != nil {
-		return nil, fmt.Errorf("seed: %w", err)
+	// A cluster just elected can time a request out under load: the
+	// puts are idempotent, so the seeding is tried again.
+	for attempt := 1; ; attempt++ {
+		err := load(ctx, r.cli, values)
+		if err == nil {
+			break
+		}
+		if attempt == 3 {
+			return nil, fmt.Errorf("seed: %w", err)
+		}
+		time.Sleep(time.Second)
 	}
 	if r.initial, err = r.dump(ctx); err != nil {
 		return nil, err
