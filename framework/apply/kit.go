@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/heron-shell/heron/framework"
@@ -422,9 +423,14 @@ func stopped(st *Stage, res *Result, err error) *Stopped {
 }
 
 // completeCommand is the command line that completes a stopped run: the
-// run's own, with its --backup-dir, where the completing run finds this
-// run's backup to chain to (and not the working folder, lost with a pod).
+// run's own, with --run (a header's command may carry only the plan's
+// flags: a repair's does), and with its --backup-dir, where the
+// completing run finds this run's backup to chain to (and not the working
+// folder, lost with a pod).
 func completeCommand(command, dir string) string {
+	if !slices.Contains(strings.Fields(command), "--run") {
+		command += " --run"
+	}
 	if dir == "" {
 		return command
 	}

@@ -2,6 +2,7 @@ package repair
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -336,5 +337,45 @@ func TestRepairVChannelRegistrationWritesTheRegistrationLast(t *testing.T) {
 	}
 	if got := e.dump(); got[metaKey] != after[metaKey] || got[schemaKey] != after[schemaKey] {
 		t.Fatalf("the re-run after an interruption does not give an uninterrupted run's keys:\n%s", out)
+	}
+}
+
+// A run stopped between its two keys prints, in its STOPPED block, the
+// command that completes it; run exactly as printed, it writes the rest
+// (it carried no --run: found by the chaos checker, seed 78, a NOSPACE
+// between the schema and the registration).
+func TestRepairVChannelRegistrationStoppedRunCompletesAsPrinted(t *testing.T) {
+	e := newEnv(t)
+	v, metaKey, schemaKey := e.unregister(0, true)
+	e.tune = func(o *apply.Options) {
+		o.AfterTxn = func(n int) error {
+			if n == 1 {
+				return errors.New("simulated crash")
+			}
+			return nil
+		}
+	}
+	out, errs, code := e.repair("repair vchannel-registration --vchannel " + v + " --run")
+	e.tune = nil
+	if code == 0 {
+		t.Fatalf("the stopped run exited 0\n%s%s", out, errs)
+	}
+	var complete string
+	for _, l := range strings.Split(out+errs, "\n") {
+		if c, ok := strings.CutPrefix(strings.TrimSpace(l), "to complete it:"); ok {
+			complete = strings.TrimSpace(c)
+		}
+	}
+	if complete == "" {
+		t.Fatalf("no `to complete it:` line\n%s%s", out, errs)
+	}
+	if got := e.dump(); got[schemaKey] == "" || got[metaKey] != "" {
+		t.Fatalf("the stopped run did not stop between the schema and the registration\n%s%s", out, errs)
+	}
+	if out, errs, code := e.run(complete); code != 0 {
+		t.Fatalf("%s: exit %d\n%s%s", complete, code, out, errs)
+	}
+	if got := e.dump(); got[metaKey] == "" {
+		t.Fatalf("`%s`, run as printed, did not register the vchannel", complete)
 	}
 }

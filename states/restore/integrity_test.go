@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -295,15 +294,7 @@ func TestRestoreChainOrderAndSplit(t *testing.T) {
 	e := newEnv(t, cli, ep, "by-dev")
 	original := e.dump()
 	first := e.resetRun()
-	e.tune = func(o *apply.Options) {
-		o.Concurrency, o.MaxTxnOps = 1, 4
-		o.AfterTxn = func(n int) error {
-			if n == 3 {
-				return errors.New("simulated crash")
-			}
-			return nil
-		}
-	}
+	e.tune = stopAfterTxns(3)
 	if _, errs, code := e.run("restore --backup-dir " + e.dir + " --file " + first + " --run"); code != framework.ExitFailed {
 		t.Fatalf("interrupted restore: exit %d\n%s", code, errs)
 	}
@@ -408,15 +399,7 @@ func TestStoppedRunCountsWhatItWrote(t *testing.T) {
 	cli, ep := etcdtest.Start(t)
 	e := newEnv(t, cli, ep, "by-dev")
 	backup := e.resetRun()
-	e.tune = func(o *apply.Options) {
-		o.Concurrency, o.MaxTxnOps = 1, 4
-		o.AfterTxn = func(n int) error {
-			if n == 3 {
-				return errors.New("simulated crash")
-			}
-			return nil
-		}
-	}
+	e.tune = stopAfterTxns(3)
 	out, errs, code := e.run("restore --backup-dir " + e.dir + " --file " + backup + " --run")
 	if code != framework.ExitFailed || !strings.Contains(out, "wrote 6 of 18 keys (5 put back, 1 deleted) in 3 transactions") ||
 		!strings.Contains(errs, "6 of 18 keys written") || !strings.Contains(out, "verify: not run") {

@@ -188,15 +188,7 @@ func TestRestoreInterruptedThenCompleted(t *testing.T) {
 	e := newEnv(t, cli, ep, "by-dev")
 	original := e.dump()
 	backup := e.resetRun()
-	e.tune = func(o *apply.Options) {
-		o.Concurrency, o.MaxTxnOps = 1, 4
-		o.AfterTxn = func(n int) error {
-			if n == 3 {
-				return errors.New("simulated crash")
-			}
-			return nil
-		}
-	}
+	e.tune = stopAfterTxns(3)
 	_, errs, code := e.run("restore --backup-dir " + e.dir + " --file " + backup + " --run")
 	e.tune = nil
 	if code != framework.ExitFailed || !strings.Contains(errs, "simulated crash") {
@@ -255,5 +247,19 @@ func TestRestoreDeletesKeysThatWereAbsent(t *testing.T) {
 	}
 	if d := diff(original, e.dump()); len(d) != 0 {
 		t.Fatalf("keys differ: %v", d)
+	}
+}
+
+// stopAfterTxns tunes a run to write one transaction of 4 ops at a time
+// and stop, as a crash would, after the nth.
+func stopAfterTxns(nth int) func(*apply.Options) {
+	return func(o *apply.Options) {
+		o.Concurrency, o.MaxTxnOps = 1, 4
+		o.AfterTxn = func(n int) error {
+			if n == nth {
+				return errors.New("simulated crash")
+			}
+			return nil
+		}
 	}
 }

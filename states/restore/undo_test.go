@@ -2,7 +2,6 @@ package restore
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -26,15 +25,7 @@ func TestRestoreOfARollbackOfASplitState(t *testing.T) {
 	cli, ep := etcdtest.Start(t)
 	e := newEnv(t, cli, ep, "by-dev")
 	original := e.dump()
-	e.tune = func(o *apply.Options) {
-		o.Concurrency, o.MaxTxnOps = 1, 4
-		o.AfterTxn = func(n int) error {
-			if n == 2 {
-				return errors.New("simulated crash")
-			}
-			return nil
-		}
-	}
+	e.tune = stopAfterTxns(2)
 	out, errs, code := e.run("reset checkpoint --target-wal kafka --max-txn-ops 4 --run --backup-dir " + e.dir)
 	e.tune = nil
 	backups, _ := filepath.Glob(filepath.Join(e.dir, "heron-backup-*"))

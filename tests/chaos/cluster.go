@@ -257,8 +257,20 @@ func (c *Cluster) MoveLeader(ctx context.Context) error {
 
 // Heal thaws and restarts every member, waits until the cluster writes,
 // and clears a NOSPACE alarm (compact, defrag every member, disarm) once
-// the filler's keys are gone.
+// the filler's keys are gone; a cluster still electing (etcd's "request
+// timed out") is healed again, up to 5 times.
 func (c *Cluster) Heal(ctx context.Context) error {
+	var err error
+	for attempt := 0; attempt < 5; attempt++ {
+		if err = c.heal(ctx); err == nil {
+			return nil
+		}
+		time.Sleep(time.Second)
+	}
+	return err
+}
+
+func (c *Cluster) heal(ctx context.Context) error {
 	for i := range c.members {
 		c.Thaw(i)
 		if err := c.Restart(i); err != nil {
