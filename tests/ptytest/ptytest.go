@@ -117,12 +117,6 @@ func (tm *Term) Expect(want string, timeout time.Duration) {
 	}
 }
 
-// Seen is Expect that reports instead of failing.
-func (tm *Term) Seen(want string, timeout time.Duration) bool {
-	_, ok := tm.wait(want, timeout)
-	return ok
-}
-
 func (tm *Term) wait(want string, timeout time.Duration) (string, bool) {
 	deadline := time.After(timeout)
 	for {
