@@ -3,11 +3,9 @@ package chaos
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 )
 
 // The invariants, by the names violations carry.
@@ -199,9 +197,7 @@ func (r *runner) reread(ctx context.Context, n int, line string, in *injected) (
 	if err != nil {
 		return nil, err
 	}
-	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	after, err := ReadDump(cctx, r.cli)
+	after, err := r.readDump(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -222,7 +218,7 @@ func (r *runner) checkPublished(n int, had map[string]bool, before, now state, i
 		return
 	}
 	files, _ := newFiles(r.backups, had)
-	racers, _ := backupsIn(filepath.Join(r.opt.Dir, fmt.Sprintf("racer-%d", n), "backups"))
+	racers, _ := backupsIn(r.racerBackups(n))
 	if len(files)+len(racers) == 0 {
 		r.violate(n, RuleNoBackup, "the instance changed and no backup was published in %s", r.backups)
 	}
@@ -239,7 +235,7 @@ func (r *runner) checkBackups(n int, had map[string]bool, before, final state, i
 		r.violate(n, RuleBackupChain, "%v", err)
 		return
 	}
-	if racers, _ := backupsIn(filepath.Join(r.opt.Dir, fmt.Sprintf("racer-%d", n), "backups")); len(racers) > 0 {
+	if racers, _ := backupsIn(r.racerBackups(n)); len(racers) > 0 {
 		files = append(files, racers...)
 		sortNewestFirst(files)
 	}

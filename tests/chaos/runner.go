@@ -142,14 +142,34 @@ func (r *runner) violate(step int, rule, format string, args ...any) {
 	r.res.Violations = append(r.res.Violations, Violation{Step: step, Rule: rule, Text: fmt.Sprintf(format, args...)})
 }
 
-func (r *runner) dump(ctx context.Context) (state, error) {
+// readDump reads every key, within 30 s.
+func (r *runner) readDump(ctx context.Context) (Dump, error) {
 	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	d, err := ReadDump(cctx, r.cli)
+	return ReadDump(cctx, r.cli)
+}
+
+// dump is every key's value.
+func (r *runner) dump(ctx context.Context) (state, error) {
+	d, err := r.readDump(ctx)
 	if err != nil {
 		return nil, err
 	}
 	return d.Values(), nil
+}
+
+// racerBackups is the backup folder of step n's racing heron.
+func (r *runner) racerBackups(n int) string {
+	return filepath.Join(r.opt.Dir, fmt.Sprintf("racer-%d", n), "backups")
+}
+
+// breakEnv is the failpoints build's environment: HERON_APPLY_BREAK when
+// the run is of a deliberately broken build.
+func (r *runner) breakEnv() []string {
+	if r.opt.Break == "" {
+		return nil
+	}
+	return []string{apply.EnvBreak + "=" + r.opt.Break}
 }
 
 // injected is what the fault injectors wrote: prefixes outside the
@@ -216,9 +236,7 @@ func (r *runner) step(ctx context.Context, n int, st Step) (bool, error) {
 			return false, err
 		}
 	}
-	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	after, err := ReadDump(cctx, r.cli)
-	cancel()
+	after, err := r.readDump(ctx)
 	if err != nil {
 		return false, err
 	}
@@ -385,10 +403,7 @@ func txnAt(st Step, line string, keys int) int {
 func (r *runner) faulty(ctx context.Context, n int, st Step, line string, want expectation, before state, in *injected) (heronRun, error) {
 	st.At = txnAt(st, line, len(want.plan))
 	args := line + " --run --format json --backup-dir " + r.backups
-	env := []string{}
-	if r.opt.Break != "" {
-		env = append(env, apply.EnvBreak+"="+r.opt.Break)
-	}
+	env := r.breakEnv()
 	var wrap []string
 	pause := filepath.Join(r.opt.Dir, fmt.Sprintf("pause-%d", n))
 	paused := false
@@ -512,16 +527,12 @@ func (r *runner) inject(ctx context.Context, st Step, line string, want expectat
 		return nil, r.startSession(ctx, in)
 	case FaultRacer:
 		// The same command from another pod: its own folder and backups.
-		dir := filepath.Join(r.opt.Dir, fmt.Sprintf("racer-%d", st.n))
-		if err := os.MkdirAll(filepath.Join(dir, "backups"), 0o755); err != nil {
+		backups := r.racerBackups(st.n)
+		if err := os.MkdirAll(backups, 0o755); err != nil {
 			return nil, err
 		}
 		r.external = true
-		var env []string
-		if r.opt.Break != "" {
-			env = append(env, apply.EnvBreak+"="+r.opt.Break)
-		}
-		return startHeron(r.opt.Bins.Failpoints, nil, dir, r.c.Endpoints(), line+" --run --format json --backup-dir "+filepath.Join(dir, "backups"), env)
+		return startHeron(r.opt.Bins.Failpoints, nil, filepath.Dir(backups), r.c.Endpoints(), line+" --run --format json --backup-dir "+backups, r.breakEnv())
 	case FaultWriter:
 		r.external = true
 		return nil, r.write(ctx, st, want, before, in)
