@@ -107,6 +107,12 @@ func SegmentKey(collection, partition, segment int64) string {
 	return SegmentPrefix + itoa(collection) + "/" + itoa(partition) + "/" + itoa(segment)
 }
 
+// CollectionSegmentPrefix holds the segments of a collection: segment keys
+// sort by it, collection by collection (the ids as strings).
+func CollectionSegmentPrefix(collection int64) string {
+	return SegmentPrefix + itoa(collection) + "/"
+}
+
 // CollectionInfoKey is the database-scoped collection-info key.
 func CollectionInfoKey(db, collection int64) string {
 	return CollectionInfoPrefix + itoa(db) + "/" + itoa(collection)
