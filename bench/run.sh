@@ -24,8 +24,9 @@
 #   BENCH_INFLIGHT=K          the first --run's --max-inflight (default: heron's);
 #                             the pipelined raw loop has as many in flight
 #
-# etcd runs with --quota-backend-bytes 8GiB and no auto-compaction (every
-# revision of the run is kept: the instance's keys are rewritten five times). Its data dir
+# etcd runs with --quota-backend-bytes 8GiB and no auto-compaction: before
+# each timed write pass the bench compacts and defragments it (settle), so
+# that every pass meets the same etcd. Its data dir
 # is on tmpfs by default: a production etcd sits on a disk whose fsync takes a
 # fraction of a millisecond, while this VM's disk takes ~4 ms per fsync, which
 # would make both heron and the raw loop measure the disk only. Set
@@ -51,9 +52,9 @@
 # anchor of its write pass) right after the first --run, and at the end
 # one transaction at a time, then K in flight. check --since-backup of the first --run's backup runs after that
 # --run; after apply --file, bench/gen findings gives the instance one thing
-# for each repair to repair, and each repair's dry run (the fastest of two,
-# less heron's start: `connect` alone) is timed beside bench/gen read
-# --repair, a raw read of the ranges it reads. All on the same server in the
+# for each repair to repair, and each repair's dry run (the fastest of
+# three, in a connected session: bench/session.py) is timed beside bench/gen
+# read --repair, a raw read of the ranges it reads. All on the same server in the
 # same run: each heron phase is printed as a ratio to them (reads to the raw
 # read, the write pass and the whole --run to the raw loops and to the floor,
 # the raw read plus the guarded loop; restore and apply --file to the
@@ -138,6 +139,19 @@ start_etcd() { # start_etcd NAME VERSION
 	exit 1
 }
 
+# settle: compacts etcd at its current revision and defragments it, so that
+# every timed write pass meets the same etcd: the instance's keys, one
+# revision each, as a production etcd with auto-compaction keeps them, and
+# not the revisions of the passes before it (without it, each later pass
+# ran on a larger bbolt file and was slower for that alone).
+settle() {
+	local rev
+	rev=$(ETCDCTL_API=3 etcdctl --endpoints "$ETCD" endpoint status -w json |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["Status"]["header"]["revision"])')
+	ETCDCTL_API=3 etcdctl --endpoints "$ETCD" compact "$rev" --physical --command-timeout 600s >/dev/null
+	ETCDCTL_API=3 etcdctl --endpoints "$ETCD" defrag --command-timeout 600s >/dev/null
+}
+
 stop_etcd() {
 	kill "$ETCD_PID" 2>/dev/null || true
 	wait "$ETCD_PID" 2>/dev/null || true
@@ -203,6 +217,7 @@ must_pass() {
 
 # timed_run NAME FLAGS: reset checkpoint --run FLAGS, its backup in $WORK/NAME.bk.
 timed_run() {
+	settle
 	mkdir -p "$WORK/$1.bk"
 	measure "$1" "$CONNECT
 reset checkpoint --target-wal $TARGET --run --format json --backup-dir $WORK/$1.bk $2"
@@ -213,6 +228,7 @@ reset checkpoint --target-wal $TARGET --run --format json --backup-dir $WORK/$1.
 timed_restore() {
 	local file
 	file=$(ls "$WORK/$2.bk"/*.jsonl | head -1)
+	settle
 	mkdir -p "$WORK/$1.bk"
 	measure "$1" "$CONNECT
 restore --file $file --run --format json --backup-dir $WORK/$1.bk"
@@ -294,6 +310,7 @@ reset checkpoint --target-wal $TARGET --format json"
 	KEYS=$(python3 "$REPO/bench/result.py" keys "$WORK/run-$SEG.out" "$WORK/dry-$SEG.out")
 	K=$(python3 "$REPO/bench/result.py" inflight "$WORK/run-$SEG.out")
 	"$GEN" raw --etcd "$ETCD" --keys "$KEYS" --prefix bench-raw/ --inflight "$K" >/dev/null
+	settle
 	"$GEN" raw --etcd "$ETCD" --keys "$KEYS" --prefix bench-raw/ --inflight "$K" --compare >"$R.rawc.json"
 	echo "   guarded loop, $K in flight: $(cat "$R.rawc.json")" >&2
 	BACKUP_BYTES=$(du -sb "$WORK/run-$SEG.bk" | awk '{print $1}')
@@ -319,6 +336,7 @@ reset checkpoint --target-wal $TARGET --format json --plan-out $WORK/plan-$SEG.j
 		must_pass "dry run --plan-out" "plan-$SEG"
 		PLAN_KB=$M_KB
 		mkdir -p "$WORK/apply-$SEG.bk"
+		settle
 		measure "apply-$SEG" "$CONNECT
 apply --file $WORK/plan-$SEG.jsonl --run --format json --backup-dir $WORK/apply-$SEG.bk"
 		must_pass "apply --file --run" "apply-$SEG"
@@ -329,40 +347,41 @@ apply --file $WORK/plan-$SEG.jsonl --run --format json --backup-dir $WORK/apply-
 	rm -rf "$WORK"/*.bk
 
 	# The repairs' dry runs on the instance with one finding for each
-	# (bench/gen findings), each beside a raw read of every range it reads;
-	# heron's start (process, connect: `connect` alone, the fastest of one
-	# before each dry run) is taken off its wall time. The fastest of two
-	# of each: they are short.
+	# (bench/gen findings), each beside a raw read of every range it reads:
+	# each timed in a session from connect's notice to heron's exit
+	# (bench/session.py), so that neither heron's process start nor its
+	# connect is the repair's. The fastest of three of each: they are short.
 	START_SEC=
-	timed_start() {
+	for i in 1 2 3; do
 		measure "start-$SEG" "$CONNECT"
 		must_pass "connect" "start-$SEG"
 		START_SEC=$(python3 -c "print(min(float('${START_SEC:-$M_SEC}'), $M_SEC))")
-	}
+	done
 	"$GEN" findings --etcd "$ETCD" --rootPath by-dev --collections "$COLLECTIONS" --shards "$SHARDS" --pchannels "$PCHANNELS" >"$R.findings"
 	: >"$R.repairs"
 	while IFS=$'\t' read -r NAME CMD; do
 		BEST= BEST_KB=0
-		for i in 1 2; do
-			timed_start
+		for i in 1 2 3; do
+			set -- $(python3 "$REPO/bench/session.py" "$HERON" "$CONNECT" "$CMD --format json" "$WORK/repair-$SEG.out")
 			# exit 3: refused by a gate of its plan, after every read
-			measure "repair-$SEG" "$CONNECT
-$CMD --format json"
-			[ "$M_RC" -eq 0 ] || [ "$M_RC" -eq 3 ] || must_pass "$NAME" "repair-$SEG"
-			BEST=$(python3 -c "print(min(float('${BEST:-$M_SEC}'), $M_SEC))")
-			[ "$M_KB" -le "$BEST_KB" ] || BEST_KB=$M_KB
+			[ "$3" -eq 0 ] || [ "$3" -eq 3 ] || { echo "bench: $NAME failed (exit $3)" >&2; exit 1; }
+			BEST=$(python3 -c "print(min(float('${BEST:-$1}'), $1))")
+			[ "$2" -le "$BEST_KB" ] || BEST_KB=$2
+			RC=$3
 			RAW=$("$GEN" read --etcd "$ETCD" --rootPath by-dev --segments "$SEG" --collections "$COLLECTIONS" \
 				--shards "$SHARDS" --pchannels "$PCHANNELS" --repair "$NAME")
-			[ "$i" = 2 ] || RAW1=$RAW
+			[ "$i" != 1 ] || RAW1=$RAW
 		done
-		printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$NAME" "$BEST" "$BEST_KB" "$M_RC" "$RAW1" "$RAW" >>"$R.repairs"
-		echo "   $NAME: ${BEST}s (exit $M_RC)" >&2
+		printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$NAME" "$BEST" "$BEST_KB" "$RC" "$RAW1" "$RAW" >>"$R.repairs"
+		echo "   $NAME: ${BEST}s (exit $RC)" >&2
 	done <"$R.findings"
 
 	# The unguarded loops (the guarded one ran after the --run): one
 	# transaction at a time, then as many in flight as heron's --run had.
+	settle
 	"$GEN" raw --etcd "$ETCD" --keys "$KEYS" --prefix bench-raw/ --inflight 1 >"$R.raw.json"
 	echo "   raw loop: $(cat "$R.raw.json")" >&2
+	settle
 	"$GEN" raw --etcd "$ETCD" --keys "$KEYS" --prefix bench-raw/ --inflight "$K" >"$R.rawk.json"
 	echo "   raw loop, $K in flight: $(cat "$R.rawk.json")" >&2
 	stop_etcd

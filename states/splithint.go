@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/heron-shell/heron/framework"
 	"github.com/heron-shell/heron/models"
@@ -67,8 +66,8 @@ func splitHint(ctx context.Context, inst *instance.Instance) string {
 			census.AddCheckpoint(k.PChannel, cp.WAL)
 		}
 	}
-	if segmentHead(ctx, inst, rev, func(kv instance.KV) {
-		if v, err := models.ViewSegment(kv.Value); err == nil {
+	if read(models.SegmentPrefix, func(e instance.Entry) {
+		if v, err := models.ViewSegment(e.Value); err == nil && e.Kind == models.KindSegment {
 			census.AddSegment(v)
 		}
 	}) != nil || read(models.ChannelCPPrefix, func(e instance.Entry) {
@@ -93,53 +92,4 @@ func splitHint(ctx context.Context, inst *instance.Instance) string {
 	}
 	return fmt.Sprintf("instance is SPLIT: an interrupted reset to %s? (%s, in a sample of its keys) show checkpoint names the commands that complete it or roll it back",
 		target, framework.Plural(len(split), "pchannel", ""))
-}
-
-// segmentHead calls each with the first splitSample segment keys, in key
-// order. etcd counts every key of a limited range before it answers, so a
-// read of the segment prefix's head costs a count of every segment (a
-// quarter of a second at a million, in every connect). It reads windows
-// from the prefix's start that each end after one collection's segments
-// instead (the ids from the first page of collection keys, sorted as
-// segment keys sort), so that each counts about its own keys. The windows
-// tile the prefix, the last one its rest: a segment whose collection is
-// not in the page falls in the window it sorts in, and the head is exact.
-// After an empty window the next spans twice as many collections.
-func segmentHead(ctx context.Context, inst *instance.Instance, rev int64, each func(kv instance.KV)) error {
-	var ends []string
-	for _, prefix := range []string{models.CollectionInfoPrefix, models.LegacyCollectionPrefix} {
-		if _, err := inst.WithPageSize(splitSample).ScanKeys(ctx, inst.Layout.Meta(prefix), rev, func(page []instance.KV) error {
-			for _, kv := range page {
-				rel, _ := inst.Layout.Rel(kv.Key)
-				if k := models.Classify(rel); k.Kind == models.KindCollectionInfo || k.Kind == models.KindLegacyCollection {
-					ends = append(ends, instance.PrefixEnd(inst.Layout.Meta(models.CollectionSegmentPrefix(k.Collection))))
-				}
-			}
-			return errSampled
-		}); err != nil && !errors.Is(err, errSampled) {
-			return err
-		}
-	}
-	slices.Sort(ends)
-	ends = slices.Compact(ends)
-	from := inst.Layout.Meta(models.SegmentPrefix)
-	ends = append(ends, instance.PrefixEnd(from))
-	left, span := splitSample, 1
-	for i := 0; i < len(ends) && left > 0; {
-		i = min(i+span, len(ends))
-		kvs, _, err := inst.Span(ctx, from, ends[i-1], rev, left)
-		if err != nil {
-			return err
-		}
-		for _, kv := range kvs {
-			each(kv)
-		}
-		left -= len(kvs)
-		from = ends[i-1]
-		span *= 2
-		if len(kvs) > 0 {
-			span = 1
-		}
-	}
-	return nil
 }

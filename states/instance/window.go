@@ -3,9 +3,12 @@ package instance
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/heron-shell/heron/models"
 )
 
 // etcd answers a range request with a limit only after counting every key up
@@ -43,12 +46,68 @@ const minUnits = 8
 // read while fn handles the current one. Pages may be shorter than
 // PageSize; keys come in order, each exactly once.
 func (in *Instance) Scan(ctx context.Context, prefix string, rev int64, fn func(page []KV) error) (int64, error) {
-	return in.scan(ctx, prefix, newWindows(prefix), rev, nil, fn)
+	win, err := in.prefixWindows(ctx, prefix, rev)
+	if err != nil {
+		return rev, err
+	}
+	return in.scan(ctx, prefix, win, rev, nil, fn)
 }
 
 // ScanKeys is Scan without the values (each KV's Value is nil).
 func (in *Instance) ScanKeys(ctx context.Context, prefix string, rev int64, fn func(page []KV) error) (int64, error) {
-	return in.scan(ctx, prefix, newWindows(prefix), rev, []clientv3.OpOption{clientv3.WithKeysOnly()}, fn)
+	win, err := in.prefixWindows(ctx, prefix, rev)
+	if err != nil {
+		return rev, err
+	}
+	return in.scan(ctx, prefix, win, rev, []clientv3.OpOption{clientv3.WithKeysOnly()}, fn)
+}
+
+// headCollections is how many collections' segments the first window of a
+// segment scan spans: more than a page's worth at a hundred segments each.
+const headCollections = 16
+
+// headSample is how many collection keys (of each layout) name the
+// collections the first window of a segment scan ends after.
+const headSample = 256
+
+// prefixWindows are the windows of a scan of prefix. The first window of
+// any other scan is the whole range, so that its page sizes the windows
+// after it; etcd counts every key of that range first, which for the
+// segment prefix (a million keys) is a quarter of a second. Segment keys
+// sort by collection (models.CollectionSegmentPrefix), so the first window
+// of a segment scan ends after the segments of the headCollections-th
+// smallest collection id of the first collection keys instead: etcd counts
+// about a page. Whatever those ids miss (a segment of a collection without
+// a key) lies in one window or another: the windows tile the prefix.
+func (in *Instance) prefixWindows(ctx context.Context, prefix string, rev int64) (*windows, error) {
+	win := newWindows(prefix)
+	if prefix != in.Layout.Meta(models.SegmentPrefix) {
+		return win, nil
+	}
+	var ends []string
+	for _, rel := range []string{models.CollectionInfoPrefix, models.LegacyCollectionPrefix} {
+		from := in.Layout.Meta(rel)
+		opts := []clientv3.OpOption{clientv3.WithRange(clientv3.GetPrefixRangeEnd(from)), clientv3.WithLimit(headSample), clientv3.WithKeysOnly()}
+		if rev > 0 {
+			opts = append(opts, clientv3.WithRev(rev))
+		}
+		resp, err := in.cli.Get(ctx, from, opts...)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", from, compacted(rev, err))
+		}
+		for _, kv := range resp.Kvs {
+			r, _ := in.Layout.Rel(string(kv.Key))
+			if k := models.Classify(r); k.Kind == models.KindCollectionInfo || k.Kind == models.KindLegacyCollection {
+				ends = append(ends, clientv3.GetPrefixRangeEnd(in.Layout.Meta(models.CollectionSegmentPrefix(k.Collection))))
+			}
+		}
+	}
+	if len(ends) > 0 {
+		slices.Sort(ends)
+		ends = slices.Compact(ends)
+		win.head = ends[min(headCollections, len(ends))-1]
+	}
+	return win, nil
 }
 
 // scan reads the range of win (what names it in errors) as Scan does.
@@ -117,6 +176,8 @@ type windows struct {
 	j         int     // 0: the window is the whole rest of the range
 	w         float64 // the width of the next window, in units at j
 	empties   int     // windows in a row that held no key
+	// head, when set, is the end of the first window (prefixWindows).
+	head string
 }
 
 func newWindows(prefix string) *windows {
@@ -131,6 +192,10 @@ func rangeWindows(from, to string) *windows {
 
 // next is the next window to read.
 func (s *windows) next() (from, to string) {
+	if s.head != "" {
+		s.to = s.head
+		return s.from, s.to
+	}
 	s.to = s.end
 	if s.j > len(s.from) || s.empties > 1 {
 		// A window ended with its parent subtree, on a key shorter than
@@ -149,6 +214,13 @@ func (s *windows) next() (from, to string) {
 // page's. It reports whether the scan is done.
 func (s *windows) read(n, limit int, more bool, first, last string) bool {
 	aim := windowFill * float64(limit)
+	if s.head != "" {
+		// The first window held every key up to its last one, as a full
+		// page does: its keys size the windows after it. An empty one
+		// leaves the rest of the range to one request.
+		s.head = ""
+		more = more || n > 0
+	}
 	if more {
 		// The page covered the units from the window's start to its last
 		// key: the window goes on after that key.

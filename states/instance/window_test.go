@@ -166,3 +166,93 @@ func TestPagesAreSizedByBytes(t *testing.T) {
 		}
 	}
 }
+
+// A segment scan's first window ends after the segments of a few listed
+// collections (prefixWindows); the scan must still see every key once, in
+// order, whatever the collection keys miss: segments of collections with
+// no key before, between and after the listed ones, ids of other lengths,
+// listed collections with no segment, a head window that holds no key.
+func TestSegmentScanFromItsHead(t *testing.T) {
+	cli, _ := etcdtest.Start(t)
+	layout := models.NewLayout("by-dev", "meta")
+	var keys []string
+	segments := func(coll int64, n int) {
+		for s := 0; s < n; s++ {
+			keys = append(keys, layout.Meta(models.SegmentKey(coll, coll+1, coll*1000+int64(s))))
+		}
+	}
+	var listed []string
+	list := func(colls ...int64) {
+		for _, c := range colls {
+			listed = append(listed, layout.Meta(models.CollectionInfoKey(1, c)))
+		}
+	}
+	// Listed: 1000 < 200 < 300 as strings, and 3000..3039 with no segment;
+	// not listed: 10 (first), 150 (between), 9 (last).
+	list(200, 300, 1000)
+	for c := int64(3000); c < 3040; c++ {
+		list(c)
+	}
+	segments(10, 5)
+	segments(150, 7)
+	segments(1000, 3)
+	segments(200, 400)
+	segments(300, 2)
+	segments(9, 50)
+	putAll(t, cli, append(slices.Clone(keys), listed...))
+	sort.Strings(keys)
+	in := New(cli, layout, nil)
+	prefix := layout.Meta(models.SegmentPrefix)
+
+	win, err := in.prefixWindows(context.Background(), prefix, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The 16th smallest listed id as a string: 1000, 200, 300, 3000, ..., 3012.
+	if want := clientv3.GetPrefixRangeEnd(layout.Meta(models.CollectionSegmentPrefix(3012))); win.head != want {
+		t.Fatalf("head %q, want %q", win.head, want)
+	}
+	for _, size := range []int{3, 50, 1000} {
+		in.PageSize = size
+		var got []string
+		if _, err := in.Scan(context.Background(), prefix, 0, func(page []KV) error {
+			for _, kv := range page {
+				got = append(got, kv.Key)
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, keys) {
+			t.Fatalf("page %d: got %d keys, want %d", size, len(got), len(keys))
+		}
+	}
+	// Every listed collection empty: the head window holds only the
+	// segments of collections not listed that sort before it.
+	if _, err := cli.Delete(context.Background(), layout.Meta(models.CollectionSegmentPrefix(200)), clientv3.WithPrefix()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cli.Delete(context.Background(), layout.Meta(models.SegmentPrefix+"1"), clientv3.WithPrefix()); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := cli.Get(context.Background(), prefix, clientv3.WithPrefix(), clientv3.WithKeysOnly())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want, got []string
+	for _, kv := range resp.Kvs {
+		want = append(want, string(kv.Key))
+	}
+	in.PageSize = 10
+	if _, err := in.ScanKeys(context.Background(), prefix, 0, func(page []KV) error {
+		for _, kv := range page {
+			got = append(got, kv.Key)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(want) != 52 || !slices.Equal(got, want) {
+		t.Fatalf("after the deletes: got %d keys, want %d (52)", len(got), len(want))
+	}
+}
