@@ -257,12 +257,21 @@ type collection struct {
 // readCollections reads rootcoord's collections at rev, by id: the
 // database-scoped collection-info before the legacy one (Milvus's
 // loadCollectionFromDefaultDb), tombstones left out; a value that does not
-// decode is a warning naming its key.
-func readCollections(ctx context.Context, inst *instance.Instance, rev int64) (map[int64]collection, []string, error) {
+// decode is a warning naming its key. Given ids, only those are decoded
+// (the key names its id): a collection's schema is most of the bytes of
+// its value, and ten thousand of them most of a repair's CPU.
+func readCollections(ctx context.Context, inst *instance.Instance, rev int64, ids ...int64) (map[int64]collection, []string, error) {
 	out := map[int64]collection{}
 	var warnings []string
+	wanted := map[int64]bool{}
+	for _, id := range ids {
+		wanted[id] = true
+	}
 	_, err := inst.Walk(ctx, rev, []string{models.CollectionInfoPrefix, models.LegacyCollectionPrefix}, func(e instance.Entry) error {
 		if (e.Kind != models.KindCollectionInfo && e.Kind != models.KindLegacyCollection) || models.IsTombstone(e.Value) {
+			return nil
+		}
+		if len(wanted) > 0 && !wanted[e.Collection] {
 			return nil
 		}
 		c, err := models.DecodeCollectionInfo(e.Value)

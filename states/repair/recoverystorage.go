@@ -82,7 +82,11 @@ func decideRecoveryStorage(ctx context.Context, inst *instance.Instance, _ *Reco
 	d.Subject = fmt.Sprintf("%s of %d without a schema: %s", framework.Plural(int64(len(lost)), "vchannel meta", ""), len(metas), strings.Join(names, ", "))
 	d.Reminders = []string{"start Milvus: the streaming node reads the vchannel metas and their schemas when it opens each pchannel's WAL"}
 
-	cs, cw, err := readCollections(ctx, inst, rev)
+	ids := make([]int64, len(lost))
+	for i, l := range lost {
+		ids[i] = l.meta.CollectionID
+	}
+	cs, cw, err := readCollections(ctx, inst, rev, ids...)
 	if err != nil {
 		return nil, err
 	}

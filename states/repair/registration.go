@@ -111,7 +111,7 @@ func decideRegistration(ctx context.Context, inst *instance.Instance, p *Registr
 	}
 	d.Gates = append(d.Gates, g)
 
-	cs, warnings, err := readCollections(ctx, inst, rev)
+	cs, warnings, err := readCollections(ctx, inst, rev, id)
 	if err != nil {
 		return nil, err
 	}
