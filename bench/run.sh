@@ -42,7 +42,9 @@
 # time), dry run (heron, `reset checkpoint --target-wal T --format json`),
 # --run (the same with --run --backup-dir, at the default --max-inflight K),
 # restore --run of its backup (the instance is as generated again), --run
-# --max-inflight 1, restore again, a dry run with --plan-out and apply
+# --max-inflight 1, restore again, a second --run at K, the guarded loop,
+# restore and the raw read again (each of these figures the faster of its
+# two), a dry run with --plan-out and apply
 # --file of that plan with --run (BENCH_RESTORE=0 skips all but the first
 # --run), then three raw write loops (bench/gen raw: as many segment-shaped
 # keys as heron wrote, values built before the clock starts, transactions
@@ -156,6 +158,16 @@ stop_etcd() {
 	kill "$ETCD_PID" 2>/dev/null || true
 	wait "$ETCD_PID" 2>/dev/null || true
 	ETCD_PID=""
+}
+
+# cpu_of PID: the CPU seconds (user and system) process PID has used.
+cpu_of() {
+	awk -v tick="$(getconf CLK_TCK)" '{sub(/.*\) /, ""); print ($12 + $13) / tick}' "/proc/$1/stat"
+}
+
+# faster A B: the smaller of two seconds.
+faster() {
+	python3 -c "import sys; print(min(sys.argv[1:], key=float))" "$1" "$2"
 }
 
 # measure NAME SCRIPT: pipes SCRIPT into heron; sets M_RC, M_SEC, M_KB and
@@ -331,6 +343,29 @@ check --since-backup $(ls "$WORK/run-$SEG.bk"/*.jsonl | head -1) --format json"
 		echo "   --run --max-inflight 1: ${RUN1_SEC}s" >&2
 		timed_restore "restore1-$SEG" "run1-$SEG"
 		RESTORE1_KB=$M_KB
+		RESTORE_SEC=$(faster "$RESTORE_SEC" "$M_SEC")
+		# A second round of the --run at K and of the floor's passes: each
+		# figure is the faster of two, heron's and the floor's alike (the
+		# same pass taken minutes apart varies by 10-20% on this machine).
+		timed_run "run2-$SEG" "${BENCH_INFLIGHT:+--max-inflight $BENCH_INFLIGHT}"
+		echo "   --run again: ${M_SEC}s" >&2
+		[ "$M_KB" -le "$RUN_KB" ] || RUN_KB=$M_KB
+		if [ "$(faster "$RUN_SEC" "$M_SEC")" != "$RUN_SEC" ]; then
+			RUN_SEC=$M_SEC
+			cp "$WORK/run2-$SEG.out" "$WORK/run-$SEG.out"
+		fi
+		settle
+		"$GEN" raw --etcd "$ETCD" --keys "$KEYS" --prefix bench-raw/ --inflight "$K" --compare >"$R.rawc2.json"
+		echo "   guarded loop again: $(cat "$R.rawc2.json")" >&2
+		python3 "$REPO/bench/result.py" faster "$R.rawc.json" "$R.rawc2.json" >"$R.rawc.best.json"
+		mv "$R.rawc.best.json" "$R.rawc.json"
+		timed_restore "restore2-$SEG" "run2-$SEG"
+		RESTORE_SEC=$(faster "$RESTORE_SEC" "$M_SEC")
+		[ "$M_KB" -le "$RESTORE_KB" ] || RESTORE_KB=$M_KB
+		"$GEN" read --etcd "$ETCD" --rootPath by-dev --segments "$SEG" --collections "$COLLECTIONS" >"$R.read2.json"
+		echo "   raw read again: $(cat "$R.read2.json")" >&2
+		python3 "$REPO/bench/result.py" faster "$R.read.json" "$R.read2.json" >"$R.read.best.json"
+		mv "$R.read.best.json" "$R.read.json"
 		measure "plan-$SEG" "$CONNECT
 reset checkpoint --target-wal $TARGET --format json --plan-out $WORK/plan-$SEG.jsonl"
 		must_pass "dry run --plan-out" "plan-$SEG"
@@ -348,32 +383,36 @@ apply --file $WORK/plan-$SEG.jsonl --run --format json --backup-dir $WORK/apply-
 
 	# The repairs' dry runs on the instance with one finding for each
 	# (bench/gen findings), each beside a raw read of every range it reads:
-	# each timed in a session from connect's notice to heron's exit
-	# (bench/session.py), so that neither heron's process start nor its
-	# connect is the repair's. The fastest of three of each: they are short.
+	# each timed in a session from the end of its connect to heron's exit
+	# (bench/session.py), less the same for a command that reads nothing
+	# (version): neither heron's process start, nor its connect, nor its
+	# exit is the repair's. Three of each, the fastest counted; with the CPU
+	# heron (bench/gen for the raw read) and etcd used in each.
 	START_SEC=
 	for i in 1 2 3; do
 		measure "start-$SEG" "$CONNECT"
 		must_pass "connect" "start-$SEG"
-		START_SEC=$(python3 -c "print(min(float('${START_SEC:-$M_SEC}'), $M_SEC))")
+		START_SEC=$(faster "${START_SEC:-$M_SEC}" "$M_SEC")
+	done
+	: >"$R.noop"
+	for i in 1 2 3; do
+		python3 "$REPO/bench/session.py" "$HERON" "$CONNECT" "version --format json" /dev/null "$ETCD_PID" >>"$R.noop"
 	done
 	"$GEN" findings --etcd "$ETCD" --rootPath by-dev --collections "$COLLECTIONS" --shards "$SHARDS" --pchannels "$PCHANNELS" >"$R.findings"
 	: >"$R.repairs"
 	while IFS=$'\t' read -r NAME CMD; do
-		BEST= BEST_KB=0
 		for i in 1 2 3; do
-			set -- $(python3 "$REPO/bench/session.py" "$HERON" "$CONNECT" "$CMD --format json" "$WORK/repair-$SEG.out")
+			LINE=$(python3 "$REPO/bench/session.py" "$HERON" "$CONNECT" "$CMD --format json" "$WORK/repair-$SEG.out" "$ETCD_PID")
+			set -- $LINE
 			# exit 3: refused by a gate of its plan, after every read
 			[ "$3" -eq 0 ] || [ "$3" -eq 3 ] || { echo "bench: $NAME failed (exit $3)" >&2; exit 1; }
-			BEST=$(python3 -c "print(min(float('${BEST:-$1}'), $1))")
-			[ "$2" -le "$BEST_KB" ] || BEST_KB=$2
-			RC=$3
+			printf '%s\theron\t%s\n' "$NAME" "$LINE" >>"$R.repairs"
+			E0=$(cpu_of "$ETCD_PID")
 			RAW=$("$GEN" read --etcd "$ETCD" --rootPath by-dev --segments "$SEG" --collections "$COLLECTIONS" \
 				--shards "$SHARDS" --pchannels "$PCHANNELS" --repair "$NAME")
-			[ "$i" != 1 ] || RAW1=$RAW
+			printf '%s\traw\t%s\t%s\n' "$NAME" "$RAW" "$(python3 -c "print(round($(cpu_of "$ETCD_PID") - $E0, 2))")" >>"$R.repairs"
 		done
-		printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$NAME" "$BEST" "$BEST_KB" "$RC" "$RAW1" "$RAW" >>"$R.repairs"
-		echo "   $NAME: ${BEST}s (exit $RC)" >&2
+		echo "   $NAME: exit $3, $(grep -c "^$NAME	" "$R.repairs") trials" >&2
 	done <"$R.findings"
 
 	# The unguarded loops (the guarded one ran after the --run): one
@@ -415,6 +454,7 @@ apply --file $WORK/plan-$SEG.jsonl --run --format json --backup-dir $WORK/apply-
 	check_sec=$CHECK_SEC
 	check_kb=$CHECK_KB
 	start_sec=$START_SEC
+	noop=$R.noop
 	repairs=$R.repairs
 	EOF
 	python3 "$REPO/bench/result.py" table "$R.vals" >"$R.table" || FAILED_TARGETS=1

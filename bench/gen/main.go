@@ -57,6 +57,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
@@ -478,7 +479,18 @@ func (r *reader) print(start time.Time) error {
 	sec := time.Since(start).Seconds()
 	return json.NewEncoder(os.Stdout).Encode(map[string]any{
 		"keys": r.keys, "requests": r.requests, "seconds": round(sec), "keys_per_second": round(float64(r.keys) / sec),
+		"cpu_seconds": round(cpuSeconds()),
 	})
+}
+
+// cpuSeconds is the CPU time (user and system) this process has used: the
+// bench sets a read's CPU beside heron's for the same ranges.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
 // read is the raw read loop (see the package comment).
