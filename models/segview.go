@@ -76,6 +76,43 @@ func ViewSegment(b []byte) (SegmentView, error) {
 	return viewSegmentGeneral(b)
 }
 
+// SegmentChannel is the insert_channel (the vchannel) of a
+// datapb.SegmentInfo, read from its top level alone: a command that wants
+// the segments of one pchannel tells the others apart without decoding
+// them (a sixty-fourth of a million, say, is its). ok is false when the top
+// level does not parse, or the field is not there as bytes; the last one
+// counts, as a decoder's would.
+func SegmentChannel(b []byte) (channel []byte, ok bool) {
+	for off := 0; off < len(b); {
+		num, typ, n := protowire.ConsumeTag(b[off:])
+		if n < 0 {
+			return nil, false
+		}
+		m := protowire.ConsumeFieldValue(num, typ, b[off+n:])
+		if m < 0 {
+			return nil, false
+		}
+		if num == segChannel {
+			if typ != protowire.BytesType {
+				return nil, false
+			}
+			channel, _ = protowire.ConsumeBytes(b[off+n : off+n+m])
+			ok = true
+		}
+		off += n + m
+	}
+	return channel, ok
+}
+
+// OnPChannel reports whether the vchannel channel names lies on pchannel
+// (PChannelOf's rule), without allocating.
+func OnPChannel(channel []byte, pchannel string) bool {
+	if i := bytes.LastIndexByte(channel, '_'); i > 0 {
+		channel = channel[:i]
+	}
+	return string(channel) == pchannel
+}
+
 // SegmentViewer is ViewSegment that keeps the channel names it has seen: a
 // scan views a million segments of a few thousand vchannels, and each view
 // would otherwise copy its channel name. It keeps at most maxViewedChannels

@@ -109,6 +109,14 @@ func checkSegmentPaths(t *testing.T, b []byte) (fast bool) {
 			t.Fatalf("views differ on %x:\nfast    %+v\ngeneral %+v", b, fv, general)
 		}
 	}
+	if ch, ok := SegmentChannel(b); ok && gerr == nil && string(ch) != general.Channel {
+		t.Fatalf("SegmentChannel %q, the general decoder %q on %x", ch, general.Channel, b)
+	} else if !ok && gerr == nil && general.Channel != "" {
+		t.Fatalf("SegmentChannel found no channel where the general decoder found %q on %x", general.Channel, b)
+	}
+	if ch := []byte(general.Channel); OnPChannel(ch, PChannelOf(general.Channel)) != true {
+		t.Fatalf("OnPChannel(%q, %q) is false", ch, PChannelOf(general.Channel))
+	}
 	v, err := ViewSegment(b)
 	if (err != nil) != (gerr != nil) || (err == nil && !sameView(v, general)) {
 		t.Fatalf("ViewSegment %+v (%v), general %+v (%v) on %x", v, err, general, gerr, b)

@@ -240,17 +240,16 @@ func scanSegments(ctx context.Context, inst *instance.Instance, rev int64, vchan
 	s := &segmentScan{latest: latest}
 	bad := 0
 	pc := models.PChannelOf(vchannel)
-	var viewer models.SegmentViewer
 	_, err = inst.Walk(ctx, rev, []string{models.SegmentPrefix}, func(e instance.Entry) error {
 		if e.Kind != models.KindSegment {
 			return nil
 		}
 		// A segment of another pchannel is neither V's nor a position of
-		// its pchannel: its view (no allocation) tells, and only the
-		// pchannel's segments are decoded (at 1M segments over 64
-		// pchannels, a sixty-fourth). One that does not view is decoded,
-		// and counted as not decoding.
-		if v, err := viewer.View(e.Value); err == nil && models.PChannelOf(v.Channel) != pc {
+		// its pchannel: its channel field (read without decoding) tells,
+		// and only the pchannel's segments are decoded (at 1M segments over
+		// 64 pchannels, a sixty-fourth). One whose channel cannot be read
+		// is decoded, and counted as not decoding.
+		if ch, ok := models.SegmentChannel(e.Value); ok && !models.OnPChannel(ch, pc) {
 			return nil
 		}
 		seg, err := models.DecodeSegmentInfo(e.Value)
