@@ -325,6 +325,19 @@ func (in *Instance) Walk(ctx context.Context, rev int64, prefixes []string, fn f
 		_, err := in.ScanMeta(ctx, prefixes[0], rev, each)
 		return rev, err
 	}
+	// The segment prefix (nearly every key of an instance) is scanned
+	// alone, in its turn: a limited range of it in a transaction costs
+	// etcd a count of every segment before the scan reads them again,
+	// where Scan's first window counts about a page (prefixWindows).
+	if i := slices.Index(prefixes, models.SegmentPrefix); i >= 0 {
+		if _, err := in.Walk(ctx, rev, prefixes[:i], fn); err != nil {
+			return rev, err
+		}
+		if _, err := in.ScanMeta(ctx, prefixes[i], rev, each); err != nil {
+			return rev, err
+		}
+		return in.Walk(ctx, rev, prefixes[i+1:], fn)
+	}
 	limit := max(1, in.pager().limit/min(len(prefixes), manyReads))
 	for chunk := range slices.Chunk(prefixes, manyReads) {
 		abs := make([]string, len(chunk))

@@ -37,6 +37,36 @@ func (c *countingKV) Get(ctx context.Context, key string, opts ...clientv3.OpOpt
 	return resp, err
 }
 
+// Txn counts the keys etcd counted for the ranges of a transaction (Walk's
+// reads of many prefixes together).
+func (c *countingKV) Txn(ctx context.Context) clientv3.Txn {
+	return &countingTxn{Txn: c.KV.Txn(ctx), kv: c}
+}
+
+type countingTxn struct {
+	clientv3.Txn
+	kv *countingKV
+}
+
+func (t *countingTxn) Then(ops ...clientv3.Op) clientv3.Txn {
+	t.Txn = t.Txn.Then(ops...)
+	return t
+}
+
+func (t *countingTxn) Commit() (*clientv3.TxnResponse, error) {
+	resp, err := t.Txn.Commit()
+	if err == nil {
+		t.kv.mu.Lock()
+		for _, r := range resp.Responses {
+			if rr := r.GetResponseRange(); rr != nil {
+				t.kv.counted += rr.Count
+			}
+		}
+		t.kv.mu.Unlock()
+	}
+	return resp, err
+}
+
 // A scan of N keys costs about N/page range requests, few of them empty,
 // and etcd counts about as many keys as it returns: the windows hold about
 // one page each, for Milvus's decimal ids of equal length (many collections,

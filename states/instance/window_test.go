@@ -256,3 +256,48 @@ func TestSegmentScanFromItsHead(t *testing.T) {
 		t.Fatalf("after the deletes: got %d keys, want %d (52)", len(got), len(want))
 	}
 }
+
+// etcd counts every key of a limited range before it answers: a scan of
+// the segments (nearly every key of an instance) must not begin with a
+// range over all of them, alone (Scan's first window, prefixWindows) or
+// among other prefixes (Walk scans it alone, in its turn). Counted keys
+// stay within half a scan more than the keys read.
+func TestSegmentScanCountsAboutWhatItReads(t *testing.T) {
+	cli, _ := etcdtest.Start(t)
+	layout := models.NewLayout("by-dev", "meta")
+	var keys []string
+	for c := int64(0); c < 100; c++ {
+		coll := 451234567890000000 + c
+		keys = append(keys, layout.Meta(models.CollectionInfoKey(1, coll)), layout.Meta(models.ChannelCPKey(fmt.Sprintf("by-dev-rootcoord-dml_0_%dv0", coll))))
+		for s := int64(0); s < 50; s++ {
+			keys = append(keys, layout.Meta(models.SegmentKey(coll, coll+1, coll*100+s)))
+		}
+	}
+	putAll(t, cli, keys)
+	kv := &countingKV{KV: cli.KV}
+	c := *cli
+	c.KV = kv
+	in := New(&c, layout, nil)
+	in.PageSize = 500
+	var scanned int64
+	if _, err := in.Scan(context.Background(), layout.Meta(models.SegmentPrefix), 0, func(page []KV) error {
+		scanned += int64(len(page))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if scanned != 5000 || kv.counted > 7500 {
+		t.Fatalf("Scan: %d segments read, %d keys counted (want 5000, at most 7500)", scanned, kv.counted)
+	}
+	kv.counted = 0
+	var walked int
+	if _, err := in.Walk(context.Background(), 0, []string{models.CollectionInfoPrefix, models.SegmentPrefix, models.ChannelCPPrefix}, func(Entry) error {
+		walked++
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if walked != len(keys) || kv.counted > int64(len(keys))*3/2 {
+		t.Fatalf("Walk: %d keys read, %d counted (want %d, at most %d)", walked, kv.counted, len(keys), len(keys)*3/2)
+	}
+}
