@@ -292,6 +292,16 @@ def table(argv):
         if scan > TARGET_REPAIR_TO_READ * raw and bound > TARGET_REPAIR_TO_READ * raw:
             notes.append(f"{name}: its CPU alone (heron and etcd, {cpu:.2f} s over {CORES} cores) takes {bound:.3f} s, "
                          f"{bound / raw:.2f}x the raw read: over the limit whatever the scheduling")
+    run_cpu, run_etcd = float(v.get("run_cpu") or 0), float(v.get("run_etcd_cpu") or 0)
+    if at_1m and run_cpu > 0:
+        floor_cpu = rd.get("cpu_seconds", 0) + rc.get("cpu_seconds", 0)
+        floor_etcd = rd.get("etcd_cpu_seconds", 0) + rc.get("etcd_cpu_seconds", 0)
+        bound = (run_cpu + run_etcd) / CORES
+        cpu_notes.insert(0, f"--run: CPU heron {run_cpu:.2f} s + etcd {run_etcd:.2f} s (over {CORES} cores: {bound:.2f} s, "
+                            f"{bound / floor_sec:.2f}x the floor); the floor's passes: bench/gen {floor_cpu:.2f} s + etcd {floor_etcd:.2f} s")
+        if run_sec > TARGET_RUN_TO_FLOOR * floor_sec and bound > TARGET_RUN_TO_FLOOR * floor_sec:
+            notes.insert(0, f"--run: its CPU alone (heron and etcd, {run_cpu + run_etcd:.2f} s over {CORES} cores) takes {bound:.2f} s, "
+                            f"{bound / floor_sec:.2f}x the floor: over the limit whatever the scheduling")
     missed = report(checks)
     for line in cpu_notes + notes:
         print(f"  {line}")

@@ -176,11 +176,14 @@ measure() {
 	local name=$1 script=$2
 	printf '%s\n' "$script" >"$WORK/$name.in"
 	local t0 t1
+	local e0
+	e0=$(cpu_of "$ETCD_PID")
 	t0=$(date +%s.%N)
-	M_RC=0
+	M_RC=0 M_CPU=0
 	if [ -n "$TIME" ]; then
 		"$TIME" -v -o "$WORK/$name.time" "$HERON" <"$WORK/$name.in" >"$WORK/$name.out" 2>"$WORK/$name.err" || M_RC=$?
 		M_KB=$(awk -F': ' '/Maximum resident set size/{print $2}' "$WORK/$name.time")
+		M_CPU=$(awk -F': ' '/User time|System time/{s += $2} END{print s + 0}' "$WORK/$name.time")
 	else
 		"$HERON" <"$WORK/$name.in" >"$WORK/$name.out" 2>"$WORK/$name.err" &
 		local pid=$! hwm=0 v
@@ -194,6 +197,19 @@ measure() {
 	fi
 	t1=$(date +%s.%N)
 	M_SEC=$(python3 -c "print(f'{$t1-$t0:.2f}')")
+	M_ETCD_CPU=$(python3 -c "print(round($(cpu_of "$ETCD_PID") - $e0, 2))")
+}
+
+# raw_pass FILE ARGS...: bench/gen ARGS, its JSON in FILE with the CPU etcd
+# used in its time (etcd_cpu_seconds) beside bench/gen's own.
+raw_pass() {
+	local out=$1 e0
+	shift
+	e0=$(cpu_of "$ETCD_PID")
+	"$GEN" "$@" >"$out.tmp"
+	python3 -c "import json, sys; d = json.load(open(sys.argv[1])); d['etcd_cpu_seconds'] = round(float(sys.argv[2]), 2); print(json.dumps(d))" \
+		"$out.tmp" "$(python3 -c "print($(cpu_of "$ETCD_PID") - $e0)")" >"$out"
+	rm -f "$out.tmp"
 }
 
 # measure_load FILE: heron load-backup FILE with no command (it loads, then
@@ -261,7 +277,7 @@ for SEG in $SIZES; do
 	echo "   generated: $(cat "$R.gen.json")" >&2
 	CONNECT="connect --etcd $ETCD --rootPath by-dev"
 
-	"$GEN" read --etcd "$ETCD" --rootPath by-dev --segments "$SEG" --collections "$COLLECTIONS" >"$R.read.json"
+	raw_pass "$R.read.json" read --etcd "$ETCD" --rootPath by-dev --segments "$SEG" --collections "$COLLECTIONS"
 	echo "   raw read: $(cat "$R.read.json")" >&2
 
 	SHOW_TABLE_SEC=0 SHOW_TABLE_KB=0 SHOW_JSON_SEC=0 SHOW_JSON_KB=0
@@ -309,7 +325,7 @@ reset checkpoint --target-wal $TARGET --format json"
 	# the run it undoes), at --max-inflight 1, restored again, then the same
 	# plan saved with --plan-out and applied with apply --file.
 	timed_run "run-$SEG" "${BENCH_INFLIGHT:+--max-inflight $BENCH_INFLIGHT}"
-	RUN_SEC=$M_SEC RUN_KB=$M_KB
+	RUN_SEC=$M_SEC RUN_KB=$M_KB RUN_CPU=$M_CPU RUN_ETCD_CPU=$M_ETCD_CPU
 	echo "   --run: ${RUN_SEC}s" >&2
 	# The floor's write half right after the --run, its read half (the raw
 	# read) just before the dry run: a busy machine's load changes less
@@ -323,7 +339,7 @@ reset checkpoint --target-wal $TARGET --format json"
 	K=$(python3 "$REPO/bench/result.py" inflight "$WORK/run-$SEG.out")
 	"$GEN" raw --etcd "$ETCD" --keys "$KEYS" --prefix bench-raw/ --inflight "$K" >/dev/null
 	settle
-	"$GEN" raw --etcd "$ETCD" --keys "$KEYS" --prefix bench-raw/ --inflight "$K" --compare >"$R.rawc.json"
+	raw_pass "$R.rawc.json" raw --etcd "$ETCD" --keys "$KEYS" --prefix bench-raw/ --inflight "$K" --compare
 	echo "   guarded loop, $K in flight: $(cat "$R.rawc.json")" >&2
 	BACKUP_BYTES=$(du -sb "$WORK/run-$SEG.bk" | awk '{print $1}')
 	# check --since-backup the reset's backup, on the instance the reset
@@ -351,18 +367,18 @@ check --since-backup $(ls "$WORK/run-$SEG.bk"/*.jsonl | head -1) --format json"
 		echo "   --run again: ${M_SEC}s" >&2
 		[ "$M_KB" -le "$RUN_KB" ] || RUN_KB=$M_KB
 		if [ "$(faster "$RUN_SEC" "$M_SEC")" != "$RUN_SEC" ]; then
-			RUN_SEC=$M_SEC
+			RUN_SEC=$M_SEC RUN_CPU=$M_CPU RUN_ETCD_CPU=$M_ETCD_CPU
 			cp "$WORK/run2-$SEG.out" "$WORK/run-$SEG.out"
 		fi
 		settle
-		"$GEN" raw --etcd "$ETCD" --keys "$KEYS" --prefix bench-raw/ --inflight "$K" --compare >"$R.rawc2.json"
+		raw_pass "$R.rawc2.json" raw --etcd "$ETCD" --keys "$KEYS" --prefix bench-raw/ --inflight "$K" --compare
 		echo "   guarded loop again: $(cat "$R.rawc2.json")" >&2
 		python3 "$REPO/bench/result.py" faster "$R.rawc.json" "$R.rawc2.json" >"$R.rawc.best.json"
 		mv "$R.rawc.best.json" "$R.rawc.json"
 		timed_restore "restore2-$SEG" "run2-$SEG"
 		RESTORE_SEC=$(faster "$RESTORE_SEC" "$M_SEC")
 		[ "$M_KB" -le "$RESTORE_KB" ] || RESTORE_KB=$M_KB
-		"$GEN" read --etcd "$ETCD" --rootPath by-dev --segments "$SEG" --collections "$COLLECTIONS" >"$R.read2.json"
+		raw_pass "$R.read2.json" read --etcd "$ETCD" --rootPath by-dev --segments "$SEG" --collections "$COLLECTIONS"
 		echo "   raw read again: $(cat "$R.read2.json")" >&2
 		python3 "$REPO/bench/result.py" faster "$R.read.json" "$R.read2.json" >"$R.read.best.json"
 		mv "$R.read.best.json" "$R.read.json"
@@ -441,6 +457,8 @@ apply --file $WORK/plan-$SEG.jsonl --run --format json --backup-dir $WORK/apply-
 	run_out=$WORK/run-$SEG.out
 	run_sec=$RUN_SEC
 	run_kb=$RUN_KB
+	run_cpu=$RUN_CPU
+	run_etcd_cpu=$RUN_ETCD_CPU
 	backup_bytes=$BACKUP_BYTES
 	run1_out=$WORK/run1-$SEG.out
 	run1_sec=$RUN1_SEC

@@ -9,6 +9,7 @@ import os
 import resource
 import subprocess
 import sys
+import threading
 import time
 
 TICK = os.sysconf("SC_CLK_TCK")
@@ -46,7 +47,13 @@ def main():
     start = time.monotonic()
     p.stdin.write((command + "\n").encode())
     p.stdin.close()
-    stdout, err = p.stdout.read(), p.stderr.read()
+    # stderr (progress lines) read beside stdout: a full pipe would stall heron.
+    errs = []
+    reader = threading.Thread(target=lambda: errs.append(p.stderr.read()))
+    reader.start()
+    stdout = p.stdout.read()
+    reader.join()
+    err = errs[0]
     # Exited, not yet reaped: its /proc/PID/stat holds its final CPU.
     os.waitid(os.P_PID, p.pid, os.WEXITED | os.WNOWAIT)
     seconds = time.monotonic() - start

@@ -355,6 +355,7 @@ func raw(ctx context.Context, cli *clientv3.Client, prefix string, n, txnOps, in
 	var once sync.Once
 	var firstErr error
 	start := time.Now()
+	cpu0 := cpuSeconds()
 	for w := 0; w < inflight; w++ {
 		wg.Add(1)
 		go func() {
@@ -387,7 +388,7 @@ func raw(ctx context.Context, cli *clientv3.Client, prefix string, n, txnOps, in
 	sec := time.Since(start).Seconds()
 	return json.NewEncoder(os.Stdout).Encode(map[string]any{
 		"keys": n, "txns": txns, "inflight": inflight, "compare": compare, "value_bytes": valueBytes / int64(n),
-		"seconds": round(sec), "keys_per_second": round(float64(n) / sec),
+		"seconds": round(sec), "keys_per_second": round(float64(n) / sec), "cpu_seconds": round(cpuSeconds() - cpu0),
 	})
 }
 
@@ -475,16 +476,17 @@ func (r *reader) segments(segPrefix string, segments, collections int) error {
 	return nil
 }
 
-func (r *reader) print(start time.Time) error {
+func (r *reader) print(start time.Time, cpu0 float64) error {
 	sec := time.Since(start).Seconds()
 	return json.NewEncoder(os.Stdout).Encode(map[string]any{
 		"keys": r.keys, "requests": r.requests, "seconds": round(sec), "keys_per_second": round(float64(r.keys) / sec),
-		"cpu_seconds": round(cpuSeconds()),
+		"cpu_seconds": round(cpuSeconds() - cpu0),
 	})
 }
 
 // cpuSeconds is the CPU time (user and system) this process has used: the
-// bench sets a read's CPU beside heron's for the same ranges.
+// bench sets a raw pass's CPU from its clock's start beside heron's for the
+// same work.
 func cpuSeconds() float64 {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
@@ -498,6 +500,7 @@ func read(ctx context.Context, cli *clientv3.Client, root string, segments, coll
 	layout := models.NewLayout(root, "meta")
 	segPrefix := layout.Meta(models.SegmentPrefix)
 	start := time.Now()
+	cpu0 := cpuSeconds()
 	r := &reader{ctx: ctx, cli: cli}
 	if err := r.get(layout.Root(""), segPrefix, false); err != nil {
 		return err
@@ -508,7 +511,7 @@ func read(ctx context.Context, cli *clientv3.Client, root string, segments, coll
 	if err := r.get(clientv3.GetPrefixRangeEnd(segPrefix), clientv3.GetPrefixRangeEnd(layout.Root("")), false); err != nil {
 		return err
 	}
-	return r.print(start)
+	return r.print(start, cpu0)
 }
 
 // rangeRead is one read of a repair, relative to the meta root: a key, or
@@ -599,6 +602,7 @@ func readRepair(ctx context.Context, cli *clientv3.Client, cfg config, name stri
 	}
 	meta := models.NewLayout(cfg.root, "meta").Meta
 	start := time.Now()
+	cpu0 := cpuSeconds()
 	r := &reader{ctx: ctx, cli: cli}
 	for _, rr := range repairCases(cfg)[i].reads {
 		from := meta(rr.rel)
@@ -615,5 +619,5 @@ func readRepair(ctx context.Context, cli *clientv3.Client, cfg config, name stri
 			return err
 		}
 	}
-	return r.print(start)
+	return r.print(start, cpu0)
 }
