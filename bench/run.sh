@@ -359,7 +359,6 @@ check --since-backup $(ls "$WORK/run-$SEG.bk"/*.jsonl | head -1) --format json"
 		echo "   --run --max-inflight 1: ${RUN1_SEC}s" >&2
 		timed_restore "restore1-$SEG" "run1-$SEG"
 		RESTORE1_KB=$M_KB
-		RESTORE_SEC=$(faster "$RESTORE_SEC" "$M_SEC")
 		# A second round of the --run at K and of the floor's passes: each
 		# figure is the faster of two, heron's and the floor's alike (the
 		# same pass taken minutes apart varies by 10-20% on this machine).

@@ -60,6 +60,17 @@ type CollectionInfo struct {
 // the streaming node's vchannel registration concern only these.
 func (c *CollectionInfo) Live() bool { return c.State == collectionStates[0] }
 
+// CollectionInfoID is the id an etcdpb.CollectionInfo holds, read from its
+// top level alone (not its schema): a command that wants a few collections
+// of thousands tells them apart without decoding the rest.
+func CollectionInfoID(b []byte) (int64, error) {
+	m, err := wire.Parse(b)
+	if err != nil {
+		return 0, fmt.Errorf("not a CollectionInfo: %w", err)
+	}
+	return int64(m.Varint(collID)), nil
+}
+
 // DecodeCollectionInfo decodes a collection-info value (not a tombstone).
 func DecodeCollectionInfo(b []byte) (*CollectionInfo, error) {
 	m, err := wire.Parse(b)

@@ -31,12 +31,18 @@ func splitHint(ctx context.Context, inst *instance.Instance) string {
 	census := models.NewWALCensus(nil)
 	sampled := inst.WithPageSize(splitSample)
 	read := func(prefix string, each func(e instance.Entry)) error {
+		n := 0
 		_, err := sampled.ScanMeta(ctx, prefix, rev, func(page []instance.KV) error {
-			for _, kv := range page {
+			for _, kv := range page[:min(len(page), splitSample-n)] {
 				rel, _ := inst.Layout.Rel(kv.Key)
 				each(instance.Entry{KV: kv, Key: models.Classify(rel)})
 			}
-			return errSampled
+			// A page may hold fewer (a segment scan's first window ends
+			// after a few collections' segments): read on to the sample.
+			if n += len(page); n >= splitSample {
+				return errSampled
+			}
+			return nil
 		})
 		if errors.Is(err, errSampled) {
 			return nil

@@ -78,7 +78,8 @@ const headSample = 256
 // of a segment scan ends after the segments of the headCollections-th
 // smallest collection id of the first collection keys instead: etcd counts
 // about a page. Whatever those ids miss (a segment of a collection without
-// a key) lies in one window or another: the windows tile the prefix.
+// a key, ids of another database that sort first) lies in one window or
+// another: the windows tile the prefix.
 func (in *Instance) prefixWindows(ctx context.Context, prefix string, rev int64) (*windows, error) {
 	win := newWindows(prefix)
 	if prefix != in.Layout.Meta(models.SegmentPrefix) {
@@ -93,7 +94,7 @@ func (in *Instance) prefixWindows(ctx context.Context, prefix string, rev int64)
 		}
 		resp, err := in.cli.Get(ctx, from, opts...)
 		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", from, compacted(rev, err))
+			return nil, fmt.Errorf("read %s: %w", prefix, compacted(rev, err))
 		}
 		for _, kv := range resp.Kvs {
 			r, _ := in.Layout.Rel(string(kv.Key))
@@ -102,10 +103,16 @@ func (in *Instance) prefixWindows(ctx context.Context, prefix string, rev int64)
 			}
 		}
 	}
-	if len(ends) > 0 {
-		slices.Sort(ends)
-		ends = slices.Compact(ends)
-		win.head = ends[min(headCollections, len(ends))-1]
+	slices.Sort(ends)
+	ends = slices.Compact(ends)
+	// Dropped collections keep their keys (tombstones) and lose their
+	// segments: a first window of none goes on to the next, spanning four
+	// times as many collections, before the rest of the range in one.
+	for n := headCollections; len(ends) > 0; n *= 4 {
+		win.heads = append(win.heads, ends[min(n, len(ends))-1])
+		if n >= len(ends) {
+			break
+		}
 	}
 	return win, nil
 }
@@ -176,8 +183,9 @@ type windows struct {
 	j         int     // 0: the window is the whole rest of the range
 	w         float64 // the width of the next window, in units at j
 	empties   int     // windows in a row that held no key
-	// head, when set, is the end of the first window (prefixWindows).
-	head string
+	// heads are the ends of the first windows (prefixWindows): the next
+	// one is read while none of them held a key.
+	heads []string
 }
 
 func newWindows(prefix string) *windows {
@@ -192,8 +200,8 @@ func rangeWindows(from, to string) *windows {
 
 // next is the next window to read.
 func (s *windows) next() (from, to string) {
-	if s.head != "" {
-		s.to = s.head
+	if len(s.heads) > 0 {
+		s.to = s.heads[0]
 		return s.from, s.to
 	}
 	s.to = s.end
@@ -214,12 +222,14 @@ func (s *windows) next() (from, to string) {
 // page's. It reports whether the scan is done.
 func (s *windows) read(n, limit int, more bool, first, last string) bool {
 	aim := windowFill * float64(limit)
-	if s.head != "" {
-		// The first window held every key up to its last one, as a full
+	if len(s.heads) > 0 {
+		// A first window held every key up to its last one, as a full
 		// page does: its keys size the windows after it. An empty one
-		// leaves the rest of the range to one request.
-		s.head = ""
-		more = more || n > 0
+		// leaves the next (or the rest of the range, in one request).
+		s.heads = s.heads[1:]
+		if n > 0 {
+			s.heads, more = nil, true
+		}
 	}
 	if more {
 		// The page covered the units from the window's start to its last

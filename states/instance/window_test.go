@@ -208,9 +208,13 @@ func TestSegmentScanFromItsHead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The 16th smallest listed id as a string: 1000, 200, 300, 3000, ..., 3012.
-	if want := clientv3.GetPrefixRangeEnd(layout.Meta(models.CollectionSegmentPrefix(3012))); win.head != want {
-		t.Fatalf("head %q, want %q", win.head, want)
+	// The 16th smallest listed id as a string (1000, 200, 300, 3000, ...,
+	// 3012), then the 43rd and last (3039).
+	end := func(c int64) string {
+		return clientv3.GetPrefixRangeEnd(layout.Meta(models.CollectionSegmentPrefix(c)))
+	}
+	if want := []string{end(3012), end(3039)}; !slices.Equal(win.heads, want) {
+		t.Fatalf("heads %q, want %q", win.heads, want)
 	}
 	for _, size := range []int{3, 50, 1000} {
 		in.PageSize = size
@@ -259,9 +263,10 @@ func TestSegmentScanFromItsHead(t *testing.T) {
 
 // etcd counts every key of a limited range before it answers: a scan of
 // the segments (nearly every key of an instance) must not begin with a
-// range over all of them, alone (Scan's first window, prefixWindows) or
-// among other prefixes (Walk scans it alone, in its turn). Counted keys
-// stay within half a scan more than the keys read.
+// range over all of them, alone (Scan's first windows, prefixWindows, past
+// dropped collections too) or among other prefixes (Walk scans it alone,
+// in its turn). Counted keys stay within half a scan more than the keys
+// read.
 func TestSegmentScanCountsAboutWhatItReads(t *testing.T) {
 	cli, _ := etcdtest.Start(t)
 	layout := models.NewLayout("by-dev", "meta")
@@ -273,7 +278,15 @@ func TestSegmentScanCountsAboutWhatItReads(t *testing.T) {
 			keys = append(keys, layout.Meta(models.SegmentKey(coll, coll+1, coll*100+s)))
 		}
 	}
+	// Twenty dropped collections whose ids sort first: their keys (here
+	// tombstones) outlive their segments, and the first window holds none.
+	var dropped []string
+	for c := int64(100); c < 120; c++ {
+		dropped = append(dropped, layout.Meta(models.CollectionInfoKey(1, c)))
+	}
 	putAll(t, cli, keys)
+	putAll(t, cli, dropped)
+	keys = append(keys, dropped...)
 	kv := &countingKV{KV: cli.KV}
 	c := *cli
 	c.KV = kv

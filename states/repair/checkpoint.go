@@ -248,7 +248,8 @@ func scanSegments(ctx context.Context, inst *instance.Instance, rev int64, vchan
 		// its pchannel: its channel field (read without decoding) tells,
 		// and only the pchannel's segments are decoded (at 1M segments over
 		// 64 pchannels, a sixty-fourth). One whose channel cannot be read
-		// is decoded, and counted as not decoding.
+		// is decoded, and counted as not decoding; one of another pchannel
+		// is not this repair's to read, whole or broken.
 		if ch, ok := models.SegmentChannel(e.Value); ok && !models.OnPChannel(ch, pc) {
 			return nil
 		}

@@ -258,8 +258,8 @@ type collection struct {
 // database-scoped collection-info before the legacy one (Milvus's
 // loadCollectionFromDefaultDb), tombstones left out; a value that does not
 // decode is a warning naming its key. Given ids, only those are decoded
-// (the key names its id): a collection's schema is most of the bytes of
-// its value, and ten thousand of them most of a repair's CPU.
+// (the value's top level names its id): a collection's schema is most of
+// the bytes of its value, and ten thousand of them most of a repair's CPU.
 func readCollections(ctx context.Context, inst *instance.Instance, rev int64, ids ...int64) (map[int64]collection, []string, error) {
 	out := map[int64]collection{}
 	var warnings []string
@@ -271,7 +271,10 @@ func readCollections(ctx context.Context, inst *instance.Instance, rev int64, id
 		if (e.Kind != models.KindCollectionInfo && e.Kind != models.KindLegacyCollection) || models.IsTombstone(e.Value) {
 			return nil
 		}
-		if len(wanted) > 0 && !wanted[e.Collection] {
+		// The id the value holds, as Milvus's catalog and the channel state
+		// read it (a key may name another); one whose top level does not
+		// parse is decoded, and named.
+		if id, err := models.CollectionInfoID(e.Value); err == nil && len(wanted) > 0 && !wanted[id] {
 			return nil
 		}
 		c, err := models.DecodeCollectionInfo(e.Value)
