@@ -26,36 +26,19 @@ type inflightStore struct {
 }
 
 func (s *inflightStore) Txn(ctx context.Context) clientv3.Txn {
-	return &inflightTxn{Txn: s.Client.Txn(ctx), s: s}
-}
-
-type inflightTxn struct {
-	clientv3.Txn
-	s *inflightStore
-}
-
-func (t *inflightTxn) If(cs ...clientv3.Cmp) clientv3.Txn { t.Txn = t.Txn.If(cs...); return t }
-func (t *inflightTxn) Then(ops ...clientv3.Op) clientv3.Txn {
-	t.Txn = t.Txn.Then(ops...)
-	return t
-}
-func (t *inflightTxn) Else(ops ...clientv3.Op) clientv3.Txn {
-	t.Txn = t.Txn.Else(ops...)
-	return t
-}
-
-func (t *inflightTxn) Commit() (*clientv3.TxnResponse, error) {
-	t.s.mu.Lock()
-	t.s.now++
-	t.s.max = max(t.s.max, t.s.now)
-	t.s.mu.Unlock()
-	time.Sleep(20 * time.Millisecond)
-	defer func() {
-		t.s.mu.Lock()
-		t.s.now--
-		t.s.mu.Unlock()
-	}()
-	return t.Txn.Commit()
+	return &etcdtest.HookedTxn{Txn: s.Client.Txn(ctx), Hook: func(commit func() (*clientv3.TxnResponse, error)) (*clientv3.TxnResponse, error) {
+		s.mu.Lock()
+		s.now++
+		s.max = max(s.max, s.now)
+		s.mu.Unlock()
+		time.Sleep(20 * time.Millisecond)
+		defer func() {
+			s.mu.Lock()
+			s.now--
+			s.mu.Unlock()
+		}()
+		return commit()
+	}}
 }
 
 // --max-inflight K lets at most K transactions of a phase commit at once

@@ -83,7 +83,7 @@ func TestCountManyAndPrefixMany(t *testing.T) {
 // other keys, not of every segment.
 func TestHasMetaCountsNotTheSegments(t *testing.T) {
 	cli, _ := etcdtest.Start(t)
-	kv := &countingKV{KV: cli.KV}
+	kv := etcdtest.NewCountingKV(cli.KV)
 	c := *cli
 	c.KV = kv
 	var segs, wal []string
@@ -100,13 +100,13 @@ func TestHasMetaCountsNotTheSegments(t *testing.T) {
 		want     bool
 		mostKeys int64
 	}{{"big", true, 1}, {"wal", true, 2000}, {"seg", true, 1}, {"none", false, 0}} {
-		kv.counted = 0
+		kv.Counted = 0
 		got, err := New(&c, models.NewLayout(c0.root, "meta"), nil).HasMeta(ctx)
 		if err != nil || got != c0.want {
 			t.Fatalf("%s: HasMeta = %v, %v; want %v", c0.root, got, err, c0.want)
 		}
-		if kv.counted > c0.mostKeys {
-			t.Errorf("%s: etcd counted %d keys to find the meta root, want at most %d", c0.root, kv.counted, c0.mostKeys)
+		if kv.Counted > c0.mostKeys {
+			t.Errorf("%s: etcd counted %d keys to find the meta root, want at most %d", c0.root, kv.Counted, c0.mostKeys)
 		}
 	}
 }
@@ -119,7 +119,7 @@ func TestHasMetaCountsNotTheSegments(t *testing.T) {
 // subtree is skipped: the listing counts the keys around it.
 func TestSegmentsCountsNotTheSkipped(t *testing.T) {
 	cli, _ := etcdtest.Start(t)
-	kv := &countingKV{KV: cli.KV}
+	kv := etcdtest.NewCountingKV(cli.KV)
 	c := *cli
 	c.KV = kv
 	var meta []string
@@ -137,19 +137,19 @@ func TestSegmentsCountsNotTheSkipped(t *testing.T) {
 		{"by-dev/", "meta", []string{"config", "kv", "meta-other", "wp"}},
 		{"", "by-dev", []string{"other", "zzz"}},
 	} {
-		kv.counted = 0
+		kv.Counted = 0
 		segs, complete, err := inst.Segments(ctx, tc.prefix, 0, 100, tc.skip)
 		if err != nil || !complete || !slices.Equal(segs, tc.want) {
 			t.Fatalf("Segments(%q, skip %q) = %v, %v, %v; want %v", tc.prefix, tc.skip, segs, complete, err, tc.want)
 		}
-		if kv.counted > 20 {
-			t.Errorf("Segments(%q, skip %q): etcd counted %d keys, want at most 20 (not the %d under the skipped segment)", tc.prefix, tc.skip, kv.counted, len(meta))
+		if kv.Counted > 20 {
+			t.Errorf("Segments(%q, skip %q): etcd counted %d keys, want at most 20 (not the %d under the skipped segment)", tc.prefix, tc.skip, kv.Counted, len(meta))
 		}
 	}
 	// Without skip, the same listing names the meta root (and counts it).
-	kv.counted = 0
+	kv.Counted = 0
 	segs, _, err := inst.Segments(ctx, "by-dev/", 0, 100)
-	if err != nil || !slices.Contains(segs, "meta") || kv.counted < int64(len(meta)) {
-		t.Fatalf("without skip: %v, %v, counted %d", segs, err, kv.counted)
+	if err != nil || !slices.Contains(segs, "meta") || kv.Counted < int64(len(meta)) {
+		t.Fatalf("without skip: %v, %v, counted %d", segs, err, kv.Counted)
 	}
 }

@@ -28,7 +28,7 @@ func TestWalkReadsSmallPrefixesTogether(t *testing.T) {
 		}
 	}
 	putAll(t, cli, append(keys, "r/m/w/outside", "r/m/w/00"))
-	kv := &countingKV{KV: cli.KV}
+	kv := etcdtest.NewCountingKV(cli.KV)
 	c := *cli
 	c.KV = kv
 	in := New(&c, models.NewLayout("r", "m"), nil)
@@ -50,8 +50,8 @@ func TestWalkReadsSmallPrefixesTogether(t *testing.T) {
 	// Two prefixes of 300 keys in pages of at most 128: a few windowed
 	// requests each; the 68 others cost none (they came in the two
 	// transactions; read one by one, they would cost 68 more).
-	if kv.requests > 24 {
-		t.Errorf("%d range requests: the small prefixes were read one by one", kv.requests)
+	if kv.Requests > 24 {
+		t.Errorf("%d range requests: the small prefixes were read one by one", kv.Requests)
 	}
 
 	// An error of fn stops the walk with it.

@@ -3,69 +3,11 @@ package instance
 import (
 	"context"
 	"fmt"
-	"sync"
 	"testing"
-
-	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/heron-shell/heron/models"
 	"github.com/heron-shell/heron/tests/etcdtest"
 )
-
-// countingKV counts the range requests of a client and the keys etcd
-// counted for them (resp.Count: every key up to the range end) against the
-// keys it returned.
-type countingKV struct {
-	clientv3.KV
-	mu                sync.Mutex
-	requests, empty   int
-	counted, returned int64
-}
-
-func (c *countingKV) Get(ctx context.Context, key string, opts ...clientv3.OpOption) (*clientv3.GetResponse, error) {
-	resp, err := c.KV.Get(ctx, key, opts...)
-	if err == nil {
-		c.mu.Lock()
-		c.requests++
-		c.counted += resp.Count
-		c.returned += int64(len(resp.Kvs))
-		if len(resp.Kvs) == 0 {
-			c.empty++
-		}
-		c.mu.Unlock()
-	}
-	return resp, err
-}
-
-// Txn counts the keys etcd counted for the ranges of a transaction (Walk's
-// reads of many prefixes together).
-func (c *countingKV) Txn(ctx context.Context) clientv3.Txn {
-	return &countingTxn{Txn: c.KV.Txn(ctx), kv: c}
-}
-
-type countingTxn struct {
-	clientv3.Txn
-	kv *countingKV
-}
-
-func (t *countingTxn) Then(ops ...clientv3.Op) clientv3.Txn {
-	t.Txn = t.Txn.Then(ops...)
-	return t
-}
-
-func (t *countingTxn) Commit() (*clientv3.TxnResponse, error) {
-	resp, err := t.Txn.Commit()
-	if err == nil {
-		t.kv.mu.Lock()
-		for _, r := range resp.Responses {
-			if rr := r.GetResponseRange(); rr != nil {
-				t.kv.counted += rr.Count
-			}
-		}
-		t.kv.mu.Unlock()
-	}
-	return resp, err
-}
 
 // A scan of N keys costs about N/page range requests, few of them empty,
 // and etcd counts about as many keys as it returns: the windows hold about
@@ -110,7 +52,7 @@ func TestScanWindowsHoldAboutOnePage(t *testing.T) {
 			putAll(t, cli, keys)
 			prefix := keys[0][:6]
 			for _, page := range []int{500, 2000} {
-				kv := &countingKV{KV: cli.KV}
+				kv := etcdtest.NewCountingKV(cli.KV)
 				c := *cli
 				c.KV = kv
 				in := New(&c, models.NewLayout(prefix[:1], "m"), nil)
@@ -127,16 +69,16 @@ func TestScanWindowsHoldAboutOnePage(t *testing.T) {
 				}
 				ideal := len(keys) / page
 				t.Logf("page %d: %d requests (%d empty) for %d keys, etcd counted %.2f keys per key returned",
-					page, kv.requests, kv.empty, len(keys), float64(kv.counted)/float64(kv.returned))
-				if kv.requests > 2*ideal+4 {
-					t.Errorf("page %d: %d range requests for %d keys (ideal %d)", page, kv.requests, len(keys), ideal)
+					page, kv.Requests, kv.Empty, len(keys), float64(kv.Counted)/float64(kv.Returned))
+				if kv.Requests > 2*ideal+4 {
+					t.Errorf("page %d: %d range requests for %d keys (ideal %d)", page, kv.Requests, len(keys), ideal)
 				}
-				if kv.empty > ideal/4+2 {
-					t.Errorf("page %d: %d of %d requests came back empty", page, kv.empty, kv.requests)
+				if kv.Empty > ideal/4+2 {
+					t.Errorf("page %d: %d of %d requests came back empty", page, kv.Empty, kv.Requests)
 				}
 				// The first request knows nothing yet: it is the rest of
 				// the range, and etcd counts every key once for it.
-				if extra := kv.counted - kv.returned - int64(len(keys)); extra > int64(len(keys))/2 {
+				if extra := kv.Counted - kv.Returned - int64(len(keys)); extra > int64(len(keys))/2 {
 					t.Errorf("page %d: etcd counted %d keys beyond those returned and the first request's", page, extra)
 				}
 			}

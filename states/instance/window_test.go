@@ -167,6 +167,21 @@ func TestPagesAreSizedByBytes(t *testing.T) {
 	}
 }
 
+// scannedKeys is every key scan (Scan or ScanKeys) reads under prefix.
+func scannedKeys(t *testing.T, scan func(context.Context, string, int64, func([]KV) error) (int64, error), prefix string) []string {
+	t.Helper()
+	var got []string
+	if _, err := scan(context.Background(), prefix, 0, func(page []KV) error {
+		for _, kv := range page {
+			got = append(got, kv.Key)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
 // A segment scan's first window ends after the segments of a few listed
 // collections (prefixWindows); the scan must still see every key once, in
 // order, whatever the collection keys miss: segments of collections with
@@ -218,15 +233,7 @@ func TestSegmentScanFromItsHead(t *testing.T) {
 	}
 	for _, size := range []int{3, 50, 1000} {
 		in.PageSize = size
-		var got []string
-		if _, err := in.Scan(context.Background(), prefix, 0, func(page []KV) error {
-			for _, kv := range page {
-				got = append(got, kv.Key)
-			}
-			return nil
-		}); err != nil {
-			t.Fatal(err)
-		}
+		got := scannedKeys(t, in.Scan, prefix)
 		if !slices.Equal(got, keys) {
 			t.Fatalf("page %d: got %d keys, want %d", size, len(got), len(keys))
 		}
@@ -243,19 +250,12 @@ func TestSegmentScanFromItsHead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var want, got []string
+	var want []string
 	for _, kv := range resp.Kvs {
 		want = append(want, string(kv.Key))
 	}
 	in.PageSize = 10
-	if _, err := in.ScanKeys(context.Background(), prefix, 0, func(page []KV) error {
-		for _, kv := range page {
-			got = append(got, kv.Key)
-		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	got := scannedKeys(t, in.ScanKeys, prefix)
 	if len(want) != 52 || !slices.Equal(got, want) {
 		t.Fatalf("after the deletes: got %d keys, want %d (52)", len(got), len(want))
 	}
@@ -287,7 +287,7 @@ func TestSegmentScanCountsAboutWhatItReads(t *testing.T) {
 	putAll(t, cli, keys)
 	putAll(t, cli, dropped)
 	keys = append(keys, dropped...)
-	kv := &countingKV{KV: cli.KV}
+	kv := etcdtest.NewCountingKV(cli.KV)
 	c := *cli
 	c.KV = kv
 	in := New(&c, layout, nil)
@@ -299,10 +299,10 @@ func TestSegmentScanCountsAboutWhatItReads(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if scanned != 5000 || kv.counted > 7500 {
-		t.Fatalf("Scan: %d segments read, %d keys counted (want 5000, at most 7500)", scanned, kv.counted)
+	if scanned != 5000 || kv.Counted > 7500 {
+		t.Fatalf("Scan: %d segments read, %d keys counted (want 5000, at most 7500)", scanned, kv.Counted)
 	}
-	kv.counted = 0
+	kv.Counted = 0
 	var walked int
 	if _, err := in.Walk(context.Background(), 0, []string{models.CollectionInfoPrefix, models.SegmentPrefix, models.ChannelCPPrefix}, func(Entry) error {
 		walked++
@@ -310,7 +310,7 @@ func TestSegmentScanCountsAboutWhatItReads(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if walked != len(keys) || kv.counted > int64(len(keys))*3/2 {
-		t.Fatalf("Walk: %d keys read, %d counted (want %d, at most %d)", walked, kv.counted, len(keys), len(keys)*3/2)
+	if walked != len(keys) || kv.Counted > int64(len(keys))*3/2 {
+		t.Fatalf("Walk: %d keys read, %d counted (want %d, at most %d)", walked, kv.Counted, len(keys), len(keys)*3/2)
 	}
 }

@@ -1,76 +1,16 @@
 package reset
 
 import (
-	"context"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
-	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/heron-shell/heron/models"
 	"github.com/heron-shell/heron/states/instance"
+	"github.com/heron-shell/heron/tests/etcdtest"
 	"github.com/heron-shell/heron/tests/sampletest"
 )
-
-// keyCountingKV counts, by key, the keys range requests return.
-type keyCountingKV struct {
-	clientv3.KV
-	mu   sync.Mutex
-	seen map[string]int
-}
-
-func (c *keyCountingKV) Get(ctx context.Context, key string, opts ...clientv3.OpOption) (*clientv3.GetResponse, error) {
-	resp, err := c.KV.Get(ctx, key, opts...)
-	if err == nil {
-		c.mu.Lock()
-		for _, kv := range resp.Kvs {
-			c.seen[string(kv.Key)]++
-		}
-		c.mu.Unlock()
-	}
-	return resp, err
-}
-
-func (c *keyCountingKV) Txn(ctx context.Context) clientv3.Txn {
-	return &keyCountingTxn{Txn: c.KV.Txn(ctx), c: c}
-}
-
-// keyCountingTxn counts the keys a transaction's range requests return.
-type keyCountingTxn struct {
-	clientv3.Txn
-	c *keyCountingKV
-}
-
-func (t *keyCountingTxn) If(cs ...clientv3.Cmp) clientv3.Txn {
-	t.Txn = t.Txn.If(cs...)
-	return t
-}
-
-func (t *keyCountingTxn) Then(ops ...clientv3.Op) clientv3.Txn {
-	t.Txn = t.Txn.Then(ops...)
-	return t
-}
-
-func (t *keyCountingTxn) Else(ops ...clientv3.Op) clientv3.Txn {
-	t.Txn = t.Txn.Else(ops...)
-	return t
-}
-
-func (t *keyCountingTxn) Commit() (*clientv3.TxnResponse, error) {
-	resp, err := t.Txn.Commit()
-	if err == nil {
-		t.c.mu.Lock()
-		for _, r := range resp.Responses {
-			for _, kv := range r.GetResponseRange().GetKvs() {
-				t.c.seen[string(kv.Key)]++
-			}
-		}
-		t.c.mu.Unlock()
-	}
-	return resp, err
-}
 
 // A plan reads the segment-assign records and consume checkpoints of
 // streamingnode-meta/wal/ twice (the context read, the scan), by pchannel,
@@ -90,13 +30,13 @@ func TestPlanReadsVChannelKeysOnce(t *testing.T) {
 			e.put(e.meta(models.SegmentAssignPrefix("other-pchannel")+"5002"), sampletest.SegmentAssignment(100, 101, 5002, "other-pchannel_100v1"))
 			want++
 		}
-		kv := &keyCountingKV{KV: e.cli.KV, seen: map[string]int{}}
+		kv := etcdtest.NewCountingKV(e.cli.KV)
 		e.cli.KV = kv
 		inst := instance.New(e.cli, e.inst.Layout, nil)
 		s := dryPlan(t, inst, &Params{TargetWAL: "woodpecker", AllowGrowing: true})
 
 		vchannelKeys, checkpoints := 0, 0
-		for key, n := range kv.seen {
+		for key, n := range kv.Seen {
 			rel, _ := strings.CutPrefix(key, e.inst.Layout.MetaRoot())
 			switch models.Classify(rel).Kind {
 			case models.KindVChannelMeta, models.KindVChannelSchema:
@@ -114,7 +54,7 @@ func TestPlanReadsVChannelKeysOnce(t *testing.T) {
 		if (vchannelKeys == 0) != !unlisted || checkpoints != want {
 			t.Fatalf("unlisted %v: the plan read %d vchannel keys and %d checkpoints and segment-assign records, want %d", unlisted, vchannelKeys, checkpoints, want)
 		}
-		if kv.seen[assign] == 0 {
+		if kv.Seen[assign] == 0 {
 			t.Fatalf("the segment-assign record %s was not read", assign)
 		}
 		if got := s.TotalKeys; got == 0 {
