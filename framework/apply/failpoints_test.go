@@ -38,6 +38,20 @@ func TestFromEnv(t *testing.T) {
 	}
 }
 
+// waitPaused waits (10 s at most, else fails with why) for a pause hook to
+// create its file.
+func waitPaused(t *testing.T, file, why string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(file); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal(why)
+		}
+	}
+}
+
 // HERON_APPLY_PAUSE=txn:FILE holds the AfterTxn hook of the first committed
 // transaction until FILE is removed, and only the first: the e2e scripts act
 // on etcd between two transactions with it.
@@ -52,14 +66,7 @@ func TestPauseTxn(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- opt.AfterTxn(1) }()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if _, err := os.Stat(file); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the first transaction's hook did not create the pause file")
-		}
-	}
+	waitPaused(t, file, "the first transaction's hook did not create the pause file")
 	select {
 	case err := <-done:
 		t.Fatalf("the hook returned (%v) while the pause file exists", err)
@@ -100,14 +107,7 @@ func TestPauseAfterTxns(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- opt.AfterTxn(3) }()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if _, err := os.Stat(file); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no pause after transaction 3")
-		}
-	}
+	waitPaused(t, file, "no pause after transaction 3")
 	_ = os.Remove(file)
 	if err := <-done; err != nil {
 		t.Fatal(err)

@@ -64,5 +64,5 @@ restore --file $A --run --backup-dir $WORK"
 expect_rc 0 "restore of A"
 expect_out "verify: ok" "A's restore verifies"
 dump >"$WORK/restored.dump"
-if cmp -s "$WORK/original.dump" "$WORK/restored.dump"; then pass "the chain restored newest first gives the original byte for byte"; else fail "the restored dump differs"; fi
+same "$WORK/original.dump" "$WORK/restored.dump" "the chain restored newest first gives the original byte for byte"
 finish

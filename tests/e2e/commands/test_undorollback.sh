@@ -38,12 +38,12 @@ expect_out "verify: SPLIT STATE" "it says the split state is back"
 expect_out "restore next: restore --file $A --run" "it names A to restore next"
 if printf '%s' "$OUT$ERR" | grep -q "another write changed"; then fail "it blames another write"; else pass "it blames no other write"; fi
 dump >"$WORK/undone.dump"
-if cmp -s "$WORK/split.dump" "$WORK/undone.dump"; then pass "the split state is back byte for byte"; else fail "the undone dump differs from the stopped run's"; fi
+same "$WORK/split.dump" "$WORK/undone.dump" "the split state is back byte for byte"
 
 run_heron "$(connect_line)
 restore --file $A --run --backup-dir $WORK"
 expect_rc 0 "restore of A"
 expect_out "verify: ok" "A's restore verifies"
 dump >"$WORK/restored.dump"
-if cmp -s "$WORK/original.dump" "$WORK/restored.dump"; then pass "restoring A gives the original byte for byte"; else fail "the restored dump differs"; fi
+same "$WORK/original.dump" "$WORK/restored.dump" "restoring A gives the original byte for byte"
 finish
