@@ -144,9 +144,12 @@ func (m *member) start() error {
 	return nil
 }
 
-func (m *member) exited() bool {
+func (m *member) exited() bool { return closed(m.done) }
+
+// closed reports whether done, closed when a process was waited for, is.
+func closed(done chan struct{}) bool {
 	select {
-	case <-m.done:
+	case <-done:
 		return true
 	default:
 		return false

@@ -107,14 +107,7 @@ func startHeron(bin string, wrap []string, dir string, endpoints []string, line 
 	return p, nil
 }
 
-func (p *proc) exited() bool {
-	select {
-	case <-p.done:
-		return true
-	default:
-		return false
-	}
-}
+func (p *proc) exited() bool { return closed(p.done) }
 
 // wait waits for the process and reads what it printed.
 func (p *proc) wait() heronRun {
