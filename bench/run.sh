@@ -25,8 +25,9 @@
 #                             the pipelined raw loop has as many in flight
 #
 # etcd runs with --quota-backend-bytes 8GiB and no auto-compaction: before
-# each timed write pass the bench compacts and defragments it (settle), so
-# that every pass meets the same etcd. Its data dir
+# each timed pass the bench compacts and defragments it and starts a new etcd
+# process on a snapshot of it (settle), so that every pass meets the same
+# etcd: the instance as it stands, a fresh heap. Its data dir
 # is on tmpfs by default: a production etcd sits on a disk whose fsync takes a
 # fraction of a millisecond, while this VM's disk takes ~4 ms per fsync, which
 # would make both heron and the raw loop measure the disk only. Set
@@ -119,39 +120,56 @@ free_port() {
 	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
 }
 
-start_etcd() { # start_etcd NAME VERSION
-	local port peer bin=etcd
-	[ "$2" = 3.5 ] && bin=$REPO/bin/etcd35
-	port=$(free_port)
-	peer=$(free_port)
-	ETCD=127.0.0.1:$port
-	"$bin" --name bench --data-dir "$BASE/$1" \
+start_etcd() { # start_etcd NAME VERSION: a new etcd on new ports
+	ETCD_DIR=$BASE/$1 ETCD_BIN=etcd ETCD_NAME=$1
+	[ "$2" = 3.5 ] && ETCD_BIN=$REPO/bin/etcd35
+	ETCD_PORT=$(free_port)
+	ETCD_PEER=$(free_port)
+	ETCD=127.0.0.1:$ETCD_PORT
+	run_etcd
+}
+
+# run_etcd: starts etcd on $ETCD_DIR at $ETCD, waits until it is healthy.
+run_etcd() {
+	"$ETCD_BIN" --name bench --data-dir "$ETCD_DIR" \
 		--listen-client-urls "http://$ETCD" --advertise-client-urls "http://$ETCD" \
-		--listen-peer-urls "http://127.0.0.1:$peer" --initial-advertise-peer-urls "http://127.0.0.1:$peer" \
-		--initial-cluster "bench=http://127.0.0.1:$peer" \
+		--listen-peer-urls "http://127.0.0.1:$ETCD_PEER" --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER" \
+		--initial-cluster "bench=http://127.0.0.1:$ETCD_PEER" \
 		--quota-backend-bytes $((8 * 1024 * 1024 * 1024)) --auto-compaction-retention 0 \
-		--max-request-bytes $((3 * 512 * 1024)) >"$WORK/etcd-$1.log" 2>&1 &
+		--max-request-bytes $((3 * 512 * 1024)) >>"$WORK/etcd-$ETCD_NAME.log" 2>&1 &
 	ETCD_PID=$!
-	for _ in $(seq 1 100); do
+	for _ in $(seq 1 600); do
 		if ETCDCTL_API=3 etcdctl --endpoints "$ETCD" endpoint health >/dev/null 2>&1; then return 0; fi
 		sleep 0.1
 	done
 	echo "bench: etcd did not start:" >&2
-	tail -20 "$WORK/etcd-$1.log" >&2
+	tail -20 "$WORK/etcd-$ETCD_NAME.log" >&2
 	exit 1
 }
 
-# settle: compacts etcd at its current revision and defragments it, so that
-# every timed write pass meets the same etcd: the instance's keys, one
-# revision each, as a production etcd with auto-compaction keeps them, and
-# not the revisions of the passes before it (without it, each later pass
-# ran on a larger bbolt file and was slower for that alone).
+# settle: every timed pass meets a fresh etcd holding what the instance holds
+# now, one revision per key, as a production etcd with auto-compaction keeps
+# it: compact at the current revision, defragment, save a snapshot, and
+# start a new etcd process (same address) on a data dir restored from it.
+# Without the compaction each later pass ran on a larger bbolt file; without
+# the new process, on an etcd whose heap held the raft log of every pass
+# before it (etcd keeps --snapshot-count entries, 100,000 by default: a whole
+# bench run), 12-14 GB by the last passes, which were slower for that alone.
 settle() {
 	local rev
 	rev=$(ETCDCTL_API=3 etcdctl --endpoints "$ETCD" endpoint status -w json |
 		python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["Status"]["header"]["revision"])')
-	ETCDCTL_API=3 etcdctl --endpoints "$ETCD" compact "$rev" --physical --command-timeout 600s >/dev/null
+	# (nothing written since the last settle: compacted at this revision already)
+	ETCDCTL_API=3 etcdctl --endpoints "$ETCD" compact "$rev" --physical --command-timeout 600s >/dev/null 2>"$WORK/compact.err" ||
+		grep -q 'required revision has been compacted' "$WORK/compact.err" || { cat "$WORK/compact.err" >&2; exit 1; }
 	ETCDCTL_API=3 etcdctl --endpoints "$ETCD" defrag --command-timeout 600s >/dev/null
+	ETCDCTL_API=3 etcdctl --endpoints "$ETCD" snapshot save "$BASE/settle.db" --command-timeout 600s >/dev/null 2>&1
+	stop_etcd
+	rm -rf "$ETCD_DIR"
+	ETCDCTL_API=3 etcdctl snapshot restore "$BASE/settle.db" --data-dir "$ETCD_DIR" --name bench \
+		--initial-cluster "bench=http://127.0.0.1:$ETCD_PEER" --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER" >/dev/null 2>&1
+	rm -f "$BASE/settle.db"
+	run_etcd
 }
 
 stop_etcd() {
@@ -277,6 +295,7 @@ for SEG in $SIZES; do
 	echo "   generated: $(cat "$R.gen.json")" >&2
 	CONNECT="connect --etcd $ETCD --rootPath by-dev"
 
+	settle
 	raw_pass "$R.read.json" read --etcd "$ETCD" --rootPath by-dev --segments "$SEG" --collections "$COLLECTIONS"
 	echo "   raw read: $(cat "$R.read.json")" >&2
 
@@ -344,6 +363,7 @@ reset checkpoint --target-wal $TARGET --format json"
 	BACKUP_BYTES=$(du -sb "$WORK/run-$SEG.bk" | awk '{print $1}')
 	# check --since-backup the reset's backup, on the instance the reset
 	# left (exit 1: its FAILs, no Milvus runs here).
+	settle
 	measure "check-$SEG" "$CONNECT
 check --since-backup $(ls "$WORK/run-$SEG.bk"/*.jsonl | head -1) --format json"
 	[ "$M_RC" -le 1 ] || must_pass "check --since-backup" "check-$SEG"
@@ -377,6 +397,7 @@ check --since-backup $(ls "$WORK/run-$SEG.bk"/*.jsonl | head -1) --format json"
 		timed_restore "restore2-$SEG" "run2-$SEG"
 		RESTORE_SEC=$(faster "$RESTORE_SEC" "$M_SEC")
 		[ "$M_KB" -le "$RESTORE_KB" ] || RESTORE_KB=$M_KB
+		settle
 		raw_pass "$R.read2.json" read --etcd "$ETCD" --rootPath by-dev --segments "$SEG" --collections "$COLLECTIONS"
 		echo "   raw read again: $(cat "$R.read2.json")" >&2
 		python3 "$REPO/bench/result.py" faster "$R.read.json" "$R.read2.json" >"$R.read.best.json"
@@ -403,6 +424,8 @@ apply --file $WORK/plan-$SEG.jsonl --run --format json --backup-dir $WORK/apply-
 	# (version): neither heron's process start, nor its connect, nor its
 	# exit is the repair's. Three of each, the fastest counted; with the CPU
 	# heron (bench/gen for the raw read) and etcd used in each.
+	"$GEN" findings --etcd "$ETCD" --rootPath by-dev --collections "$COLLECTIONS" --shards "$SHARDS" --pchannels "$PCHANNELS" >"$R.findings"
+	settle
 	START_SEC=
 	for i in 1 2 3; do
 		measure "start-$SEG" "$CONNECT"
@@ -413,7 +436,6 @@ apply --file $WORK/plan-$SEG.jsonl --run --format json --backup-dir $WORK/apply-
 	for i in 1 2 3; do
 		python3 "$REPO/bench/session.py" "$HERON" "$CONNECT" "version --format json" /dev/null "$ETCD_PID" >>"$R.noop"
 	done
-	"$GEN" findings --etcd "$ETCD" --rootPath by-dev --collections "$COLLECTIONS" --shards "$SHARDS" --pchannels "$PCHANNELS" >"$R.findings"
 	: >"$R.repairs"
 	while IFS=$'\t' read -r NAME CMD; do
 		for i in 1 2 3; do
@@ -439,7 +461,7 @@ apply --file $WORK/plan-$SEG.jsonl --run --format json --backup-dir $WORK/apply-
 	"$GEN" raw --etcd "$ETCD" --keys "$KEYS" --prefix bench-raw/ --inflight "$K" >"$R.rawk.json"
 	echo "   raw loop, $K in flight: $(cat "$R.rawk.json")" >&2
 	stop_etcd
-	rm -rf "$BASE/etcd-$V-$SEG"
+	rm -rf "$ETCD_DIR"
 
 	cat >"$R.vals" <<-EOF
 	segments=$SEG

@@ -71,6 +71,30 @@ func CollectionInfoID(b []byte) (int64, error) {
 	return int64(m.Varint(collID)), nil
 }
 
+// CollectionChannels is what an etcdpb.CollectionInfo says of its
+// vchannels, read from its top level alone: a reader of every collection
+// that needs only these (the channel state of repair, check and show)
+// skips the schema and the start positions, most of each value.
+type CollectionChannels struct {
+	ID        int64
+	Live      bool // state Created (CollectionInfo.Live)
+	VChannels []string
+}
+
+// DecodeCollectionChannels decodes a collection-info value's id, state and
+// vchannels (not a tombstone).
+func DecodeCollectionChannels(b []byte) (CollectionChannels, error) {
+	m, err := wire.Parse(b)
+	if err != nil {
+		return CollectionChannels{}, fmt.Errorf("not a CollectionInfo: %w", err)
+	}
+	c := CollectionChannels{ID: int64(m.Varint(collID)), Live: stateName(collectionStates, m.Varint(collState)) == collectionStates[0]}
+	for _, f := range m.All(collVChannels) {
+		c.VChannels = append(c.VChannels, string(f.Payload))
+	}
+	return c, nil
+}
+
 // DecodeCollectionInfo decodes a collection-info value (not a tombstone).
 func DecodeCollectionInfo(b []byte) (*CollectionInfo, error) {
 	m, err := wire.Parse(b)

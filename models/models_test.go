@@ -204,6 +204,12 @@ func TestRewriteSegmentAndCollection(t *testing.T) {
 	assert.Equal(t, sample.ID(wal, 1).Bytes(), c.StartPositions[0].Data, "out of scope pchannel untouched")
 	assert.Equal(t, target.Bytes(), c.StartPositions[1].Data)
 	assert.Equal(t, fieldsExcept(t, corig, 11), fieldsExcept(t, cgot, 11))
+	for state, live := range map[uint64]bool{0: true, 1: false, 2: false, 3: false} {
+		coll.State = state
+		ch, err := models.DecodeCollectionChannels(append(coll.Encode(), unknown...))
+		require.NoError(t, err)
+		assert.Equal(t, models.CollectionChannels{ID: 1, Live: live, VChannels: coll.VChannels}, ch, "state %d", state)
+	}
 	sp, ok := c.StartPositionOf("r-dml_1_1v1")
 	assert.True(t, ok)
 	assert.Equal(t, "r-dml_1", sp.Key)
@@ -229,6 +235,8 @@ func TestDecodeErrorsNeverPanic(t *testing.T) {
 	_, err := models.DecodeSegmentInfo(junk)
 	assert.Error(t, err)
 	_, err = models.DecodeCollectionInfo(junk)
+	assert.Error(t, err)
+	_, err = models.DecodeCollectionChannels(junk)
 	assert.Error(t, err)
 	_, err = models.DecodeWALCheckpoint(junk)
 	assert.Error(t, err)

@@ -151,7 +151,11 @@ func (bw *BackupWriter) Add(e Entry) error {
 		return fmt.Errorf("backup: key %s is outside the prefixes %s of the backup's header", keyText(e.Key), strings.Join(bw.header.Prefixes, ", "))
 	}
 	b := bw.buf[:0]
-	if utf8.ValidString(e.Key) {
+	if plainJSON(e.Key) {
+		b = append(b, `{"key":"`...)
+		b = append(b, e.Key...)
+		b = append(b, '"')
+	} else if utf8.ValidString(e.Key) {
 		b = append(b, `{"key":`...)
 		kb, _ := json.Marshal(e.Key)
 		b = append(b, kb...)
@@ -184,6 +188,21 @@ func (bw *BackupWriter) Add(e Entry) error {
 	bw.buf = b
 	bw.n++
 	return bw.line(b)
+}
+
+// plainJSON reports whether json.Marshal writes s as itself between quotes:
+// printable ASCII, none of the bytes it escapes (the quote, the backslash
+// and, for HTML, < > &).
+// Every Milvus key is; Add then copies it, where json.Marshal cost a
+// reflection and an allocation per key.
+func plainJSON(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c < 0x20 || c > 0x7e, c == '"', c == '\\', c == '<', c == '>', c == '&':
+			return false
+		}
+	}
+	return true
 }
 
 // add writes the entry of one op.

@@ -7,12 +7,13 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"unicode/utf8"
 )
 
 // The hand parser of entry lines reads what backupWriter.add writes as
 // encoding/json does, and leaves every other form to encoding/json.
 func TestParseEntryLineMatchesJSON(t *testing.T) {
-	keys := []string{"a", "by-dev/meta/datacoord-meta/s/1/2/3", "k<>&", "q\"uote", "back\\slash", "tab\tkey", "é/ü", "\u2028", "\xff\xfe"}
+	keys := []string{"a", "by-dev/meta/datacoord-meta/s/1/2/3", "k<>&", "q\"uote", "back\\slash", "tab\tkey", "é/ü", "\u2028", "\xff\xfe", "a&b", "del\x7f", "ctl\x01", "~ !#$%'()*+,-./:;=?@[]^_`{|}"}
 	values := [][]byte{nil, {}, []byte("v"), {0, 1, 2, 255}, make([]byte, 1000)}
 	dir := t.TempDir()
 	path := filepath.Join(dir, "b.jsonl")
@@ -37,6 +38,23 @@ func TestParseEntryLineMatchesJSON(t *testing.T) {
 	}
 	if err := bw.Commit(); err != nil {
 		t.Fatal(err)
+	}
+	// A key is written as encoding/json writes it: a key copied as it
+	// stands (plainJSON) is one it would not escape.
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.Split(raw, []byte("\n"))
+	for i, op := range ops {
+		want := []byte(`{"key_base64":`)
+		if utf8.ValidString(op.Key) {
+			kb, _ := json.Marshal(op.Key)
+			want = append([]byte(`{"key":`), kb...)
+		}
+		if !bytes.HasPrefix(lines[i+1], want) {
+			t.Fatalf("key %q written as %.40s, want %s", op.Key, lines[i+1], want)
+		}
 	}
 	br, err := OpenBackup(path)
 	if err != nil {

@@ -354,3 +354,30 @@ func TestOutcomeNamesADeletedBackup(t *testing.T) {
 		t.Fatalf("table:\n%s", b.String())
 	}
 }
+
+// The probe of a prefix that holds many keys makes etcd count none of them
+// (a read of the range, which etcd runs, counted every key: a quarter of a
+// second for a million segments) and changes nothing.
+func TestPermissionProbeReadsNoKey(t *testing.T) {
+	cli, _ := etcdtest.Start(t)
+	ctx := context.Background()
+	p := newProber([]string{"by-dev/meta/"})
+	for i := range 300 {
+		k := fmt.Sprintf("by-dev/meta/datacoord-meta/s/%04d", i)
+		if _, err := cli.Put(ctx, k, "v"); err != nil {
+			t.Fatal(err)
+		}
+		p.add(Op{Key: k, ModRevision: 1})
+	}
+	before := dump(t, cli)
+	kv := etcdtest.NewCountingKV(cli.KV)
+	if err := p.run(ctx, kv); err != nil {
+		t.Fatal(err)
+	}
+	if kv.Counted != 0 || kv.Returned != 0 {
+		t.Errorf("the probe made etcd count %d keys and return %d", kv.Counted, kv.Returned)
+	}
+	if d := diffKeysOf(before, dump(t, cli)); len(d) > 0 {
+		t.Fatalf("the probe changed keys: %v", d)
+	}
+}

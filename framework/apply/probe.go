@@ -11,13 +11,16 @@ import (
 	"github.com/heron-shell/heron/framework"
 )
 
-// etcd checks a transaction's permissions before its comparison: a
-// transaction whose compare is always false, with a delete of a range in
-// its Then and a read of it in its Else, is refused with "permission
-// denied" unless the user may read and write the whole range, and changes
-// nothing when it is allowed (the compare fails, the Else only reads). One
-// such probe per prefix the plan writes finds a user that may write only
-// part of them before the first write, instead of after thousands of keys.
+// etcd checks a transaction's permissions before its comparison, the ops of
+// both branches (checkTxnAuth, in every release since 3.3): a transaction
+// whose compare is always false, with a delete of a range that returns its
+// previous values (write and read permission) in its Then and nothing in
+// its Else, is refused with "permission denied" unless the user may read
+// and write the whole range, and does nothing when it is allowed. One such
+// probe per prefix the plan writes finds a user that may write only part of
+// them before the first write, instead of after thousands of keys. (A read
+// of the range in the Else, which etcd runs, counted every key of it: 0.23
+// s for the segments of a million-segment instance.)
 
 // prober collects the key range of each prefix the plan writes.
 type prober struct {
@@ -74,8 +77,7 @@ func (p *prober) run(ctx context.Context, store Store) error {
 		end := r.last + "\x00"
 		_, err := store.Txn(ctx).
 			If(clientv3.Compare(clientv3.Version(r.first), "<", 0)).
-			Then(clientv3.OpDelete(r.first, clientv3.WithRange(end))).
-			Else(clientv3.OpGet(r.first, clientv3.WithRange(end), clientv3.WithCountOnly())).
+			Then(clientv3.OpDelete(r.first, clientv3.WithRange(end), clientv3.WithPrevKV())).
 			Commit()
 		heartbeat(ctx)
 		switch {

@@ -87,7 +87,7 @@ var ErrFailed = errors.New("check: FAIL")
 
 func run(ctx context.Context, inst *instance.Instance, p *Params, out framework.IO) (framework.Result, error) {
 	if os.Getenv("GOGC") == "" {
-		// heron's GOGC 400 (main_gc.go) buys a reset's CPU with memory; check
+		// heron's GOGC (main_gc.go) buys a reset's CPU with memory; check
 		// decides little per segment, so the default pace keeps its RSS near
 		// a few pages (measured at 100k segments: 120 MiB at 400, about 70 at 100).
 		defer debug.SetGCPercent(debug.SetGCPercent(100))

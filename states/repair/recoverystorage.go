@@ -34,7 +34,10 @@ type lostSchema struct {
 }
 
 func decideRecoveryStorage(ctx context.Context, inst *instance.Instance, _ *RecoveryStorageParams, rev int64) (*Decision, error) {
+	// Only a NORMAL meta may lack its schema: the others are counted, not
+	// kept (a million-segment instance has tens of thousands).
 	var metas []lostSchema
+	var nmetas int64
 	var warnings []string
 	hasSchema := map[string]bool{}
 	_, err := inst.Walk(ctx, rev, []string{models.WALPrefix}, func(e instance.Entry) error {
@@ -50,7 +53,10 @@ func decideRecoveryStorage(ctx context.Context, inst *instance.Instance, _ *Reco
 				warnings = append(warnings, fmt.Sprintf("%s does not decode: %v (not repaired)", e.KV.Key, err))
 				return nil
 			}
-			metas = append(metas, lostSchema{key: e.Rel, p: e.PChannel, v: e.VChannel, meta: m})
+			nmetas++
+			if m.State == models.VChannelNormal {
+				metas = append(metas, lostSchema{key: e.Rel, p: e.PChannel, v: e.VChannel, meta: m})
+			}
 		}
 		return nil
 	})
@@ -60,7 +66,7 @@ func decideRecoveryStorage(ctx context.Context, inst *instance.Instance, _ *Reco
 	var lost []lostSchema
 	for _, l := range metas {
 		switch {
-		case l.meta.State != models.VChannelNormal || hasSchema[l.key]:
+		case hasSchema[l.key]:
 		case l.meta.Schemas > 0:
 			// As birdwatcher's command, a meta that holds its schemas
 			// inline is left alone; Milvus's ListVChannel reads only the
@@ -71,7 +77,7 @@ func decideRecoveryStorage(ctx context.Context, inst *instance.Instance, _ *Reco
 			lost = append(lost, l)
 		}
 	}
-	d := &Decision{Subject: fmt.Sprintf("%s, each with a schema", framework.Plural(int64(len(metas)), "vchannel meta", "")), Warnings: warnings}
+	d := &Decision{Subject: fmt.Sprintf("%s, each with a schema", framework.Plural(nmetas, "vchannel meta", "")), Warnings: warnings}
 	if len(lost) == 0 {
 		return d, nil
 	}
@@ -79,7 +85,7 @@ func decideRecoveryStorage(ctx context.Context, inst *instance.Instance, _ *Reco
 	for i, l := range lost {
 		names[i] = l.v
 	}
-	d.Subject = fmt.Sprintf("%s of %d without a schema: %s", framework.Plural(int64(len(lost)), "vchannel meta", ""), len(metas), strings.Join(names, ", "))
+	d.Subject = fmt.Sprintf("%s of %d without a schema: %s", framework.Plural(int64(len(lost)), "vchannel meta", ""), nmetas, strings.Join(names, ", "))
 	d.Reminders = []string{"start Milvus: the streaming node reads the vchannel metas and their schemas when it opens each pchannel's WAL"}
 
 	ids := make([]int64, len(lost))

@@ -135,12 +135,12 @@ func ReadChannelState(ctx context.Context, inst *instance.Instance, rev int64) (
 			if models.IsTombstone(e.Value) {
 				return nil
 			}
-			c, err := models.DecodeCollectionInfo(e.Value)
+			c, err := models.DecodeCollectionChannels(e.Value)
 			if err != nil {
 				bad(e.Rel, err)
 				return nil
 			}
-			if !c.Live() {
+			if !c.Live {
 				return nil
 			}
 			st.Collections++
