@@ -163,11 +163,14 @@ settle() {
 	ETCDCTL_API=3 etcdctl --endpoints "$ETCD" compact "$rev" --physical --command-timeout 600s >/dev/null 2>"$WORK/compact.err" ||
 		grep -q 'required revision has been compacted' "$WORK/compact.err" || { cat "$WORK/compact.err" >&2; exit 1; }
 	ETCDCTL_API=3 etcdctl --endpoints "$ETCD" defrag --command-timeout 600s >/dev/null
-	ETCDCTL_API=3 etcdctl --endpoints "$ETCD" snapshot save "$BASE/settle.db" --command-timeout 600s >/dev/null 2>&1
+	# A failed save or restore stops the bench: etcd would start empty.
+	ETCDCTL_API=3 etcdctl --endpoints "$ETCD" snapshot save "$BASE/settle.db" --command-timeout 600s >"$WORK/settle.log" 2>&1 ||
+		{ cat "$WORK/settle.log" >&2; exit 1; }
 	stop_etcd
 	rm -rf "$ETCD_DIR"
 	ETCDCTL_API=3 etcdctl snapshot restore "$BASE/settle.db" --data-dir "$ETCD_DIR" --name bench \
-		--initial-cluster "bench=http://127.0.0.1:$ETCD_PEER" --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER" >/dev/null 2>&1
+		--initial-cluster "bench=http://127.0.0.1:$ETCD_PEER" --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER" >"$WORK/settle.log" 2>&1 ||
+		{ cat "$WORK/settle.log" >&2; exit 1; }
 	rm -f "$BASE/settle.db"
 	run_etcd
 }
