@@ -60,21 +60,11 @@ type CollectionInfo struct {
 // the streaming node's vchannel registration concern only these.
 func (c *CollectionInfo) Live() bool { return c.State == collectionStates[0] }
 
-// CollectionInfoID is the id an etcdpb.CollectionInfo holds, read from its
-// top level alone (not its schema): a command that wants a few collections
-// of thousands tells them apart without decoding the rest.
-func CollectionInfoID(b []byte) (int64, error) {
-	m, err := wire.Parse(b)
-	if err != nil {
-		return 0, fmt.Errorf("not a CollectionInfo: %w", err)
-	}
-	return int64(m.Varint(collID)), nil
-}
-
-// CollectionChannels is what an etcdpb.CollectionInfo says of its
+// CollectionChannels is what an etcdpb.CollectionInfo says of its id and
 // vchannels, read from its top level alone: a reader of every collection
-// that needs only these (the channel state of repair, check and show)
-// skips the schema and the start positions, most of each value.
+// that needs only these (the channel state of repair, check and show; a
+// repair picking the few collections it decodes whole) skips the schema
+// and the start positions, most of each value.
 type CollectionChannels struct {
 	ID        int64
 	Live      bool // state Created (CollectionInfo.Live)

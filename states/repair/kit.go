@@ -274,7 +274,7 @@ func readCollections(ctx context.Context, inst *instance.Instance, rev int64, id
 		// The id the value holds, as Milvus's catalog and the channel state
 		// read it (a key may name another); one whose top level does not
 		// parse is decoded, and named.
-		if id, err := models.CollectionInfoID(e.Value); err == nil && len(wanted) > 0 && !wanted[id] {
+		if cc, err := models.DecodeCollectionChannels(e.Value); err == nil && len(wanted) > 0 && !wanted[cc.ID] {
 			return nil
 		}
 		c, err := models.DecodeCollectionInfo(e.Value)
