@@ -23,7 +23,7 @@ import (
 )
 
 func main() {
-	tuneGC()
+	framework.PaceGC()
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 

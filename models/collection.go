@@ -74,14 +74,23 @@ type CollectionChannels struct {
 // DecodeCollectionChannels decodes a collection-info value's id, state and
 // vchannels (not a tombstone).
 func DecodeCollectionChannels(b []byte) (CollectionChannels, error) {
-	m, err := wire.Parse(b)
+	var c CollectionChannels
+	var state uint64
+	err := wire.Each(b, func(f wire.Field) error {
+		switch f.Num {
+		case collID:
+			c.ID = int64(wire.VarintOf(f))
+		case collState:
+			state = wire.VarintOf(f)
+		case collVChannels:
+			c.VChannels = append(c.VChannels, string(f.Payload))
+		}
+		return nil
+	})
 	if err != nil {
 		return CollectionChannels{}, fmt.Errorf("not a CollectionInfo: %w", err)
 	}
-	c := CollectionChannels{ID: int64(m.Varint(collID)), Live: stateName(collectionStates, m.Varint(collState)) == collectionStates[0]}
-	for _, f := range m.All(collVChannels) {
-		c.VChannels = append(c.VChannels, string(f.Payload))
-	}
+	c.Live = stateName(collectionStates, state) == collectionStates[0]
 	return c, nil
 }
 

@@ -129,29 +129,54 @@ type VChannelMeta struct {
 
 // DecodeVChannelMeta decodes a vchannel meta value.
 func DecodeVChannelMeta(b []byte) (*VChannelMeta, error) {
-	m, err := wire.Parse(b)
-	if err != nil {
-		return nil, fmt.Errorf("not a VChannelMeta: %w", err)
-	}
-	vm := &VChannelMeta{VChannel: m.String(vcmVChannel), State: VChannelState(int32(m.Varint(vcmState))), CheckpointTimeTick: m.Varint(vcmTimeTick)}
+	vm := &VChannelMeta{}
 	// A message field written twice merges, as proto decodes it: its
 	// schemas and partitions add up, its collection id is the last.
-	for _, f := range m.All(vcmCollectionInfo) {
-		ci, err := wire.Parse(f.Payload)
-		if err != nil || f.Type != protowire.BytesType {
-			return nil, fmt.Errorf("VChannelMeta.collection_info: not a message")
-		}
-		if ci.Has(civCollectionID) {
-			vm.CollectionID = int64(ci.Varint(civCollectionID))
-		}
-		vm.Schemas += len(ci.All(civSchemas))
-		for i, f := range ci.All(civPartitions) {
-			p, err := wire.Parse(f.Payload)
+	// wire.Each keeps no field: a scan decodes every vchannel's meta.
+	var shape error // a message field that is not one
+	collectionInfo := func(f wire.Field) error {
+		switch f.Num {
+		case civCollectionID:
+			vm.CollectionID = int64(wire.VarintOf(f))
+		case civSchemas:
+			vm.Schemas++
+		case civPartitions:
+			var id uint64
+			err := wire.Each(f.Payload, func(p wire.Field) error {
+				if p.Num == pivPartitionID {
+					id = wire.VarintOf(p)
+				}
+				return nil
+			})
 			if err != nil || f.Type != protowire.BytesType {
-				return nil, fmt.Errorf("VChannelMeta.collection_info.partitions[%d]: not a message", i)
+				shape = fmt.Errorf("VChannelMeta.collection_info.partitions[%d]: not a message", len(vm.Partitions))
+				return shape
 			}
-			vm.Partitions = append(vm.Partitions, int64(p.Varint(pivPartitionID)))
+			vm.Partitions = append(vm.Partitions, int64(id))
 		}
+		return nil
+	}
+	err := wire.Each(b, func(f wire.Field) error {
+		switch f.Num {
+		case vcmVChannel:
+			vm.VChannel = string(wire.BytesOf(f))
+		case vcmState:
+			vm.State = VChannelState(int32(wire.VarintOf(f)))
+		case vcmTimeTick:
+			vm.CheckpointTimeTick = wire.VarintOf(f)
+		case vcmCollectionInfo:
+			if f.Type != protowire.BytesType || wire.Each(f.Payload, collectionInfo) != nil && shape == nil {
+				shape = fmt.Errorf("VChannelMeta.collection_info: not a message")
+			}
+			return shape
+		}
+		return nil
+	})
+	switch {
+	case shape != nil:
+		return nil, shape
+	case err != nil:
+		return nil, fmt.Errorf("not a VChannelMeta: %w", err)
 	}
 	return vm, nil
 }

@@ -30,17 +30,32 @@ type Message struct {
 // Parse splits b into fields. It fails on any malformed tag, length or group.
 func Parse(b []byte) (*Message, error) {
 	m := &Message{Fields: make([]Field, 0, countFields(b))}
+	err := Each(b, func(f Field) error {
+		m.Fields = append(m.Fields, f)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// Each calls fn with every field of b in order, as Parse splits them, and
+// keeps none: a decoder that needs a few fields of a value read for every
+// key of a scan allocates nothing for the rest. It fails as Parse does,
+// after the fields before the malformed one, or with fn's error.
+func Each(b []byte, fn func(f Field) error) error {
 	for off := 0; off < len(b); {
 		num, typ, n := protowire.ConsumeTag(b[off:])
 		if n < 0 {
-			return nil, fmt.Errorf("bad field tag at byte %d: %w", off, protowire.ParseError(n))
+			return fmt.Errorf("bad field tag at byte %d: %w", off, protowire.ParseError(n))
 		}
 		if num < 1 {
-			return nil, fmt.Errorf("bad field number %d at byte %d", num, off)
+			return fmt.Errorf("bad field number %d at byte %d", num, off)
 		}
 		vlen := protowire.ConsumeFieldValue(num, typ, b[off+n:])
 		if vlen < 0 {
-			return nil, fmt.Errorf("bad value of field %d at byte %d: %w", num, off, protowire.ParseError(vlen))
+			return fmt.Errorf("bad value of field %d at byte %d: %w", num, off, protowire.ParseError(vlen))
 		}
 		f := Field{Num: num, Type: typ, Raw: b[off : off+n+vlen]}
 		val := b[off+n : off+n+vlen]
@@ -53,10 +68,29 @@ func Parse(b []byte) (*Message, error) {
 		default:
 			f.Payload = val
 		}
-		m.Fields = append(m.Fields, f)
+		if err := fn(f); err != nil {
+			return err
+		}
 		off += n + vlen
 	}
-	return m, nil
+	return nil
+}
+
+// VarintOf is f's value as Message.Varint reads it: 0 unless f is a varint.
+func VarintOf(f Field) uint64 {
+	if f.Type != protowire.VarintType {
+		return 0
+	}
+	return f.Varint
+}
+
+// BytesOf is f's payload as Message.BytesOf reads it: nil unless f is
+// length-delimited.
+func BytesOf(f Field) []byte {
+	if f.Type != protowire.BytesType {
+		return nil
+	}
+	return f.Payload
 }
 
 // countFields counts the well-formed fields at the start of b: Parse sizes

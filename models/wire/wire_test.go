@@ -88,3 +88,36 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// Each visits the fields Parse keeps, in order, with their values as the
+// Message accessors read them; it fails where Parse does, after the fields
+// before the fault, and stops at fn's error.
+func TestEachIsParseWithoutTheSlice(t *testing.T) {
+	good := (&Builder{}).Varint(1, 7).String(2, "x").Bytes(1, []byte{1}).Message(3, (&Builder{}).Varint(1, 1).Build()).
+		Raw(protowire.AppendFixed32(protowire.AppendTag(nil, 40, protowire.Fixed32Type), 9)).Build()
+	m, err := Parse(good)
+	require.NoError(t, err)
+	var seen []Field
+	require.NoError(t, Each(good, func(f Field) error {
+		seen = append(seen, f)
+		return nil
+	}))
+	assert.Equal(t, m.Fields, seen)
+	assert.Equal(t, uint64(0), VarintOf(seen[2]), "field 1 last written as bytes: Varint reads 0")
+	assert.Equal(t, m.Varint(1), VarintOf(seen[2]))
+	assert.Equal(t, []byte("x"), BytesOf(seen[1]))
+	assert.Nil(t, BytesOf(seen[0]))
+
+	bad := append(good[:len(good):len(good)], 0x0a, 5, 1) // field 1, 5 bytes, one there
+	_, perr := Parse(bad)
+	require.Error(t, perr)
+	n := 0
+	eerr := Each(bad, func(Field) error { n++; return nil })
+	assert.Equal(t, perr.Error(), eerr.Error())
+	assert.Equal(t, len(seen), n, "the fields before the fault")
+
+	stop := assert.AnError
+	n = 0
+	assert.Same(t, stop, Each(good, func(Field) error { n++; return stop }))
+	assert.Equal(t, 1, n)
+}

@@ -10,8 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -86,12 +84,11 @@ func Commands(inst *instance.Instance) []*framework.Command {
 var ErrFailed = errors.New("check: FAIL")
 
 func run(ctx context.Context, inst *instance.Instance, p *Params, out framework.IO) (framework.Result, error) {
-	if os.Getenv("GOGC") == "" {
-		// heron's GOGC (main_gc.go) buys a reset's CPU with memory; check
-		// decides little per segment, so the default pace keeps its RSS near
-		// a few pages (measured at 100k segments: 120 MiB at 400, about 70 at 100).
-		defer debug.SetGCPercent(debug.SetGCPercent(100))
-	}
+	// heron's long GC pace (framework.PaceGC) buys a reset's CPU with
+	// memory; check decides little per segment, so the default pace keeps
+	// its RSS near a few pages (measured at 100k segments: 120 MiB at 400,
+	// about 70 at 100).
+	defer framework.HoldGC(100)()
 	interval, _ := duration("interval", p.Interval)
 	stuck, _ := duration("stuck-after", p.StuckAfter)
 	watchFor := interval

@@ -9,6 +9,7 @@ import (
 	"io"
 	"slices"
 	"time"
+	"unsafe"
 
 	"go.etcd.io/etcd/api/v3/etcdserverpb"
 	"go.etcd.io/etcd/api/v3/mvccpb"
@@ -144,9 +145,14 @@ func (in *Instance) Get(ctx context.Context, key string, rev int64) (KV, bool, e
 	return kvOf(resp.Kvs[0]), true, nil
 }
 
-// kvOf is etcd's key-value as heron holds it.
+// kvOf is etcd's key-value as heron holds it. The key is a string over the
+// response's key bytes, not a copy (a million per scan): the response
+// decoder gives each key bytes of its own (mvccpb's Unmarshal appends
+// them to a nil slice, api/v3 v3.6.5 kv.pb.go), and nothing writes to a
+// response.
 func kvOf(kv *mvccpb.KeyValue) KV {
-	return KV{Key: string(kv.Key), Value: kv.Value, ModRevision: kv.ModRevision, CreateRevision: kv.CreateRevision, Lease: kv.Lease}
+	return KV{Key: unsafe.String(unsafe.SliceData(kv.Key), len(kv.Key)), Value: kv.Value, ModRevision: kv.ModRevision,
+		CreateRevision: kv.CreateRevision, Lease: kv.Lease}
 }
 
 // kvsOf is a page of etcd's key-values as heron holds them.

@@ -10,8 +10,6 @@ import (
 	"fmt"
 	"io"
 	"iter"
-	"os"
-	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -45,9 +43,7 @@ func Main(ctx context.Context, args []string, interactive bool, stdin io.Reader,
 		fmt.Fprintf(stderr, "error: load-backup: --rootPath %q is empty\n", *rootPath)
 		return framework.ExitUsage
 	}
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(loadGCPercent)
-	}
+	framework.HoldGC(loadGCPercent) // for the process: load-backup is its only command
 	file := fs.Arg(0)
 	header, err := Check(file)
 	if err != nil {

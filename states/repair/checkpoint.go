@@ -196,12 +196,16 @@ func decideCheckpoint(ctx context.Context, inst *instance.Instance, p *Checkpoin
 // collectionOf is the live collection that has p.VChannel (both key
 // layouts, readCollections), or the one --collection names.
 func collectionOf(ctx context.Context, inst *instance.Instance, p *CheckpointParams, rev int64) (*models.CollectionInfo, error) {
-	cs, _, err := readCollections(ctx, inst, rev)
+	keep := func(c models.CollectionChannels) bool { return slices.Contains(c.VChannels, p.VChannel) }
+	if p.Collection != 0 {
+		keep = withID(p.Collection)
+	}
+	cs, err := readCollections(ctx, inst, rev, keep)
 	if err != nil {
 		return nil, err
 	}
 	if p.Collection != 0 {
-		c, ok := cs[p.Collection]
+		c, ok := cs.byID[p.Collection]
 		switch {
 		case !ok:
 			return nil, framework.Usagef("repair checkpoint: --collection %d: no such collection, or it is dropped (show collections lists them)", p.Collection)
@@ -212,7 +216,7 @@ func collectionOf(ctx context.Context, inst *instance.Instance, p *CheckpointPar
 		}
 		return c.info, nil
 	}
-	for _, c := range cs {
+	for _, c := range cs.byID {
 		if c.info.Live() && slices.Contains(c.info.VChannels, p.VChannel) {
 			return c.info, nil
 		}

@@ -13,6 +13,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/heron-shell/heron/framework"
@@ -254,41 +255,59 @@ type collection struct {
 	legacy bool
 }
 
-// readCollections reads rootcoord's collections at rev, by id: the
-// database-scoped collection-info before the legacy one (Milvus's
-// loadCollectionFromDefaultDb), tombstones left out; a value that does not
-// decode is a warning naming its key. Given ids, only those are decoded
-// (the value's top level names its id): a collection's schema is most of
-// the bytes of its value, and ten thousand of them most of a repair's CPU.
-func readCollections(ctx context.Context, inst *instance.Instance, rev int64, ids ...int64) (map[int64]collection, []string, error) {
-	out := map[int64]collection{}
-	var warnings []string
-	wanted := map[int64]bool{}
-	for _, id := range ids {
-		wanted[id] = true
-	}
+// readCollections reads rootcoord's collections at rev that keep takes
+// (see collections).
+func readCollections(ctx context.Context, inst *instance.Instance, rev int64, keep func(models.CollectionChannels) bool) (*collections, error) {
+	cs := newCollections(keep)
 	_, err := inst.Walk(ctx, rev, []string{models.CollectionInfoPrefix, models.LegacyCollectionPrefix}, func(e instance.Entry) error {
-		if (e.Kind != models.KindCollectionInfo && e.Kind != models.KindLegacyCollection) || models.IsTombstone(e.Value) {
-			return nil
-		}
-		// The id the value holds, as Milvus's catalog and the channel state
-		// read it (a key may name another); one whose top level does not
-		// parse is decoded, and named.
-		if cc, err := models.DecodeCollectionChannels(e.Value); err == nil && len(wanted) > 0 && !wanted[cc.ID] {
-			return nil
-		}
-		c, err := models.DecodeCollectionInfo(e.Value)
-		if err != nil {
-			warnings = append(warnings, fmt.Sprintf("%s does not decode: %v", e.KV.Key, err))
-			return nil
-		}
-		legacy := e.Kind == models.KindLegacyCollection
-		if have, ok := out[c.ID]; !ok || have.legacy && !legacy {
-			out[c.ID] = collection{kv: e.KV, info: c, legacy: legacy}
-		}
+		cs.add(e)
 		return nil
 	})
-	return out, warnings, err
+	return cs, err
+}
+
+// collections are rootcoord's collections by id: the database-scoped
+// collection-info before the legacy one (Milvus's
+// loadCollectionFromDefaultDb), tombstones left out; a value that does not
+// decode is a warning naming its key. Only the ones keep takes, by the
+// value's top level (its id, state and vchannels), are decoded whole: a
+// collection's schema is most of the bytes of its value, and ten thousand
+// of them most of a repair's CPU.
+type collections struct {
+	byID     map[int64]collection
+	warnings []string
+	keep     func(models.CollectionChannels) bool
+}
+
+func newCollections(keep func(models.CollectionChannels) bool) *collections {
+	return &collections{byID: map[int64]collection{}, keep: keep}
+}
+
+// withID takes the collections of the ids given.
+func withID(ids ...int64) func(models.CollectionChannels) bool {
+	return func(c models.CollectionChannels) bool { return slices.Contains(ids, c.ID) }
+}
+
+// add keeps e when it is a collection-info that keep takes.
+func (cs *collections) add(e instance.Entry) {
+	if (e.Kind != models.KindCollectionInfo && e.Kind != models.KindLegacyCollection) || models.IsTombstone(e.Value) {
+		return
+	}
+	// The id the value holds, as Milvus's catalog and the channel state
+	// read it (a key may name another); one whose top level does not
+	// parse is decoded, and named.
+	if cc, err := models.DecodeCollectionChannels(e.Value); err == nil && !cs.keep(cc) {
+		return
+	}
+	c, err := models.DecodeCollectionInfo(e.Value)
+	if err != nil {
+		cs.warnings = append(cs.warnings, fmt.Sprintf("%s does not decode: %v", e.KV.Key, err))
+		return
+	}
+	legacy := e.Kind == models.KindLegacyCollection
+	if have, ok := cs.byID[c.ID]; !ok || have.legacy && !legacy {
+		cs.byID[c.ID] = collection{kv: e.KV, info: c, legacy: legacy}
+	}
 }
 
 // readRootcoord reads at rev what rootcoord keeps of c beside its

@@ -35,15 +35,19 @@ type lostSchema struct {
 
 func decideRecoveryStorage(ctx context.Context, inst *instance.Instance, _ *RecoveryStorageParams, rev int64) (*Decision, error) {
 	// Only a NORMAL meta may lack its schema: the others are counted, not
-	// kept (a million-segment instance has tens of thousands).
+	// kept (a million-segment instance has tens of thousands). A walk is in
+	// key order, and a meta's schema keys (under {meta}/schema/) follow it
+	// before any other vchannel's key (a vchannel name ends in its shard's
+	// digits, and '/' sorts before a digit): one drops the meta before it.
 	var metas []lostSchema
 	var nmetas int64
 	var warnings []string
-	hasSchema := map[string]bool{}
 	_, err := inst.Walk(ctx, rev, []string{models.WALPrefix}, func(e instance.Entry) error {
 		switch e.Kind {
 		case models.KindVChannelSchema:
-			hasSchema[models.VChannelMetaKey(e.PChannel, e.VChannel)] = true
+			if n := len(metas); n > 0 && metas[n-1].p == e.PChannel && metas[n-1].v == e.VChannel {
+				metas = metas[:n-1]
+			}
 			if err := models.CheckVChannelSchema(e.Value); err != nil {
 				warnings = append(warnings, fmt.Sprintf("%s does not decode: %v: the streaming node cannot read it (not repaired)", e.KV.Key, err))
 			}
@@ -66,7 +70,6 @@ func decideRecoveryStorage(ctx context.Context, inst *instance.Instance, _ *Reco
 	var lost []lostSchema
 	for _, l := range metas {
 		switch {
-		case hasSchema[l.key]:
 		case l.meta.Schemas > 0:
 			// As birdwatcher's command, a meta that holds its schemas
 			// inline is left alone; Milvus's ListVChannel reads only the
@@ -92,16 +95,16 @@ func decideRecoveryStorage(ctx context.Context, inst *instance.Instance, _ *Reco
 	for i, l := range lost {
 		ids[i] = l.meta.CollectionID
 	}
-	cs, cw, err := readCollections(ctx, inst, rev, ids...)
+	cs, err := readCollections(ctx, inst, rev, withID(ids...))
 	if err != nil {
 		return nil, err
 	}
-	d.Warnings = append(d.Warnings, cw...)
+	d.Warnings = append(d.Warnings, cs.warnings...)
 	g := framework.Gate{Name: collectionGate, OK: true, Detail: "rootcoord holds the collection of every vchannel repaired"}
 	built := map[int64]*models.RootcoordCollection{}
 	var missing []string
 	for _, l := range lost {
-		c, ok := cs[l.meta.CollectionID]
+		c, ok := cs.byID[l.meta.CollectionID]
 		if !ok {
 			missing = append(missing, fmt.Sprintf("collection %d of %s", l.meta.CollectionID, l.v))
 			g.Keys = append(g.Keys, inst.Layout.Meta(l.key))

@@ -50,6 +50,11 @@ func TestRepairWALRecoveryStorage(t *testing.T) {
 	inline := (&wire.Builder{}).String(1, p2+"_300v1").Varint(2, 1).Message(3, (&wire.Builder{}).Varint(1, 300).Message(3, sample.Schema("logs")).Build()).Build()
 	inlineKey := e.meta(models.VChannelMetaKey(p2, p2+"_300v1"))
 	e.put(inlineKey, inline)
+	// movies' vchannel, after books' lost one on dml_1, with a second
+	// schema key: a schema key settles its own vchannel's meta only
+	movies := e.sample.VChannels[2]
+	schemaKey := e.meta(models.VChannelSchemaPrefix(models.PChannelOf(movies), movies))
+	e.put(schemaKey+"999999999999999999", e.sample.KVs[schemaKey+"470817366343680000"])
 	before := e.dump()
 
 	out, errs, code := e.repair("repair wal-recovery-storage")

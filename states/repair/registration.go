@@ -43,7 +43,7 @@ const (
 
 func decideRegistration(ctx context.Context, inst *instance.Instance, p *RegistrationParams, rev int64) (*Decision, error) {
 	v, pch := p.VChannel, models.PChannelOf(p.VChannel)
-	st, err := show.ReadChannelState(ctx, inst, rev)
+	st, err := show.ReadVChannelState(ctx, inst, rev, v)
 	if err != nil {
 		return nil, err
 	}
@@ -58,10 +58,7 @@ func decideRegistration(ctx context.Context, inst *instance.Instance, p *Registr
 	}
 	if st.Registered[metaKey] {
 		d := &Decision{Subject: fmt.Sprintf("vchannel %s of collection %d is registered (%s)", v, id, inst.Layout.Meta(metaKey))}
-		kv, _, err := inst.Get(ctx, inst.Layout.Meta(metaKey), rev)
-		if err != nil {
-			return nil, err
-		}
+		kv := st.Keys[metaKey]
 		if _, err := models.DecodeVChannelMeta(kv.Value); err != nil {
 			d.Warnings = append(d.Warnings, fmt.Sprintf("its registration %s does not decode (%v): the streaming node cannot read it, and heron does not rewrite what it cannot read", kv.Key, err))
 		}
@@ -98,25 +95,23 @@ func decideRegistration(ctx context.Context, inst *instance.Instance, p *Registr
 	if w := strings.TrimSpace(strings.TrimPrefix(warn.String(), "warning: ")); w != "" {
 		d.Warnings = append(d.Warnings, w)
 	}
-	g := frozen(inst, st, v, maxLag, from)
+	g := frozen(inst, st.ChannelState, v, maxLag, from)
 	cpKey := inst.Layout.Meta(models.ChannelCPKey(v))
-	kv, has, err := inst.Get(ctx, cpKey, rev)
-	if err != nil {
-		return nil, err
-	}
-	if _, derr := models.DecodePosition(kv.Value); has && derr != nil {
-		// ReadChannelState leaves out what does not decode: not an absent one
-		g = framework.Gate{Name: frozenGate, Keys: []string{cpKey},
-			Detail: fmt.Sprintf("%s does not decode (%v): heron cannot tell whether it is frozen", cpKey, derr)}
+	if kv, has := st.Keys[models.ChannelCPKey(v)]; has {
+		if _, derr := models.DecodePosition(kv.Value); derr != nil {
+			// the state leaves out what does not decode: not an absent one
+			g = framework.Gate{Name: frozenGate, Keys: []string{cpKey},
+				Detail: fmt.Sprintf("%s does not decode (%v): heron cannot tell whether it is frozen", cpKey, derr)}
+		}
 	}
 	d.Gates = append(d.Gates, g)
 
-	cs, warnings, err := readCollections(ctx, inst, rev, id)
-	if err != nil {
-		return nil, err
+	cs := newCollections(withID(id))
+	for _, e := range st.Owners {
+		cs.add(e)
 	}
-	d.Warnings = append(d.Warnings, warnings...)
-	c, ok := cs[id]
+	d.Warnings = append(d.Warnings, cs.warnings...)
+	c, ok := cs.byID[id]
 	if !ok {
 		return nil, fmt.Errorf("repair vchannel-registration: the collection-info of collection %d (of %s) was not read", id, v)
 	}

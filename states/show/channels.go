@@ -80,92 +80,160 @@ type ChannelPosition struct {
 
 // ReadChannelState reads the channels of inst at revision rev (0: now).
 func ReadChannelState(ctx context.Context, inst *instance.Instance, rev int64) (*ChannelState, error) {
-	st := &ChannelState{Sessions: map[int64]instance.KV{}, ConsumeCPs: map[string]ConsumeCP{}, Registered: map[string]bool{},
-		Schemaless: map[string]VChannelRef{}, Live: map[string]int64{}, Config: map[string]string{}}
-	bad := func(rel string, err error) {
-		st.Errors = append(st.Errors, fmt.Sprintf("key %s does not decode: %v", rel, err))
-	}
+	st := newChannelState()
 	rev, err := inst.Walk(ctx, rev, []string{models.PChannelPrefix, models.SessionPrefix + models.StreamingNodeRole + "-", models.WALPrefix,
 		models.ChannelCPPrefix, models.CollectionInfoPrefix, models.LegacyCollectionPrefix}, func(e instance.Entry) error {
-		switch e.Kind {
-		case models.KindPChannel:
-			m, err := models.DecodePChannelMeta(e.Value)
-			if err != nil {
-				bad(e.Rel, err)
-				return nil
-			}
-			st.PChannels = append(st.PChannels, PChannelEntry{Key: e.Rel, Meta: m})
-		case models.KindSession:
-			s, err := models.DecodeSession(e.Rel, e.Value, e.Lease)
-			if err != nil {
-				bad(e.Rel, err)
-				return nil
-			}
-			if e.Rel == models.StreamingNodeSessionKey(s.ServerID) {
-				st.Sessions[s.ServerID] = e.KV
-			}
-		case models.KindConsumeCheckpoint:
-			cp, err := models.DecodeWALCheckpoint(e.Value)
-			if err != nil {
-				bad(e.Rel, err)
-				return nil
-			}
-			st.ConsumeCPs[e.PChannel] = ConsumeCP{Key: e.Rel, CP: cp}
-		case models.KindVChannelMeta:
-			st.Registered[e.Rel] = true
-			m, err := models.DecodeVChannelMeta(e.Value)
-			if err != nil {
-				bad(e.Rel, err)
-				return nil
-			}
-			if m.State == models.VChannelNormal && m.Schemas == 0 {
-				st.Schemaless[e.Rel] = VChannelRef{VChannel: e.VChannel, Collection: m.CollectionID}
-			}
-		case models.KindVChannelSchema:
-			delete(st.Schemaless, models.VChannelMetaKey(e.PChannel, e.VChannel))
-		case models.KindChannelCP:
-			p, err := models.DecodePosition(e.Value)
-			if err != nil {
-				bad(e.Rel, err)
-				return nil
-			}
-			st.ChannelCPs = append(st.ChannelCPs, ChannelCPEntry{Key: e.Rel, VChannel: e.VChannel, Position: &ChannelPosition{
-				MsgID: p.GetMsgID(), Timestamp: p.GetTimestamp(), WAL: walName(p.GetWALName()), Dropped: models.IsDroppedChannelCP(p)}})
-		case models.KindCollectionInfo, models.KindLegacyCollection:
-			if models.IsTombstone(e.Value) {
-				return nil
-			}
-			c, err := models.DecodeCollectionChannels(e.Value)
-			if err != nil {
-				bad(e.Rel, err)
-				return nil
-			}
-			if !c.Live {
-				return nil
-			}
-			st.Collections++
-			for _, v := range c.VChannels {
-				st.Live[v] = c.ID
-			}
-		}
+		st.add(e)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	st.Revision = rev
-	_, err = inst.Scan(ctx, inst.Layout.Root(models.ConfigPrefix), rev, func(page []instance.KV) error {
-		for _, kv := range page {
-			st.Config[strings.TrimPrefix(kv.Key, inst.Layout.RootPath+"/")] = string(kv.Value)
-		}
-		return nil
-	})
-	if err != nil {
+	if err := st.readConfig(ctx, inst, rev); err != nil {
 		return nil, err
 	}
 	slices.SortFunc(st.PChannels, func(a, b PChannelEntry) int { return naturalCompare(a.Key, b.Key) })
 	slices.SortFunc(st.ChannelCPs, func(a, b ChannelCPEntry) int { return naturalCompare(a.Key, b.Key) })
 	return st, nil
+}
+
+// VChannelState is the channel state as far as one vchannel goes: its
+// pchannel's consume checkpoint, its registration, its channel checkpoint,
+// the live collections and the config source, read by the same rules as
+// ReadChannelState's; its maps and lists hold no other vchannel's or
+// pchannel's keys. A repair of one vchannel reads this, not the tens of
+// thousands of registrations and checkpoints of every other.
+type VChannelState struct {
+	*ChannelState
+	// Keys are the vchannel's own keys as read, by key relative to the
+	// meta root, the absent ones left out: one here and not in the state
+	// did not decode.
+	Keys map[string]instance.KV
+	// Owners are the collection-infos that list the vchannel (live or
+	// not, tombstones left out), in key order.
+	Owners []instance.Entry
+}
+
+// ReadVChannelState reads the channel state of vchannel v at revision rev (> 0).
+func ReadVChannelState(ctx context.Context, inst *instance.Instance, rev int64, v string) (*VChannelState, error) {
+	pch := models.PChannelOf(v)
+	vs := &VChannelState{ChannelState: newChannelState(), Keys: map[string]instance.KV{}}
+	vs.Revision = rev
+	own := []string{models.ConsumeCheckpointKey(pch), models.VChannelMetaKey(pch, v), models.ChannelCPKey(v)}
+	abs := make([]string, len(own))
+	for i, k := range own {
+		abs[i] = inst.Layout.Meta(k)
+	}
+	kvs, err := inst.GetMany(ctx, abs, rev)
+	if err != nil {
+		return nil, err
+	}
+	for i, kv := range kvs {
+		if kv.Key != "" {
+			vs.Keys[own[i]] = kv
+			vs.add(instance.Entry{KV: kv, Key: models.Classify(own[i])})
+		}
+	}
+	_, err = inst.Walk(ctx, rev, []string{models.CollectionInfoPrefix, models.LegacyCollectionPrefix}, func(e instance.Entry) error {
+		if c := vs.add(e); c != nil && slices.Contains(c.VChannels, v) {
+			vs.Owners = append(vs.Owners, e)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := vs.readConfig(ctx, inst, rev); err != nil {
+		return nil, err
+	}
+	return vs, nil
+}
+
+func newChannelState() *ChannelState {
+	return &ChannelState{Sessions: map[int64]instance.KV{}, ConsumeCPs: map[string]ConsumeCP{}, Registered: map[string]bool{},
+		Schemaless: map[string]VChannelRef{}, Live: map[string]int64{}, Config: map[string]string{}}
+}
+
+// add decodes one entry into the state; a value that does not decode is
+// named in Errors. Of a collection-info (live or not) it returns what it
+// decoded.
+func (st *ChannelState) add(e instance.Entry) *models.CollectionChannels {
+	bad := func(err error) {
+		st.Errors = append(st.Errors, fmt.Sprintf("key %s does not decode: %v", e.Rel, err))
+	}
+	switch e.Kind {
+	case models.KindPChannel:
+		m, err := models.DecodePChannelMeta(e.Value)
+		if err != nil {
+			bad(err)
+			return nil
+		}
+		st.PChannels = append(st.PChannels, PChannelEntry{Key: e.Rel, Meta: m})
+	case models.KindSession:
+		s, err := models.DecodeSession(e.Rel, e.Value, e.Lease)
+		if err != nil {
+			bad(err)
+			return nil
+		}
+		if e.Rel == models.StreamingNodeSessionKey(s.ServerID) {
+			st.Sessions[s.ServerID] = e.KV
+		}
+	case models.KindConsumeCheckpoint:
+		cp, err := models.DecodeWALCheckpoint(e.Value)
+		if err != nil {
+			bad(err)
+			return nil
+		}
+		st.ConsumeCPs[e.PChannel] = ConsumeCP{Key: e.Rel, CP: cp}
+	case models.KindVChannelMeta:
+		st.Registered[e.Rel] = true
+		m, err := models.DecodeVChannelMeta(e.Value)
+		if err != nil {
+			bad(err)
+			return nil
+		}
+		if m.State == models.VChannelNormal && m.Schemas == 0 {
+			st.Schemaless[e.Rel] = VChannelRef{VChannel: e.VChannel, Collection: m.CollectionID}
+		}
+	case models.KindVChannelSchema:
+		delete(st.Schemaless, models.VChannelMetaKey(e.PChannel, e.VChannel))
+	case models.KindChannelCP:
+		p, err := models.DecodePosition(e.Value)
+		if err != nil {
+			bad(err)
+			return nil
+		}
+		st.ChannelCPs = append(st.ChannelCPs, ChannelCPEntry{Key: e.Rel, VChannel: e.VChannel, Position: &ChannelPosition{
+			MsgID: p.GetMsgID(), Timestamp: p.GetTimestamp(), WAL: walName(p.GetWALName()), Dropped: models.IsDroppedChannelCP(p)}})
+	case models.KindCollectionInfo, models.KindLegacyCollection:
+		if models.IsTombstone(e.Value) {
+			return nil
+		}
+		c, err := models.DecodeCollectionChannels(e.Value)
+		if err != nil {
+			bad(err)
+			return nil
+		}
+		if c.Live {
+			st.Collections++
+			for _, v := range c.VChannels {
+				st.Live[v] = c.ID
+			}
+		}
+		return &c
+	}
+	return nil
+}
+
+// readConfig reads the etcd config source at rev.
+func (st *ChannelState) readConfig(ctx context.Context, inst *instance.Instance, rev int64) error {
+	_, err := inst.Scan(ctx, inst.Layout.Root(models.ConfigPrefix), rev, func(page []instance.KV) error {
+		for _, kv := range page {
+			st.Config[strings.TrimPrefix(kv.Key, inst.Layout.RootPath+"/")] = string(kv.Value)
+		}
+		return nil
+	})
+	return err
 }
 
 // ConfigKeys are the keys of the etcd config source, sorted as etcd returns them.

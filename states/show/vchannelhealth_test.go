@@ -138,3 +138,51 @@ func TestChannelStateSchemaless(t *testing.T) {
 	assert.Contains(t, strings.Join(st.Errors, "\n"), models.VChannelMetaKey(p, p+"_500v4"))
 	assert.True(t, st.Registered[models.VChannelMetaKey(p, p+"_500v4")], "a meta that does not decode is still a registration")
 }
+
+// ReadVChannelState is ReadChannelState as far as one vchannel goes, and
+// holds no other vchannel's or pchannel's keys: a repair of one vchannel
+// reads its own keys and the collections, not every registration and
+// checkpoint of the instance.
+func TestVChannelStateIsTheChannelStateOfOneVChannel(t *testing.T) {
+	e := seeded(t, commonpb.WALName_Kafka)
+	// a registration that does not decode is still one, and named
+	v := e.sample.VChannels[0]
+	p := models.PChannelOf(v)
+	e.put(models.VChannelMetaKey(p, v), []byte{0xff})
+	all, err := ReadChannelState(ctxT(t), e.inst, 0)
+	require.NoError(t, err)
+	for _, v := range e.sample.VChannels {
+		p := models.PChannelOf(v)
+		vs, err := ReadVChannelState(ctxT(t), e.inst, all.Revision, v)
+		require.NoError(t, err, v)
+		assert.Equal(t, all.Live, vs.Live, v)
+		assert.Equal(t, all.Collections, vs.Collections, v)
+		assert.Equal(t, all.Config, vs.Config, v)
+		metaKey := models.VChannelMetaKey(p, v)
+		assert.Equal(t, map[string]bool{metaKey: true}, vs.Registered, v)
+		assert.Equal(t, map[string]ConsumeCP{p: all.ConsumeCPs[p]}, vs.ConsumeCPs, v)
+		var cps []ChannelCPEntry
+		for _, cc := range all.ChannelCPs {
+			if cc.VChannel == v {
+				cps = append(cps, cc)
+			}
+		}
+		assert.Equal(t, cps, vs.ChannelCPs, v)
+		assert.Empty(t, vs.PChannels, v)
+		assert.Empty(t, vs.Sessions, v)
+		for k, kv := range vs.Keys {
+			assert.Equal(t, e.sample.Layout.Meta(k), kv.Key)
+			assert.Contains(t, []string{metaKey, models.ConsumeCheckpointKey(p), models.ChannelCPKey(v)}, k)
+		}
+		require.Len(t, vs.Owners, 1, v)
+		c, err := models.DecodeCollectionChannels(vs.Owners[0].Value)
+		require.NoError(t, err)
+		assert.Equal(t, all.Live[v], c.ID, v)
+	}
+	vs, err := ReadVChannelState(ctxT(t), e.inst, all.Revision, v)
+	require.NoError(t, err)
+	assert.Equal(t, []byte{0xff}, vs.Keys[models.VChannelMetaKey(p, v)].Value)
+	require.Len(t, all.Errors, 1)
+	assert.Contains(t, all.Errors[0], models.VChannelMetaKey(p, v))
+	assert.Equal(t, all.Errors, vs.Errors)
+}
