@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"slices"
 	"sync"
 )
 
@@ -29,15 +30,17 @@ const (
 	paceMemoryLimit = 192 << 20
 )
 
-// pace is the process's GC pace: a hold (HoldGC) keeps its percent until
-// released, and the move to paceLong waits for no hold.
+// pace is the process's GC pace: the newest hold (HoldGC) sets the percent
+// until released, and the move to paceLong waits for no hold.
 var pace struct {
 	sync.Mutex
 	managed bool // no GOGC in the environment
 	long    bool
-	held    int
+	holds   []*gcHold
 	after   uint64
 }
+
+type gcHold struct{ percent int }
 
 // PaceGC sets the process's GC pace (main calls it once).
 func PaceGC() {
@@ -74,7 +77,10 @@ func paceAfterGC() {
 	metrics.Read(s)
 	pace.Lock()
 	defer pace.Unlock()
-	if s[0].Value.Uint64() < pace.after || pace.held > 0 {
+	if !pace.managed {
+		return
+	}
+	if s[0].Value.Uint64() < pace.after || len(pace.holds) > 0 {
 		watchGC()
 		return
 	}
@@ -85,21 +91,29 @@ func paceAfterGC() {
 // HoldGC sets GOGC to percent until release is called (with GOGC in the
 // environment, it does nothing): a command that keeps little per key
 // (check) holds its RSS near a few pages at the default pace, whatever the
-// process did before.
+// process did before. Holds nest: a release gives back the percent of the
+// newest hold still held (load-backup's, under a check in its shell), else
+// the pace; a second call of the same release does nothing.
 func HoldGC(percent int) (release func()) {
 	pace.Lock()
 	defer pace.Unlock()
 	if !pace.managed {
 		return func() {}
 	}
-	pace.held++
+	h := &gcHold{percent}
+	pace.holds = append(pace.holds, h)
 	debug.SetGCPercent(percent)
 	return func() {
 		pace.Lock()
 		defer pace.Unlock()
-		pace.held--
+		i := slices.Index(pace.holds, h)
+		if i < 0 {
+			return
+		}
+		pace.holds = slices.Delete(pace.holds, i, i+1)
 		switch {
-		case pace.held > 0:
+		case len(pace.holds) > 0:
+			debug.SetGCPercent(pace.holds[len(pace.holds)-1].percent)
 		case pace.long:
 			debug.SetGCPercent(paceLong)
 		default:

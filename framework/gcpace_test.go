@@ -3,15 +3,17 @@ package framework
 import (
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"testing"
 	"time"
 )
 
-// gcPercent reads GOGC (SetGCPercent returns the one it replaces).
+// gcPercent reads GOGC without setting it (a set and a set back could undo
+// the pace's own move between the two).
 func gcPercent() int {
-	p := debug.SetGCPercent(-1)
-	debug.SetGCPercent(p)
-	return p
+	s := []metrics.Sample{{Name: "/gc/gogc:percent"}}
+	metrics.Read(s)
+	return int(s[0].Value.Uint64())
 }
 
 // allocate allocates n bytes that nothing keeps, and collects.
@@ -40,12 +42,13 @@ func waitPercent(t *testing.T, want int) {
 
 // A process starts at the short pace and moves to the long one once it has
 // allocated enough; a hold (check's) keeps its percent meanwhile, and its
-// release gives back the pace the process is at.
+// release gives back the hold under it (load-backup's) or the pace the
+// process is at.
 func TestGCPace(t *testing.T) {
 	saved := debug.SetGCPercent(100)
 	t.Cleanup(func() {
 		pace.Lock()
-		pace.managed, pace.long, pace.held, pace.after = false, false, 0, 0
+		pace.managed, pace.long, pace.holds, pace.after = false, false, nil, 0
 		pace.Unlock()
 		debug.SetGCPercent(saved)
 	})
@@ -75,12 +78,18 @@ func TestGCPace(t *testing.T) {
 	}
 	waitPercent(t, paceLong)
 
+	outer := HoldGC(50)
 	release = HoldGC(100)
 	if got := gcPercent(); got != 100 {
 		t.Fatalf("GOGC %d under a hold of 100", got)
 	}
 	release()
+	release()
+	if got := gcPercent(); got != 50 {
+		t.Fatalf("GOGC %d after the inner hold (released twice), want the outer hold's 50", got)
+	}
+	outer()
 	if got := gcPercent(); got != paceLong {
-		t.Fatalf("GOGC %d after the hold, want the long pace %d", got, paceLong)
+		t.Fatalf("GOGC %d after the holds, want the long pace %d", got, paceLong)
 	}
 }

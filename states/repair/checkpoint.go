@@ -196,7 +196,7 @@ func decideCheckpoint(ctx context.Context, inst *instance.Instance, p *Checkpoin
 // collectionOf is the live collection that has p.VChannel (both key
 // layouts, readCollections), or the one --collection names.
 func collectionOf(ctx context.Context, inst *instance.Instance, p *CheckpointParams, rev int64) (*models.CollectionInfo, error) {
-	keep := func(c models.CollectionChannels) bool { return slices.Contains(c.VChannels, p.VChannel) }
+	keep := listing(p.VChannel)
 	if p.Collection != 0 {
 		keep = withID(p.Collection)
 	}
@@ -216,10 +216,8 @@ func collectionOf(ctx context.Context, inst *instance.Instance, p *CheckpointPar
 		}
 		return c.info, nil
 	}
-	for _, c := range cs.byID {
-		if c.info.Live() && slices.Contains(c.info.VChannels, p.VChannel) {
-			return c.info, nil
-		}
+	if c, ok := cs.liveWith(p.VChannel); ok {
+		return c.info, nil
 	}
 	return nil, framework.Usagef("repair checkpoint: --vchannel %s is not a vchannel of a live collection (show collections lists them)", p.VChannel)
 }

@@ -268,24 +268,36 @@ func readCollections(ctx context.Context, inst *instance.Instance, rev int64, ke
 
 // collections are rootcoord's collections by id: the database-scoped
 // collection-info before the legacy one (Milvus's
-// loadCollectionFromDefaultDb), tombstones left out; a value that does not
-// decode is a warning naming its key. Only the ones keep takes, by the
-// value's top level (its id, state and vchannels), are decoded whole: a
-// collection's schema is most of the bytes of its value, and ten thousand
-// of them most of a repair's CPU.
+// loadCollectionFromDefaultDb), whichever keep takes, tombstones left out;
+// a value that does not decode is a warning naming its key. Only the ones
+// keep takes, by the value's top level (its id, state and vchannels), are
+// decoded whole: a collection's schema is most of the bytes of its value,
+// and ten thousand of them most of a repair's CPU.
 type collections struct {
 	byID     map[int64]collection
 	warnings []string
 	keep     func(models.CollectionChannels) bool
+	// scoped are the ids with a database-scoped collection-info, kept or
+	// not: a legacy one of the same id is not the collection Milvus reads.
+	scoped map[int64]bool
 }
 
 func newCollections(keep func(models.CollectionChannels) bool) *collections {
-	return &collections{byID: map[int64]collection{}, keep: keep}
+	return &collections{byID: map[int64]collection{}, keep: keep, scoped: map[int64]bool{}}
 }
 
 // withID takes the collections of the ids given.
 func withID(ids ...int64) func(models.CollectionChannels) bool {
-	return func(c models.CollectionChannels) bool { return slices.Contains(ids, c.ID) }
+	wanted := make(map[int64]bool, len(ids))
+	for _, id := range ids {
+		wanted[id] = true
+	}
+	return func(c models.CollectionChannels) bool { return wanted[c.ID] }
+}
+
+// listing takes the collections that list vchannel v.
+func listing(v string) func(models.CollectionChannels) bool {
+	return func(c models.CollectionChannels) bool { return slices.Contains(c.VChannels, v) }
 }
 
 // add keeps e when it is a collection-info that keep takes.
@@ -293,21 +305,39 @@ func (cs *collections) add(e instance.Entry) {
 	if (e.Kind != models.KindCollectionInfo && e.Kind != models.KindLegacyCollection) || models.IsTombstone(e.Value) {
 		return
 	}
+	legacy := e.Kind == models.KindLegacyCollection
 	// The id the value holds, as Milvus's catalog and the channel state
 	// read it (a key may name another); one whose top level does not
 	// parse is decoded, and named.
-	if cc, err := models.DecodeCollectionChannels(e.Value); err == nil && !cs.keep(cc) {
-		return
+	if cc, err := models.DecodeCollectionChannels(e.Value); err == nil {
+		if !legacy {
+			cs.scoped[cc.ID] = true
+			if have, ok := cs.byID[cc.ID]; ok && have.legacy {
+				delete(cs.byID, cc.ID)
+			}
+		}
+		if legacy && cs.scoped[cc.ID] || !cs.keep(cc) {
+			return
+		}
 	}
 	c, err := models.DecodeCollectionInfo(e.Value)
 	if err != nil {
 		cs.warnings = append(cs.warnings, fmt.Sprintf("%s does not decode: %v", e.KV.Key, err))
 		return
 	}
-	legacy := e.Kind == models.KindLegacyCollection
 	if have, ok := cs.byID[c.ID]; !ok || have.legacy && !legacy {
 		cs.byID[c.ID] = collection{kv: e.KV, info: c, legacy: legacy}
 	}
+}
+
+// liveWith is the live collection that lists vchannel v.
+func (cs *collections) liveWith(v string) (collection, bool) {
+	for _, c := range cs.byID {
+		if c.info.Live() && slices.Contains(c.info.VChannels, v) {
+			return c, true
+		}
+	}
+	return collection{}, false
 }
 
 // readRootcoord reads at rev what rootcoord keeps of c beside its

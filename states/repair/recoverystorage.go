@@ -3,6 +3,7 @@ package repair
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/heron-shell/heron/framework"
@@ -36,17 +37,22 @@ type lostSchema struct {
 func decideRecoveryStorage(ctx context.Context, inst *instance.Instance, _ *RecoveryStorageParams, rev int64) (*Decision, error) {
 	// Only a NORMAL meta may lack its schema: the others are counted, not
 	// kept (a million-segment instance has tens of thousands). A walk is in
-	// key order, and a meta's schema keys (under {meta}/schema/) follow it
-	// before any other vchannel's key (a vchannel name ends in its shard's
-	// digits, and '/' sorts before a digit): one drops the meta before it.
+	// key order: a meta's schema keys ({meta}/schema/...) follow it, after
+	// only the keys of the vchannels whose names extend its name with a
+	// byte below '/' (none, for Milvus's names, which end in a digit; a
+	// name "..._1v0-old" could). One settles the meta of its vchannel among
+	// the metas since the last name that does not extend it.
 	var metas []lostSchema
 	var nmetas int64
 	var warnings []string
 	_, err := inst.Walk(ctx, rev, []string{models.WALPrefix}, func(e instance.Entry) error {
 		switch e.Kind {
 		case models.KindVChannelSchema:
-			if n := len(metas); n > 0 && metas[n-1].p == e.PChannel && metas[n-1].v == e.VChannel {
-				metas = metas[:n-1]
+			for i := len(metas) - 1; i >= 0 && metas[i].p == e.PChannel && strings.HasPrefix(metas[i].v, e.VChannel); i-- {
+				if metas[i].v == e.VChannel {
+					metas = slices.Delete(metas, i, i+1)
+					break
+				}
 			}
 			if err := models.CheckVChannelSchema(e.Value); err != nil {
 				warnings = append(warnings, fmt.Sprintf("%s does not decode: %v: the streaming node cannot read it (not repaired)", e.KV.Key, err))

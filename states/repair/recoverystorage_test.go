@@ -189,3 +189,24 @@ func TestRepairWALRecoveryStorageSchemaDoesNotDecode(t *testing.T) {
 	}
 	e.changed(before)
 }
+
+// A vchannel name that extends another with a byte below '/' sorts between
+// the other's meta and its schema keys: the schema still settles its own
+// meta (none is planned), and the extended one, holding its schema inline,
+// is named.
+func TestRepairWALRecoveryStorageNameThatExtendsAnother(t *testing.T) {
+	e := newEnv(t)
+	movies := e.sample.VChannels[2]
+	p := models.PChannelOf(movies)
+	old := movies + "-old"
+	inline := (&wire.Builder{}).String(1, old).Varint(2, 1).Message(3, (&wire.Builder{}).Varint(1, 101).Message(3, sample.Schema("movies")).Build()).Build()
+	oldKey := e.meta(models.VChannelMetaKey(p, old))
+	e.put(oldKey, inline)
+	before := e.dump()
+	out, errs, code := e.repair("repair wal-recovery-storage --run")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	mustContain(t, out, "nothing to repair: 5 vchannel metas, each with a schema", "warning: "+oldKey+" holds 1 schemas inline but has no schema key")
+	e.changed(before)
+}

@@ -43,14 +43,20 @@ const (
 
 func decideRegistration(ctx context.Context, inst *instance.Instance, p *RegistrationParams, rev int64) (*Decision, error) {
 	v, pch := p.VChannel, models.PChannelOf(p.VChannel)
-	st, err := show.ReadVChannelState(ctx, inst, rev, v)
+	cs := newCollections(listing(v))
+	st, err := show.ReadVChannelState(ctx, inst, rev, v, cs.add)
 	if err != nil {
 		return nil, err
 	}
-	id, live := st.Live[v]
+	c, live := cs.liveWith(v)
 	if !live {
-		return nil, framework.Usagef("repair vchannel-registration: --vchannel %s: not a vchannel of a live collection (show vchannel-health lists them)", v)
+		unread := ""
+		if len(cs.warnings) > 0 {
+			unread = "; of the collection-infos, " + strings.Join(cs.warnings, "; ")
+		}
+		return nil, framework.Usagef("repair vchannel-registration: --vchannel %s: not a vchannel of a live collection (show vchannel-health lists them)%s", v, unread)
 	}
+	id := c.info.ID
 	metaKey := models.VChannelMetaKey(pch, v)
 	schemas, err := inst.Count(ctx, inst.Layout.Meta(models.VChannelSchemaPrefix(pch, v)), rev)
 	if err != nil {
@@ -106,15 +112,7 @@ func decideRegistration(ctx context.Context, inst *instance.Instance, p *Registr
 	}
 	d.Gates = append(d.Gates, g)
 
-	cs := newCollections(withID(id))
-	for _, e := range st.Owners {
-		cs.add(e)
-	}
 	d.Warnings = append(d.Warnings, cs.warnings...)
-	c, ok := cs.byID[id]
-	if !ok {
-		return nil, fmt.Errorf("repair vchannel-registration: the collection-info of collection %d (of %s) was not read", id, v)
-	}
 	rc, err := readRootcoord(ctx, inst, rev, c)
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
 	"github.com/milvus-io/milvus-proto/go-api/v3/schemapb"
 	"google.golang.org/protobuf/proto"
 
@@ -378,4 +379,31 @@ func TestRepairVChannelRegistrationStoppedRunCompletesAsPrinted(t *testing.T) {
 	if got := e.dump(); got[metaKey] == "" {
 		t.Fatalf("`%s`, run as printed, did not register the vchannel", complete)
 	}
+}
+
+// The collection is the one Milvus reads: a database-scoped collection-info
+// of the id hides the legacy one (loadCollectionFromDefaultDb), so a legacy
+// record that lists the vchannel does not make it live when the scoped one
+// does not; a scoped one that does not decode is named, and the legacy
+// one read.
+func TestRepairVChannelRegistrationReadsTheCollectionMilvusReads(t *testing.T) {
+	e := newEnv(t)
+	v, metaKey, schemaKey := e.unregister(2, true) // movies, legacy layout
+	scoped := e.meta(models.CollectionInfoKey(0, 200))
+	p2 := e.sample.PChannels[2]
+	e.put(scoped, sample.Collection{ID: 200, Name: "movies", VChannels: []string{p2 + "_200v0"}, PChannels: []string{p2},
+		Starts: [][]byte{sample.ID(commonpb.WALName_Pulsar, 200).Bytes()}}.Encode())
+	before := e.dump()
+	out, errs, code := e.repair("repair vchannel-registration --vchannel " + v + " --run")
+	if code != framework.ExitUsage || !strings.Contains(errs, "not a vchannel of a live collection") {
+		t.Fatalf("a legacy record hidden by a scoped one: exit %d\n%s%s", code, out, errs)
+	}
+	e.changed(before)
+
+	e.put(scoped, []byte{0x0a, 0x05, 'a'})
+	out, errs, code = e.repair("repair vchannel-registration --vchannel " + v)
+	if code != 0 || strings.Join(createdKeys(out), " ") != schemaKey+" "+metaKey {
+		t.Fatalf("a scoped record that does not decode: exit %d\n%s%s", code, out, errs)
+	}
+	mustContain(t, out, "warning: "+scoped+" does not decode")
 }

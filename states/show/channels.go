@@ -109,13 +109,13 @@ type VChannelState struct {
 	// meta root, the absent ones left out: one here and not in the state
 	// did not decode.
 	Keys map[string]instance.KV
-	// Owners are the collection-infos that list the vchannel (live or
-	// not, tombstones left out), in key order.
-	Owners []instance.Entry
 }
 
-// ReadVChannelState reads the channel state of vchannel v at revision rev (> 0).
-func ReadVChannelState(ctx context.Context, inst *instance.Instance, rev int64, v string) (*VChannelState, error) {
+// ReadVChannelState reads the channel state of vchannel v at revision rev
+// (> 0); each collection-info it walks (both key layouts, in key order) is
+// also given to collection, so that a caller that needs the collections'
+// values reads them in the same walk.
+func ReadVChannelState(ctx context.Context, inst *instance.Instance, rev int64, v string, collection func(instance.Entry)) (*VChannelState, error) {
 	pch := models.PChannelOf(v)
 	vs := &VChannelState{ChannelState: newChannelState(), Keys: map[string]instance.KV{}}
 	vs.Revision = rev
@@ -135,9 +135,8 @@ func ReadVChannelState(ctx context.Context, inst *instance.Instance, rev int64, 
 		}
 	}
 	_, err = inst.Walk(ctx, rev, []string{models.CollectionInfoPrefix, models.LegacyCollectionPrefix}, func(e instance.Entry) error {
-		if c := vs.add(e); c != nil && slices.Contains(c.VChannels, v) {
-			vs.Owners = append(vs.Owners, e)
-		}
+		vs.add(e)
+		collection(e)
 		return nil
 	})
 	if err != nil {
@@ -155,9 +154,8 @@ func newChannelState() *ChannelState {
 }
 
 // add decodes one entry into the state; a value that does not decode is
-// named in Errors. Of a collection-info (live or not) it returns what it
-// decoded.
-func (st *ChannelState) add(e instance.Entry) *models.CollectionChannels {
+// named in Errors.
+func (st *ChannelState) add(e instance.Entry) {
 	bad := func(err error) {
 		st.Errors = append(st.Errors, fmt.Sprintf("key %s does not decode: %v", e.Rel, err))
 	}
@@ -166,14 +164,14 @@ func (st *ChannelState) add(e instance.Entry) *models.CollectionChannels {
 		m, err := models.DecodePChannelMeta(e.Value)
 		if err != nil {
 			bad(err)
-			return nil
+			return
 		}
 		st.PChannels = append(st.PChannels, PChannelEntry{Key: e.Rel, Meta: m})
 	case models.KindSession:
 		s, err := models.DecodeSession(e.Rel, e.Value, e.Lease)
 		if err != nil {
 			bad(err)
-			return nil
+			return
 		}
 		if e.Rel == models.StreamingNodeSessionKey(s.ServerID) {
 			st.Sessions[s.ServerID] = e.KV
@@ -182,7 +180,7 @@ func (st *ChannelState) add(e instance.Entry) *models.CollectionChannels {
 		cp, err := models.DecodeWALCheckpoint(e.Value)
 		if err != nil {
 			bad(err)
-			return nil
+			return
 		}
 		st.ConsumeCPs[e.PChannel] = ConsumeCP{Key: e.Rel, CP: cp}
 	case models.KindVChannelMeta:
@@ -190,7 +188,7 @@ func (st *ChannelState) add(e instance.Entry) *models.CollectionChannels {
 		m, err := models.DecodeVChannelMeta(e.Value)
 		if err != nil {
 			bad(err)
-			return nil
+			return
 		}
 		if m.State == models.VChannelNormal && m.Schemas == 0 {
 			st.Schemaless[e.Rel] = VChannelRef{VChannel: e.VChannel, Collection: m.CollectionID}
@@ -201,18 +199,18 @@ func (st *ChannelState) add(e instance.Entry) *models.CollectionChannels {
 		p, err := models.DecodePosition(e.Value)
 		if err != nil {
 			bad(err)
-			return nil
+			return
 		}
 		st.ChannelCPs = append(st.ChannelCPs, ChannelCPEntry{Key: e.Rel, VChannel: e.VChannel, Position: &ChannelPosition{
 			MsgID: p.GetMsgID(), Timestamp: p.GetTimestamp(), WAL: walName(p.GetWALName()), Dropped: models.IsDroppedChannelCP(p)}})
 	case models.KindCollectionInfo, models.KindLegacyCollection:
 		if models.IsTombstone(e.Value) {
-			return nil
+			return
 		}
 		c, err := models.DecodeCollectionChannels(e.Value)
 		if err != nil {
 			bad(err)
-			return nil
+			return
 		}
 		if c.Live {
 			st.Collections++
@@ -220,9 +218,7 @@ func (st *ChannelState) add(e instance.Entry) *models.CollectionChannels {
 				st.Live[v] = c.ID
 			}
 		}
-		return &c
 	}
-	return nil
 }
 
 // readConfig reads the etcd config source at rev.
