@@ -13,6 +13,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 
@@ -330,10 +331,11 @@ func (cs *collections) add(e instance.Entry) {
 	}
 }
 
-// liveWith is the live collection that lists vchannel v.
+// liveWith is the live collection that lists vchannel v (of two, the
+// smaller id: the same one each run).
 func (cs *collections) liveWith(v string) (collection, bool) {
-	for _, c := range cs.byID {
-		if c.info.Live() && slices.Contains(c.info.VChannels, v) {
+	for _, id := range slices.Sorted(maps.Keys(cs.byID)) {
+		if c := cs.byID[id]; c.info.Live() && slices.Contains(c.info.VChannels, v) {
 			return c, true
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 
@@ -36,13 +37,18 @@ type ChannelState struct {
 	Schemaless map[string]VChannelRef
 	ChannelCPs []ChannelCPEntry
 	// Live maps the vchannels of live (Created) collections to their
-	// collection id; Collections says how many collections are live.
+	// collection id; Collections says how many collections are live. A
+	// database-scoped collection-info hides a legacy one of its id (Milvus's
+	// loadCollectionFromDefaultDb), as in the repairs' collections.
 	Live        map[string]int64
 	Collections int
 	// Config is the etcd config source: keys relative to the root path.
 	Config map[string]string
 	// Errors are keys whose value does not decode, with the error.
 	Errors []string
+
+	scoped     map[int64]bool     // ids with a database-scoped collection-info
+	legacyLive map[int64][]string // live legacy collection-infos' vchannels, until settleCollections
 }
 
 // VChannelRef is a vchannel of a collection.
@@ -89,6 +95,7 @@ func ReadChannelState(ctx context.Context, inst *instance.Instance, rev int64) (
 	if err != nil {
 		return nil, err
 	}
+	st.settleCollections()
 	if err := st.readConfig(ctx, inst, rev); err != nil {
 		return nil, err
 	}
@@ -112,7 +119,8 @@ type VChannelState struct {
 }
 
 // ReadVChannelState reads the channel state of vchannel v at revision rev
-// (> 0); each collection-info it walks (both key layouts, in key order) is
+// (> 0); each collection-info it walks (both key layouts, a prefix at a
+// time, each in key order) is
 // also given to collection, so that a caller that needs the collections'
 // values reads them in the same walk.
 func ReadVChannelState(ctx context.Context, inst *instance.Instance, rev int64, v string, collection func(instance.Entry)) (*VChannelState, error) {
@@ -142,6 +150,7 @@ func ReadVChannelState(ctx context.Context, inst *instance.Instance, rev int64, 
 	if err != nil {
 		return nil, err
 	}
+	vs.settleCollections()
 	if err := vs.readConfig(ctx, inst, rev); err != nil {
 		return nil, err
 	}
@@ -150,7 +159,8 @@ func ReadVChannelState(ctx context.Context, inst *instance.Instance, rev int64, 
 
 func newChannelState() *ChannelState {
 	return &ChannelState{Sessions: map[int64]instance.KV{}, ConsumeCPs: map[string]ConsumeCP{}, Registered: map[string]bool{},
-		Schemaless: map[string]VChannelRef{}, Live: map[string]int64{}, Config: map[string]string{}}
+		Schemaless: map[string]VChannelRef{}, Live: map[string]int64{}, Config: map[string]string{},
+		scoped: map[int64]bool{}, legacyLive: map[int64][]string{}}
 }
 
 // add decodes one entry into the state; a value that does not decode is
@@ -212,13 +222,37 @@ func (st *ChannelState) add(e instance.Entry) {
 			bad(err)
 			return
 		}
-		if c.Live {
-			st.Collections++
-			for _, v := range c.VChannels {
-				st.Live[v] = c.ID
+		switch {
+		case e.Kind == models.KindLegacyCollection:
+			if c.Live {
+				st.legacyLive[c.ID] = c.VChannels
 			}
+		case c.Live:
+			st.scoped[c.ID] = true
+			st.live(c.ID, c.VChannels)
+		default:
+			st.scoped[c.ID] = true
 		}
 	}
+}
+
+func (st *ChannelState) live(id int64, vchannels []string) {
+	st.Collections++
+	for _, v := range vchannels {
+		st.Live[v] = id
+	}
+}
+
+// settleCollections counts the live legacy collection-infos that no
+// database-scoped one hides, once every collection-info is read (a walk
+// reads the scoped prefix first, but a rule should not lean on that).
+func (st *ChannelState) settleCollections() {
+	for _, id := range slices.Sorted(maps.Keys(st.legacyLive)) {
+		if !st.scoped[id] {
+			st.live(id, st.legacyLive[id])
+		}
+	}
+	clear(st.legacyLive)
 }
 
 // readConfig reads the etcd config source at rev.

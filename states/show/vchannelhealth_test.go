@@ -191,3 +191,27 @@ func TestVChannelStateIsTheChannelStateOfOneVChannel(t *testing.T) {
 	assert.Contains(t, all.Errors[0], models.VChannelMetaKey(p, v))
 	assert.Equal(t, all.Errors, vs.Errors)
 }
+
+// A database-scoped collection-info hides a legacy one of its id, as
+// Milvus's loadCollectionFromDefaultDb reads it and the repairs do: the
+// legacy record's vchannels are not live, the collection counted once;
+// without the scoped one they are.
+func TestChannelStateScopedCollectionHidesLegacy(t *testing.T) {
+	e := seeded(t, commonpb.WALName_Kafka)
+	movies := e.sample.VChannels[2] // collection 200, legacy layout
+	before, err := ReadChannelState(ctxT(t), e.inst, 0)
+	require.NoError(t, err)
+	require.Equal(t, int64(200), before.Live[movies])
+	p := e.sample.PChannels[2]
+	other := p + "_200v0"
+	e.put(models.CollectionInfoKey(0, 200), sample.Collection{ID: 200, Name: "movies", VChannels: []string{other}, PChannels: []string{p},
+		Starts: [][]byte{sample.ID(commonpb.WALName_Kafka, 200).Bytes()}}.Encode())
+	st, err := ReadChannelState(ctxT(t), e.inst, 0)
+	require.NoError(t, err)
+	assert.NotContains(t, st.Live, movies)
+	assert.Equal(t, int64(200), st.Live[other])
+	assert.Equal(t, before.Collections, st.Collections)
+	vs, err := ReadVChannelState(ctxT(t), e.inst, st.Revision, movies, func(instance.Entry) {})
+	require.NoError(t, err)
+	assert.Equal(t, st.Live, vs.Live)
+}
