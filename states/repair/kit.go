@@ -306,18 +306,31 @@ func (cs *collections) add(e instance.Entry) {
 	if (e.Kind != models.KindCollectionInfo && e.Kind != models.KindLegacyCollection) || models.IsTombstone(e.Value) {
 		return
 	}
+	var top *models.CollectionChannels
+	if cc, err := models.DecodeCollectionChannels(e.Value); err == nil {
+		top = &cc
+	}
+	cs.addDecoded(e, top)
+}
+
+// addDecoded is add of an entry whose top level the caller decoded (nil:
+// a tombstone, or a value whose top level does not decode).
+func (cs *collections) addDecoded(e instance.Entry, top *models.CollectionChannels) {
+	if (e.Kind != models.KindCollectionInfo && e.Kind != models.KindLegacyCollection) || models.IsTombstone(e.Value) {
+		return
+	}
 	legacy := e.Kind == models.KindLegacyCollection
 	// The id the value holds, as Milvus's catalog and the channel state
 	// read it (a key may name another); one whose top level does not
 	// parse is decoded, and named.
-	if cc, err := models.DecodeCollectionChannels(e.Value); err == nil {
+	if top != nil {
 		if !legacy {
-			cs.scoped[cc.ID] = true
-			if have, ok := cs.byID[cc.ID]; ok && have.legacy {
-				delete(cs.byID, cc.ID)
+			cs.scoped[top.ID] = true
+			if have, ok := cs.byID[top.ID]; ok && have.legacy {
+				delete(cs.byID, top.ID)
 			}
 		}
-		if legacy && cs.scoped[cc.ID] || !cs.keep(cc) {
+		if legacy && cs.scoped[top.ID] || !cs.keep(*top) {
 			return
 		}
 	}

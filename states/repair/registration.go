@@ -44,7 +44,7 @@ const (
 func decideRegistration(ctx context.Context, inst *instance.Instance, p *RegistrationParams, rev int64) (*Decision, error) {
 	v, pch := p.VChannel, models.PChannelOf(p.VChannel)
 	cs := newCollections(listing(v))
-	st, err := show.ReadVChannelState(ctx, inst, rev, v, cs.add)
+	st, err := show.ReadVChannelState(ctx, inst, rev, v, cs.addDecoded)
 	if err != nil {
 		return nil, err
 	}

@@ -120,10 +120,10 @@ type VChannelState struct {
 
 // ReadVChannelState reads the channel state of vchannel v at revision rev
 // (> 0); each collection-info it walks (both key layouts, a prefix at a
-// time, each in key order) is
-// also given to collection, so that a caller that needs the collections'
-// values reads them in the same walk.
-func ReadVChannelState(ctx context.Context, inst *instance.Instance, rev int64, v string, collection func(instance.Entry)) (*VChannelState, error) {
+// time, each in key order) is also given to collection with its top level
+// as decoded (nil: a tombstone, or a value that does not decode), so that a
+// caller that needs the collections' values reads and decodes them once.
+func ReadVChannelState(ctx context.Context, inst *instance.Instance, rev int64, v string, collection func(instance.Entry, *models.CollectionChannels)) (*VChannelState, error) {
 	pch := models.PChannelOf(v)
 	vs := &VChannelState{ChannelState: newChannelState(), Keys: map[string]instance.KV{}}
 	vs.Revision = rev
@@ -143,8 +143,7 @@ func ReadVChannelState(ctx context.Context, inst *instance.Instance, rev int64, 
 		}
 	}
 	_, err = inst.Walk(ctx, rev, []string{models.CollectionInfoPrefix, models.LegacyCollectionPrefix}, func(e instance.Entry) error {
-		vs.add(e)
-		collection(e)
+		collection(e, vs.add(e))
 		return nil
 	})
 	if err != nil {
@@ -164,8 +163,8 @@ func newChannelState() *ChannelState {
 }
 
 // add decodes one entry into the state; a value that does not decode is
-// named in Errors.
-func (st *ChannelState) add(e instance.Entry) {
+// named in Errors. Of a collection-info it returns the top level decoded.
+func (st *ChannelState) add(e instance.Entry) *models.CollectionChannels {
 	bad := func(err error) {
 		st.Errors = append(st.Errors, fmt.Sprintf("key %s does not decode: %v", e.Rel, err))
 	}
@@ -174,14 +173,14 @@ func (st *ChannelState) add(e instance.Entry) {
 		m, err := models.DecodePChannelMeta(e.Value)
 		if err != nil {
 			bad(err)
-			return
+			return nil
 		}
 		st.PChannels = append(st.PChannels, PChannelEntry{Key: e.Rel, Meta: m})
 	case models.KindSession:
 		s, err := models.DecodeSession(e.Rel, e.Value, e.Lease)
 		if err != nil {
 			bad(err)
-			return
+			return nil
 		}
 		if e.Rel == models.StreamingNodeSessionKey(s.ServerID) {
 			st.Sessions[s.ServerID] = e.KV
@@ -190,7 +189,7 @@ func (st *ChannelState) add(e instance.Entry) {
 		cp, err := models.DecodeWALCheckpoint(e.Value)
 		if err != nil {
 			bad(err)
-			return
+			return nil
 		}
 		st.ConsumeCPs[e.PChannel] = ConsumeCP{Key: e.Rel, CP: cp}
 	case models.KindVChannelMeta:
@@ -198,7 +197,7 @@ func (st *ChannelState) add(e instance.Entry) {
 		m, err := models.DecodeVChannelMeta(e.Value)
 		if err != nil {
 			bad(err)
-			return
+			return nil
 		}
 		if m.State == models.VChannelNormal && m.Schemas == 0 {
 			st.Schemaless[e.Rel] = VChannelRef{VChannel: e.VChannel, Collection: m.CollectionID}
@@ -209,18 +208,18 @@ func (st *ChannelState) add(e instance.Entry) {
 		p, err := models.DecodePosition(e.Value)
 		if err != nil {
 			bad(err)
-			return
+			return nil
 		}
 		st.ChannelCPs = append(st.ChannelCPs, ChannelCPEntry{Key: e.Rel, VChannel: e.VChannel, Position: &ChannelPosition{
 			MsgID: p.GetMsgID(), Timestamp: p.GetTimestamp(), WAL: walName(p.GetWALName()), Dropped: models.IsDroppedChannelCP(p)}})
 	case models.KindCollectionInfo, models.KindLegacyCollection:
 		if models.IsTombstone(e.Value) {
-			return
+			return nil
 		}
 		c, err := models.DecodeCollectionChannels(e.Value)
 		if err != nil {
 			bad(err)
-			return
+			return nil
 		}
 		switch {
 		case e.Kind == models.KindLegacyCollection:
@@ -233,7 +232,9 @@ func (st *ChannelState) add(e instance.Entry) {
 		default:
 			st.scoped[c.ID] = true
 		}
+		return &c
 	}
+	return nil
 }
 
 func (st *ChannelState) live(id int64, vchannels []string) {

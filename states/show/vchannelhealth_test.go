@@ -161,7 +161,14 @@ func TestVChannelStateIsTheChannelStateOfOneVChannel(t *testing.T) {
 	for _, v := range e.sample.VChannels {
 		p := models.PChannelOf(v)
 		var given []string
-		vs, err := ReadVChannelState(ctxT(t), e.inst, all.Revision, v, func(e instance.Entry) { given = append(given, e.KV.Key) })
+		vs, err := ReadVChannelState(ctxT(t), e.inst, all.Revision, v, func(e instance.Entry, top *models.CollectionChannels) {
+			given = append(given, e.KV.Key)
+			if want, err := models.DecodeCollectionChannels(e.Value); err == nil && !models.IsTombstone(e.Value) {
+				assert.Equal(t, &want, top, e.KV.Key)
+			} else {
+				assert.Nil(t, top, e.KV.Key)
+			}
+		})
 		require.NoError(t, err, v)
 		assert.Equal(t, all.Live, vs.Live, v)
 		assert.Equal(t, all.Collections, vs.Collections, v)
@@ -184,7 +191,7 @@ func TestVChannelStateIsTheChannelStateOfOneVChannel(t *testing.T) {
 		}
 		assert.Equal(t, collections, given, "every collection-info, in key order, is given to the caller")
 	}
-	vs, err := ReadVChannelState(ctxT(t), e.inst, all.Revision, v, func(instance.Entry) {})
+	vs, err := ReadVChannelState(ctxT(t), e.inst, all.Revision, v, func(instance.Entry, *models.CollectionChannels) {})
 	require.NoError(t, err)
 	assert.Equal(t, []byte{0xff}, vs.Keys[models.VChannelMetaKey(p, v)].Value)
 	require.Len(t, all.Errors, 1)
@@ -211,7 +218,7 @@ func TestChannelStateScopedCollectionHidesLegacy(t *testing.T) {
 	assert.NotContains(t, st.Live, movies)
 	assert.Equal(t, int64(200), st.Live[other])
 	assert.Equal(t, before.Collections, st.Collections)
-	vs, err := ReadVChannelState(ctxT(t), e.inst, st.Revision, movies, func(instance.Entry) {})
+	vs, err := ReadVChannelState(ctxT(t), e.inst, st.Revision, movies, func(instance.Entry, *models.CollectionChannels) {})
 	require.NoError(t, err)
 	assert.Equal(t, st.Live, vs.Live)
 }
