@@ -94,6 +94,16 @@ func DecodeCollectionChannels(b []byte) (CollectionChannels, error) {
 	return c, nil
 }
 
+// ScopedCollections are the ids that have a database-scoped collection-info
+// (root-coord/database/collection-info/{db}/{id}): of such an id rootcoord's
+// catalog reads that record, not the legacy root-coord/collection/{id}
+// (loadCollectionFromDefaultDb), so a legacy record whose id is here is not
+// the collection Milvus has, whichever of the two a walk meets first.
+type ScopedCollections map[int64]bool
+
+// Hides reports whether the legacy collection-info of id is hidden.
+func (s ScopedCollections) Hides(id int64) bool { return s[id] }
+
 // DecodeCollectionInfo decodes a collection-info value (not a tombstone).
 func DecodeCollectionInfo(b []byte) (*CollectionInfo, error) {
 	m, err := wire.Parse(b)

@@ -278,13 +278,11 @@ type collections struct {
 	byID     map[int64]collection
 	warnings []string
 	keep     func(models.CollectionChannels) bool
-	// scoped are the ids with a database-scoped collection-info, kept or
-	// not: a legacy one of the same id is not the collection Milvus reads.
-	scoped map[int64]bool
+	scoped   models.ScopedCollections // kept or not
 }
 
 func newCollections(keep func(models.CollectionChannels) bool) *collections {
-	return &collections{byID: map[int64]collection{}, keep: keep, scoped: map[int64]bool{}}
+	return &collections{byID: map[int64]collection{}, keep: keep, scoped: models.ScopedCollections{}}
 }
 
 // withID takes the collections of the ids given.
@@ -330,7 +328,7 @@ func (cs *collections) addDecoded(e instance.Entry, top *models.CollectionChanne
 				delete(cs.byID, top.ID)
 			}
 		}
-		if legacy && cs.scoped[top.ID] || !cs.keep(*top) {
+		if legacy && cs.scoped.Hides(top.ID) || !cs.keep(*top) {
 			return
 		}
 	}

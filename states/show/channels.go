@@ -37,9 +37,9 @@ type ChannelState struct {
 	Schemaless map[string]VChannelRef
 	ChannelCPs []ChannelCPEntry
 	// Live maps the vchannels of live (Created) collections to their
-	// collection id; Collections says how many collections are live. A
-	// database-scoped collection-info hides a legacy one of its id (Milvus's
-	// loadCollectionFromDefaultDb), as in the repairs' collections.
+	// collection id; Collections says how many collections are live, a
+	// legacy collection-info a database-scoped one hides left out
+	// (models.ScopedCollections).
 	Live        map[string]int64
 	Collections int
 	// Config is the etcd config source: keys relative to the root path.
@@ -47,7 +47,7 @@ type ChannelState struct {
 	// Errors are keys whose value does not decode, with the error.
 	Errors []string
 
-	scoped     map[int64]bool     // ids with a database-scoped collection-info
+	scoped     models.ScopedCollections
 	legacyLive map[int64][]string // live legacy collection-infos' vchannels, until settleCollections
 }
 
@@ -159,7 +159,7 @@ func ReadVChannelState(ctx context.Context, inst *instance.Instance, rev int64, 
 func newChannelState() *ChannelState {
 	return &ChannelState{Sessions: map[int64]instance.KV{}, ConsumeCPs: map[string]ConsumeCP{}, Registered: map[string]bool{},
 		Schemaless: map[string]VChannelRef{}, Live: map[string]int64{}, Config: map[string]string{},
-		scoped: map[int64]bool{}, legacyLive: map[int64][]string{}}
+		scoped: models.ScopedCollections{}, legacyLive: map[int64][]string{}}
 }
 
 // add decodes one entry into the state; a value that does not decode is
@@ -249,7 +249,7 @@ func (st *ChannelState) live(id int64, vchannels []string) {
 // reads the scoped prefix first, but a rule should not lean on that).
 func (st *ChannelState) settleCollections() {
 	for _, id := range slices.Sorted(maps.Keys(st.legacyLive)) {
-		if !st.scoped[id] {
+		if !st.scoped.Hides(id) {
 			st.live(id, st.legacyLive[id])
 		}
 	}
