@@ -301,9 +301,6 @@ func listing(v string) func(models.CollectionChannels) bool {
 
 // add keeps e when it is a collection-info that keep takes.
 func (cs *collections) add(e instance.Entry) {
-	if (e.Kind != models.KindCollectionInfo && e.Kind != models.KindLegacyCollection) || models.IsTombstone(e.Value) {
-		return
-	}
 	var top *models.CollectionChannels
 	if cc, err := models.DecodeCollectionChannels(e.Value); err == nil {
 		top = &cc

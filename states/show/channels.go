@@ -221,16 +221,15 @@ func (st *ChannelState) add(e instance.Entry) *models.CollectionChannels {
 			bad(err)
 			return nil
 		}
-		switch {
-		case e.Kind == models.KindLegacyCollection:
+		if e.Kind == models.KindLegacyCollection {
 			if c.Live {
 				st.legacyLive[c.ID] = c.VChannels
 			}
-		case c.Live:
-			st.scoped[c.ID] = true
+			return &c
+		}
+		st.scoped[c.ID] = true
+		if c.Live {
 			st.live(c.ID, c.VChannels)
-		default:
-			st.scoped[c.ID] = true
 		}
 		return &c
 	}
