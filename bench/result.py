@@ -220,10 +220,26 @@ def table(argv):
         rows.append(("--run, K=1", run1.get("written"), run1_sec, None, mib(v["run1_kb"]), [ratio(run1_sec, raw_sec, seq)]))
         rows.append(("  write pass", run1.get("written"), run1.get("write_seconds"), run1.get("keys_per_second"), None,
                      [ratio(run1.get("write_seconds"), raw_sec, seq)]))
-    if restore_sec > 0:
-        rows.append(("restore --run", keys, restore_sec, None, mib(v["restore_kb"]), [ratio(restore_sec, run_sec, f"--run K={k}")]))
-    if apply_sec > 0:
-        rows.append(("apply --file --run", keys, apply_sec, None, mib(v["apply_kb"]), [ratio(apply_sec, run_sec, f"--run K={k}")]))
+    # restore and apply --file: their phases beside the --run's (the scan
+    # of a restore reads the backup file and the keys it names, and derives
+    # what the backed-up run wrote at each; an apply checks the saved plan
+    # against the store), and the CPU each used beside the --run's.
+    for name, sec_, kb, out, cpu_key in (("restore --run", restore_sec, "restore_kb", "restore_out", "restore"),
+                                         ("apply --file --run", apply_sec, "apply_kb", "apply_out", "apply")):
+        if sec_ <= 0:
+            continue
+        rows.append((name, keys, sec_, None, mib(v[kb]), [ratio(sec_, run_sec, f"--run K={k}")]))
+        other = apply_result(document(v[out])) if v.get(out) and os.path.exists(v[out]) else {}
+        for phase in ("scan", "write"):
+            label = "  scan" if phase == "scan" else "  write pass"
+            got = other.get(f"{phase}_seconds")
+            if isinstance(got, (int, float)):
+                rows.append((label, other.get("keys"), got, None, None, [ratio(got, res.get(f"{phase}_seconds"), f"--run's {phase}")]))
+        hcpu, ecpu = float(v.get(f"{cpu_key}_cpu") or 0), float(v.get(f"{cpu_key}_etcd_cpu") or 0)
+        run_cpu_all = float(v.get("run_cpu") or 0) + float(v.get("run_etcd_cpu") or 0)
+        if hcpu > 0 and run_cpu_all > 0:
+            cpu_notes.append(f"{name}: CPU heron {hcpu:.2f} s + etcd {ecpu:.2f} s (over {CORES} cores: {(hcpu + ecpu) / CORES:.2f} s, "
+                             f"{(hcpu + ecpu) / run_cpu_all:.2f}x the --run's)")
     if check_sec > 0:
         rows.append(("check --since-backup", None, check_sec, None, mib(v["check_kb"]), [ratio(check_sec, read_sec, "raw read")]))
     if start_sec > 0:

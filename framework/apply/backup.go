@@ -739,11 +739,9 @@ func parseEntryLine(b []byte, values func(key string) bool) (e Entry, ok bool) {
 	if rest, ok = cutPrefix(rest[i:], `","value":"`); !ok {
 		return Entry{}, false
 	}
-	i = 0
-	for i < len(rest) && rest[i] != '"' {
-		i++
-	}
-	if i == len(rest) {
+	// A value is the most of a line: its end is found as bytes.IndexByte
+	// finds it, not a byte at a time.
+	if i = bytes.IndexByte(rest, '"'); i < 0 {
 		return Entry{}, false
 	}
 	if decode {
@@ -781,11 +779,7 @@ func parseEntryLine(b []byte, values func(key string) bool) (e Entry, ok bool) {
 		e.Phase, rest = ph, r[i:]
 	}
 	if r, ok := cutPrefix(rest, `,"new":"`); ok {
-		i = 0
-		for i < len(r) && r[i] != '"' {
-			i++
-		}
-		if i == len(r) {
+		if i = bytes.IndexByte(r, '"'); i < 0 {
 			return Entry{}, false
 		}
 		if decode {

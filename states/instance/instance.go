@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"time"
 	"unsafe"
 
@@ -315,9 +316,10 @@ func (in *Instance) Walk(ctx context.Context, rev int64, prefixes []string, fn f
 		}
 		rev = r
 	}
+	root := in.Layout.MetaRoot()
 	each := func(page []KV) error {
 		for _, kv := range page {
-			rel, _ := in.Layout.Rel(kv.Key)
+			rel, _ := strings.CutPrefix(kv.Key, root)
 			if err := fn(Entry{KV: kv, Key: models.Classify(rel)}); err != nil {
 				return err
 			}

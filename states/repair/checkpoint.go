@@ -242,31 +242,35 @@ func scanSegments(ctx context.Context, inst *instance.Instance, rev int64, vchan
 	s := &segmentScan{latest: latest}
 	bad := 0
 	pc := models.PChannelOf(vchannel)
-	_, err = inst.Walk(ctx, rev, []string{models.SegmentPrefix}, func(e instance.Entry) error {
-		if e.Kind != models.KindSegment {
-			return nil
-		}
-		// A segment of another pchannel is neither V's nor a position of
-		// its pchannel: its channel field (read without decoding) tells,
-		// and only the pchannel's segments are decoded (at 1M segments over
-		// 64 pchannels, a sixty-fourth). One whose channel cannot be read
-		// is decoded, and counted as not decoding; one of another pchannel
-		// is not this repair's to read, whole or broken.
-		if ch, ok := models.SegmentChannel(e.Value); ok && !models.OnPChannel(ch, pc) {
-			return nil
-		}
-		seg, err := models.DecodeSegmentInfo(e.Value)
-		if err != nil {
-			bad++
-			if e.Collection == collection || e.Odd {
-				s.unreadable = append(s.unreadable, e.KV.Key)
+	root := inst.Layout.MetaRoot()
+	_, err = inst.ScanMeta(ctx, models.SegmentPrefix, rev, func(page []instance.KV) error {
+		for _, kv := range page {
+			// A segment of another pchannel is neither V's nor a position
+			// of its pchannel: its channel field (read without decoding)
+			// tells, and only the pchannel's segments are decoded (at 1M
+			// segments over 64 pchannels, a sixty-fourth). One whose
+			// channel cannot be read is decoded, and counted as not
+			// decoding; one of another pchannel is not this repair's to
+			// read, whole or broken.
+			if ch, ok := models.SegmentChannel(kv.Value); ok && !models.OnPChannel(ch, pc) {
+				continue
 			}
-			return nil
+			seg, err := models.DecodeSegmentInfo(kv.Value)
+			if err != nil {
+				bad++
+				// Every key under the prefix is a segment's (Classify): one
+				// of V's collection, or one whose key names none, may be V's.
+				rel, _ := strings.CutPrefix(kv.Key, root)
+				if k := models.Classify(rel); k.Collection == collection || k.Odd {
+					s.unreadable = append(s.unreadable, kv.Key)
+				}
+				continue
+			}
+			if seg.InsertChannel == vchannel && seg.Unflushed() {
+				s.unflushed = append(s.unflushed, seg)
+			}
+			latest.Add(seg)
 		}
-		if seg.InsertChannel == vchannel && seg.Unflushed() {
-			s.unflushed = append(s.unflushed, seg)
-		}
-		latest.Add(seg)
 		return nil
 	})
 	if err != nil {

@@ -341,6 +341,42 @@ func TestRepairCheckpointSegmentDoesNotDecode(t *testing.T) {
 	e.changed(before, e.meta(models.ChannelCPKey(v)))
 }
 
+// Milvus reads every value under the segment prefix as a segment, whatever
+// its key: one that does not decode under a key naming no collection may be
+// V's and refuses as one of V's collection does; one of another collection
+// is not V's and is only counted in a warning.
+func TestRepairCheckpointBrokenSegmentElsewhere(t *testing.T) {
+	for _, tc := range []struct {
+		name, rel string
+		refused   bool
+	}{
+		{"a key naming no collection", models.SegmentPrefix + "not-a-segment", true},
+		{"another collection's segment", models.SegmentKey(900, 901, 9099), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t)
+			v := e.sample.VChannels[0]
+			bad := e.meta(tc.rel)
+			e.put(bad, []byte{0x0a, 0x05, 'a'})
+			before := e.dump()
+			out, errs, code := e.repair("repair checkpoint --vchannel " + v + " --set-to pchannel-cp --run")
+			if tc.refused {
+				if code != framework.ExitRefused {
+					t.Fatalf("exit %d, want refused\n%s%s", code, out, errs)
+				}
+				mustContain(t, out, "REFUSED  no unflushed segment of the vchannel starts before the new position", bad)
+				e.changed(before)
+				return
+			}
+			if code != 0 {
+				t.Fatalf("exit %d\n%s%s", code, out, errs)
+			}
+			mustContain(t, out+errs, "1 segment under "+models.SegmentPrefix+" do")
+			e.changed(before, e.meta(models.ChannelCPKey(v)))
+		})
+	}
+}
+
 // A vchannel whose name holds a space: the command line the plan and the
 // backup record (and a STOPPED run's "to complete it") is quoted, so that
 // it parses back to the same vchannel; of both repairs that take one.
