@@ -223,7 +223,8 @@ def table(argv):
     # restore and apply --file: their phases beside the --run's (the scan
     # of a restore reads the backup file and the keys it names, and derives
     # what the backed-up run wrote at each; an apply checks the saved plan
-    # against the store), and the CPU each used beside the --run's.
+    # against the store), and at 1M (where the --run's CPU is printed) the
+    # CPU each used beside the --run's.
     for name, sec_, kb, out, cpu_key in (("restore --run", restore_sec, "restore_kb", "restore_out", "restore"),
                                          ("apply --file --run", apply_sec, "apply_kb", "apply_out", "apply")):
         if sec_ <= 0:
@@ -237,7 +238,7 @@ def table(argv):
                 rows.append((label, other.get("keys"), got, None, None, [ratio(got, res.get(f"{phase}_seconds"), f"--run's {phase}")]))
         hcpu, ecpu = float(v.get(f"{cpu_key}_cpu") or 0), float(v.get(f"{cpu_key}_etcd_cpu") or 0)
         run_cpu_all = float(v.get("run_cpu") or 0) + float(v.get("run_etcd_cpu") or 0)
-        if hcpu > 0 and run_cpu_all > 0:
+        if hcpu > 0 and run_cpu_all > 0 and seg == DEFAULT_SEGMENTS:
             cpu_notes.append(f"{name}: CPU heron {hcpu:.2f} s + etcd {ecpu:.2f} s (over {CORES} cores: {(hcpu + ecpu) / CORES:.2f} s, "
                              f"{(hcpu + ecpu) / run_cpu_all:.2f}x the --run's)")
     if check_sec > 0:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
@@ -185,8 +186,15 @@ func decideCheckpoint(ctx context.Context, inst *instance.Instance, p *Checkpoin
 			framework.Plural(int64(len(at)), "unflushed segment", ""), v, rows, verb, strings.Join(ids, ", "))
 	case len(segs.unreadable) > 0:
 		skip.OK, skip.Count, skip.Keys = false, int64(len(segs.unreadable)), segs.unreadable[:min(len(segs.unreadable), 5)]
-		skip.Detail = fmt.Sprintf("%s of collection %d do not decode: heron cannot tell whether they are unflushed segments of %s that start before the new position; --force to move it anyway",
-			framework.Plural(int64(len(segs.unreadable)), "segment", ""), coll.ID, v)
+		// The refusal names what makes each possibly V's: a key of its
+		// collection, a key naming none, or a channel field naming V.
+		what := "1 segment that may be %[1]s's does not decode (its key names collection %[2]d or no collection, or its channel field names %[1]s): " +
+			"heron cannot tell whether it is an unflushed segment of %[1]s that starts before the new position; --force to move it anyway"
+		if n := len(segs.unreadable); n > 1 {
+			what = strconv.Itoa(n) + " segments that may be %[1]s's do not decode (their keys name collection %[2]d or no collection, or their channel fields name %[1]s): " +
+				"heron cannot tell whether they are unflushed segments of %[1]s that start before the new position; --force to move it anyway"
+		}
+		skip.Detail = fmt.Sprintf(what, v, coll.ID)
 	}
 	d.Gate(back, p.Force)
 	d.Gate(skip, p.Force)
@@ -252,16 +260,18 @@ func scanSegments(ctx context.Context, inst *instance.Instance, rev int64, vchan
 			// channel cannot be read is decoded, and counted as not
 			// decoding; one of another pchannel is not this repair's to
 			// read, whole or broken.
-			if ch, ok := models.SegmentChannel(kv.Value); ok && !models.OnPChannel(ch, pc) {
+			ch, chOK := models.SegmentChannel(kv.Value)
+			if chOK && !models.OnPChannel(ch, pc) {
 				continue
 			}
 			seg, err := models.DecodeSegmentInfo(kv.Value)
 			if err != nil {
 				bad++
 				// Every key under the prefix is a segment's (Classify): one
-				// of V's collection, or one whose key names none, may be V's.
+				// of V's collection, one whose key names none, or one whose
+				// channel field names V, may be V's.
 				rel, _ := strings.CutPrefix(kv.Key, root)
-				if k := models.Classify(rel); k.Collection == collection || k.Odd {
+				if k := models.Classify(rel); k.Collection == collection || k.Odd || (chOK && string(ch) == vchannel) {
 					s.unreadable = append(s.unreadable, kv.Key)
 				}
 				continue
@@ -277,7 +287,8 @@ func scanSegments(ctx context.Context, inst *instance.Instance, rev int64, vchan
 		return nil, err
 	}
 	if bad > 0 {
-		s.skipped = append(s.skipped, fmt.Sprintf("%s under %s do not decode: heron could not check them", framework.Plural(int64(bad), "segment", ""), models.SegmentPrefix))
+		s.skipped = append(s.skipped, fmt.Sprintf("%s under %s %s: heron could not check %s", framework.Plural(int64(bad), "segment", ""), models.SegmentPrefix,
+			pluralVerb(bad, "does not decode", "do not decode"), pluralVerb(bad, "it", "them")))
 	}
 	if left := latest.LeftOut(); left != "" {
 		s.skipped = append(s.skipped, left)
@@ -318,4 +329,12 @@ func lastMessage(ctx context.Context, p *CheckpointParams, pc string, wal common
 	}
 	return target{id: msgid.OffsetID{Of: commonpb.WALName_Kafka, Offset: rec.Offset}, ts: tt,
 		source: fmt.Sprintf("the last message of kafka topic %s (offset %d)", rec.Topic, rec.Offset)}, nil
+}
+
+// pluralVerb is one when n is 1, else many.
+func pluralVerb(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

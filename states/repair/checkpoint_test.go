@@ -12,6 +12,7 @@ import (
 	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/heron-shell/heron/framework"
 	"github.com/heron-shell/heron/models"
@@ -342,36 +343,46 @@ func TestRepairCheckpointSegmentDoesNotDecode(t *testing.T) {
 }
 
 // Milvus reads every value under the segment prefix as a segment, whatever
-// its key: one that does not decode under a key naming no collection may be
-// V's and refuses as one of V's collection does; one of another collection
-// is not V's and is only counted in a warning.
+// its key: one that does not decode under a key naming no collection, or
+// whose channel field (its top level parses, a position in it does not)
+// names V, may be V's and refuses as one of V's collection does; one of
+// another collection is not V's and is only counted in a warning.
 func TestRepairCheckpointBrokenSegmentElsewhere(t *testing.T) {
+	truncated := []byte{0x0a, 0x05, 'a'}
+	namingV := func(v string) []byte {
+		b := protowire.AppendTag(nil, 4, protowire.BytesType) // insert_channel
+		b = protowire.AppendString(b, v)
+		b = protowire.AppendTag(b, 9, protowire.BytesType) // start_position
+		return protowire.AppendBytes(b, truncated)
+	}
 	for _, tc := range []struct {
 		name, rel string
+		value     func(v string) []byte
 		refused   bool
 	}{
-		{"a key naming no collection", models.SegmentPrefix + "not-a-segment", true},
-		{"another collection's segment", models.SegmentKey(900, 901, 9099), false},
+		{"a key naming no collection", models.SegmentPrefix + "not-a-segment", func(string) []byte { return truncated }, true},
+		{"another collection's segment", models.SegmentKey(900, 901, 9099), func(string) []byte { return truncated }, false},
+		{"another collection's key, the value naming V", models.SegmentKey(900, 901, 9098), namingV, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t)
 			v := e.sample.VChannels[0]
 			bad := e.meta(tc.rel)
-			e.put(bad, []byte{0x0a, 0x05, 'a'})
+			e.put(bad, tc.value(v))
 			before := e.dump()
 			out, errs, code := e.repair("repair checkpoint --vchannel " + v + " --set-to pchannel-cp --run")
 			if tc.refused {
 				if code != framework.ExitRefused {
 					t.Fatalf("exit %d, want refused\n%s%s", code, out, errs)
 				}
-				mustContain(t, out, "REFUSED  no unflushed segment of the vchannel starts before the new position", bad)
+				mustContain(t, out, "REFUSED  no unflushed segment of the vchannel starts before the new position", bad, "1 segment that may be "+v+"'s does not decode")
 				e.changed(before)
 				return
 			}
 			if code != 0 {
 				t.Fatalf("exit %d\n%s%s", code, out, errs)
 			}
-			mustContain(t, out+errs, "1 segment under "+models.SegmentPrefix+" do")
+			mustContain(t, out+errs, "1 segment under "+models.SegmentPrefix+" does not decode")
 			e.changed(before, e.meta(models.ChannelCPKey(v)))
 		})
 	}
