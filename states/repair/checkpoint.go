@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
@@ -178,23 +177,15 @@ func decideCheckpoint(ctx context.Context, inst *instance.Instance, p *Checkpoin
 			ids[i] = fmt.Sprintf("%d (%s, %d rows)", s.ID, s.State, s.NumRows)
 		}
 		skip.OK, skip.Count = false, int64(len(at))
-		verb := "start"
-		if len(at) == 1 {
-			verb = "starts"
-		}
+		verb := pluralVerb(len(at), "starts", "start")
 		skip.Detail = fmt.Sprintf("%s of %s (%d rows) %s before the new position: the flusher would skip their rows (%s); flush them first (Milvus running), or --force",
 			framework.Plural(int64(len(at)), "unflushed segment", ""), v, rows, verb, strings.Join(ids, ", "))
 	case len(segs.unreadable) > 0:
 		skip.OK, skip.Count, skip.Keys = false, int64(len(segs.unreadable)), segs.unreadable[:min(len(segs.unreadable), 5)]
-		// The refusal names what makes each possibly V's: a key of its
-		// collection, a key naming none, or a channel field naming V.
-		what := "1 segment that may be %[1]s's does not decode (its key names collection %[2]d or no collection, or its channel field names %[1]s): " +
-			"heron cannot tell whether it is an unflushed segment of %[1]s that starts before the new position; --force to move it anyway"
-		if n := len(segs.unreadable); n > 1 {
-			what = strconv.Itoa(n) + " segments that may be %[1]s's do not decode (their keys name collection %[2]d or no collection, or their channel fields name %[1]s): " +
-				"heron cannot tell whether they are unflushed segments of %[1]s that start before the new position; --force to move it anyway"
-		}
-		skip.Detail = fmt.Sprintf(what, v, coll.ID)
+		n := len(segs.unreadable)
+		skip.Detail = fmt.Sprintf("%s that may be %s's (under a key naming collection %d or no collection, or with a channel field naming %s) %s: "+
+			"heron cannot tell whether any is an unflushed segment of %s that starts before the new position; --force to move it anyway",
+			framework.Plural(n, "segment", ""), v, coll.ID, v, pluralVerb(n, "does not decode", "do not decode"), v)
 	}
 	d.Gate(back, p.Force)
 	d.Gate(skip, p.Force)

@@ -375,7 +375,7 @@ func TestRepairCheckpointBrokenSegmentElsewhere(t *testing.T) {
 				if code != framework.ExitRefused {
 					t.Fatalf("exit %d, want refused\n%s%s", code, out, errs)
 				}
-				mustContain(t, out, "REFUSED  no unflushed segment of the vchannel starts before the new position", bad, "1 segment that may be "+v+"'s does not decode")
+				mustContain(t, out, "REFUSED  no unflushed segment of the vchannel starts before the new position", bad, "1 segment that may be "+v+"'s (", "does not decode: heron cannot tell")
 				e.changed(before)
 				return
 			}
