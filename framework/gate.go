@@ -96,6 +96,15 @@ func Plural[N int | int64](n N, noun, plural string) string {
 	return fmt.Sprintf("%d %s", n, plural)
 }
 
+// PluralWord is one when n is 1, else many: a verb or pronoun that agrees
+// with a count ("holds", "hold").
+func PluralWord[N int | int64](n N, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
 // Verdict is the gate's verdict as the table shows it.
 func (g Gate) Verdict() string {
 	switch {

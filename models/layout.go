@@ -64,8 +64,20 @@ func (l Layout) Meta(rel string) string { return l.MetaRoot() + rel }
 func (l Layout) Root(rel string) string { return l.RootPath + "/" + rel }
 
 // Rel strips the meta root from an absolute key; ok is false for keys outside it.
+// It cuts the root's parts in turn rather than building MetaRoot: a scan
+// calls it for every key.
 func (l Layout) Rel(abs string) (string, bool) {
-	return strings.CutPrefix(abs, l.MetaRoot())
+	rest, ok := strings.CutPrefix(abs, l.RootPath)
+	for _, part := range [...]string{"/", l.MetaPath, "/"} {
+		if !ok {
+			return abs, false
+		}
+		rest, ok = strings.CutPrefix(rest, part)
+	}
+	if !ok {
+		return abs, false
+	}
+	return rest, true
 }
 
 // ConsumeCheckpointKey is the streamingnode's recovery checkpoint of a pchannel.

@@ -1,6 +1,7 @@
 package models_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/milvus-io/milvus-proto/go-api/v3/commonpb"
@@ -286,4 +287,30 @@ func TestSeekResolverFallback(t *testing.T) {
 	assert.Equal(t, uint64(20), seeks[1].Position.GetTimestamp(), "smallest timestamp of live, non-importing segments")
 	assert.Equal(t, models.SeekCollectionStart, seeks[2].Level)
 	assert.Equal(t, []byte{3}, seeks[2].Position.GetMsgID())
+}
+
+// Rel strips exactly the meta root {root}/{meta}/: a key under another root,
+// another meta path, or one of their names extended, is outside it.
+func TestLayoutRel(t *testing.T) {
+	l := models.NewLayout("by-dev", "meta")
+	for _, tc := range []struct {
+		abs, rel string
+		ok       bool
+	}{
+		{"by-dev/meta/datacoord-meta/s/1/2/3", "datacoord-meta/s/1/2/3", true},
+		{"by-dev/meta/", "", true},
+		{"by-dev/meta", "by-dev/meta", false},
+		{"by-dev/metadata/x", "by-dev/metadata/x", false},
+		{"by-dev2/meta/x", "by-dev2/meta/x", false},
+		{"by-dev/kv/gid", "by-dev/kv/gid", false},
+		{"other/meta/x", "other/meta/x", false},
+		{"", "", false},
+	} {
+		if rel, ok := l.Rel(tc.abs); rel != tc.rel || ok != tc.ok {
+			t.Errorf("Rel(%q) = %q, %v; want %q, %v", tc.abs, rel, ok, tc.rel, tc.ok)
+		}
+		if want, wantOK := strings.CutPrefix(tc.abs, l.MetaRoot()); tc.rel != want || tc.ok != wantOK {
+			t.Errorf("%q: the case disagrees with MetaRoot's prefix", tc.abs)
+		}
+	}
 }

@@ -65,11 +65,8 @@ func (s *Stopped) overwrittenLine() string {
 	if s.Overwritten > int64(len(s.OverwrittenKeys)) {
 		keys += ", ..."
 	}
-	noun, verb := "keys", "hold"
-	if s.Overwritten == 1 {
-		noun, verb = "key", "holds"
-	}
-	return fmt.Sprintf("%d %s the run wrote no longer %s its bytes (the running component wrote over them): %s", s.Overwritten, noun, verb, keys)
+	return fmt.Sprintf("%s the run wrote no longer %s its bytes (the running component wrote over them): %s",
+		framework.Plural(s.Overwritten, "key", ""), framework.PluralWord(s.Overwritten, "holds", "hold"), keys)
 }
 
 type outcomeJSON struct {

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 	"time"
 	"unsafe"
 
@@ -316,10 +315,9 @@ func (in *Instance) Walk(ctx context.Context, rev int64, prefixes []string, fn f
 		}
 		rev = r
 	}
-	root := in.Layout.MetaRoot()
 	each := func(page []KV) error {
 		for _, kv := range page {
-			rel, _ := strings.CutPrefix(kv.Key, root)
+			rel, _ := in.Layout.Rel(kv.Key)
 			if err := fn(Entry{KV: kv, Key: models.Classify(rel)}); err != nil {
 				return err
 			}

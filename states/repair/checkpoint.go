@@ -177,7 +177,7 @@ func decideCheckpoint(ctx context.Context, inst *instance.Instance, p *Checkpoin
 			ids[i] = fmt.Sprintf("%d (%s, %d rows)", s.ID, s.State, s.NumRows)
 		}
 		skip.OK, skip.Count = false, int64(len(at))
-		verb := pluralVerb(len(at), "starts", "start")
+		verb := framework.PluralWord(len(at), "starts", "start")
 		skip.Detail = fmt.Sprintf("%s of %s (%d rows) %s before the new position: the flusher would skip their rows (%s); flush them first (Milvus running), or --force",
 			framework.Plural(int64(len(at)), "unflushed segment", ""), v, rows, verb, strings.Join(ids, ", "))
 	case len(segs.unreadable) > 0:
@@ -185,7 +185,7 @@ func decideCheckpoint(ctx context.Context, inst *instance.Instance, p *Checkpoin
 		n := len(segs.unreadable)
 		skip.Detail = fmt.Sprintf("%s that may be %s's (under a key naming collection %d or no collection, or with a channel field naming %s) %s: "+
 			"heron cannot tell whether any is an unflushed segment of %s that starts before the new position; --force to move it anyway",
-			framework.Plural(n, "segment", ""), v, coll.ID, v, pluralVerb(n, "does not decode", "do not decode"), v)
+			framework.Plural(n, "segment", ""), v, coll.ID, v, framework.PluralWord(n, "does not decode", "do not decode"), v)
 	}
 	d.Gate(back, p.Force)
 	d.Gate(skip, p.Force)
@@ -241,7 +241,6 @@ func scanSegments(ctx context.Context, inst *instance.Instance, rev int64, vchan
 	s := &segmentScan{latest: latest}
 	bad := 0
 	pc := models.PChannelOf(vchannel)
-	root := inst.Layout.MetaRoot()
 	_, err = inst.ScanMeta(ctx, models.SegmentPrefix, rev, func(page []instance.KV) error {
 		for _, kv := range page {
 			// A segment of another pchannel is neither V's nor a position
@@ -261,7 +260,7 @@ func scanSegments(ctx context.Context, inst *instance.Instance, rev int64, vchan
 				// Every key under the prefix is a segment's (Classify): one
 				// of V's collection, one whose key names none, or one whose
 				// channel field names V, may be V's.
-				rel, _ := strings.CutPrefix(kv.Key, root)
+				rel, _ := inst.Layout.Rel(kv.Key)
 				if k := models.Classify(rel); k.Collection == collection || k.Odd || (chOK && string(ch) == vchannel) {
 					s.unreadable = append(s.unreadable, kv.Key)
 				}
@@ -279,7 +278,7 @@ func scanSegments(ctx context.Context, inst *instance.Instance, rev int64, vchan
 	}
 	if bad > 0 {
 		s.skipped = append(s.skipped, fmt.Sprintf("%s under %s %s: heron could not check %s", framework.Plural(int64(bad), "segment", ""), models.SegmentPrefix,
-			pluralVerb(bad, "does not decode", "do not decode"), pluralVerb(bad, "it", "them")))
+			framework.PluralWord(bad, "does not decode", "do not decode"), framework.PluralWord(bad, "it", "them")))
 	}
 	if left := latest.LeftOut(); left != "" {
 		s.skipped = append(s.skipped, left)
@@ -320,12 +319,4 @@ func lastMessage(ctx context.Context, p *CheckpointParams, pc string, wal common
 	}
 	return target{id: msgid.OffsetID{Of: commonpb.WALName_Kafka, Offset: rec.Offset}, ts: tt,
 		source: fmt.Sprintf("the last message of kafka topic %s (offset %d)", rec.Topic, rec.Offset)}, nil
-}
-
-// pluralVerb is one when n is 1, else many.
-func pluralVerb(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
