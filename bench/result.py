@@ -8,6 +8,7 @@
   result.py growth SERVER VALUES...   prints the growth from each size to the next; exit 1 on a miss
   result.py show SEG TABLE_OUT TABLE_SEC TABLE_KB JSON_OUT JSON_SEC JSON_KB
                                       prints the show segment table; exit 1 when a target is missed
+  result.py seconds JSON              the seconds of one bench/gen pass
   result.py load SEG LOAD_ERR LOAD_SEC LOAD_KB LOAD_ANON_KB
                                       prints the load-backup line; exit 1 when a target is missed
 """
@@ -144,6 +145,15 @@ def repairs(path):
             if name not in raw or t[0] < raw[name][0]:
                 raw[name] = t
     return [(name, heron[name], raw[name]) for name in heron]
+
+
+def samples(path):
+    """Every sample's seconds of each pass (run.sh's NAME<TAB>SECONDS lines), by name in order."""
+    out = {}
+    for line in open(path):
+        name, sec = line.rstrip("\n").split("\t")
+        out.setdefault(name, []).append(float(sec))
+    return out
 
 
 def noop(path):
@@ -320,6 +330,12 @@ def table(argv):
             notes.insert(0, f"--run: its CPU alone (heron and etcd, {run_cpu + run_etcd:.2f} s over {CORES} cores) takes {bound:.2f} s, "
                             f"{bound / floor_sec:.2f}x the floor: over the limit whatever the scheduling")
     missed = report(checks)
+    # Every sample beside the fastest (the figure counted): the spread of
+    # one pass on one etcd is the noise a ratio above is read against.
+    seen = samples(v["samples"]) if v.get("samples") and os.path.exists(v["samples"]) else {}
+    if any(len(got) > 1 for got in seen.values()):
+        print("  samples, seconds (the fastest counts; spread = slowest / fastest): " + "; ".join(
+            f"{name} {', '.join(f'{x:.2f}' for x in got)} ({max(got) / min(got):.2f}x)" for name, got in seen.items()))
     for line in cpu_notes + notes:
         print(f"  {line}")
     return missed
@@ -430,7 +446,7 @@ def load(argv):
 
 
 def faster(argv):
-    """The JSON document (bench/gen's) of the two with fewer seconds."""
+    """The JSON document (bench/gen's) with the fewest seconds."""
     docs = [json.loads(open(path).read()) for path in argv]
     print(json.dumps(min(docs, key=lambda d: d["seconds"])))
 
@@ -452,6 +468,9 @@ def main():
         return show(sys.argv[2:])
     if sys.argv[1] == "load":
         return load(sys.argv[2:])
+    if sys.argv[1] == "seconds":
+        print(json.loads(open(sys.argv[2]).read())["seconds"])
+        return 0
     if sys.argv[1] == "faster":
         faster(sys.argv[2:])
         return 0

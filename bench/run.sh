@@ -21,6 +21,9 @@
 #   BENCH_SHOW=0              skip show segment
 #   BENCH_LOAD=0              skip backup + load-backup (at 1M its load takes minutes)
 #   BENCH_RESTORE=0           skip restore, --max-inflight 1 and apply --file
+#   BENCH_ROUNDS=3            rounds of the --run at K, the guarded loop, restore,
+#                             the raw read and apply --file (apply from round 2):
+#                             each figure is the fastest of its samples
 #   BENCH_INFLIGHT=K          the first --run's --max-inflight (default: heron's);
 #                             the pipelined raw loop has as many in flight
 #
@@ -43,11 +46,12 @@
 # time), dry run (heron, `reset checkpoint --target-wal T --format json`),
 # --run (the same with --run --backup-dir, at the default --max-inflight K),
 # restore --run of its backup (the instance is as generated again), --run
-# --max-inflight 1, restore again, a second --run at K, the guarded loop,
-# restore and the raw read again (each of these figures the faster of its
-# two), a dry run with --plan-out and apply
-# --file of that plan with --run (BENCH_RESTORE=0 skips all but the first
-# --run), then three raw write loops (bench/gen raw: as many segment-shaped
+# --max-inflight 1, restore again, then from round 2 to BENCH_ROUNDS: a
+# --run at K, the guarded loop, restore, the raw read, a dry run with
+# --plan-out and apply --file of that plan with --run, and (but in the last
+# round) a restore of the apply's backup, untimed (each figure the fastest
+# of its samples; the table lists them all). BENCH_RESTORE=0 skips all but
+# the first --run. Then three raw write loops (bench/gen raw: as many segment-shaped
 # keys as heron wrote, values built before the clock starts, transactions
 # of 128 puts), all rewriting keys an untimed pass created, as heron
 # rewrites existing keys: K in flight with a mod-revision compare per key
@@ -78,6 +82,8 @@ WRITERS=${BENCH_WRITERS:-4}
 HERON=${HERON:-$REPO/bin/heron}
 GEN=$REPO/bin/bench-gen
 
+ROUNDS=${BENCH_ROUNDS:-3}
+case $ROUNDS in ''|*[!0-9]*|0) echo "bench: BENCH_ROUNDS: want a count of 1 or more, got '$ROUNDS'" >&2; exit 1 ;; esac
 SERVERS=${BENCH_ETCD:-3.5 3.4}
 for V in $SERVERS; do
 	case $V in
@@ -88,6 +94,7 @@ for V in $SERVERS; do
 	esac
 done
 command -v python3 >/dev/null || { echo "bench: python3 not found" >&2; exit 1; }
+command -v etcdctl >/dev/null || { echo "bench: etcdctl not found (apt-get install -y etcd-client)" >&2; exit 1; }
 [ -x "$HERON" ] || { echo "bench: $HERON missing (make build)" >&2; exit 1; }
 CGO_ENABLED=0 go build -o "$GEN" ./bench/gen
 
@@ -189,6 +196,20 @@ cpu_of() {
 # faster A B: the smaller of two seconds.
 faster() {
 	python3 -c "import sys; print(min(sys.argv[1:], key=float))" "$1" "$2"
+}
+
+# sample NAME [SECONDS]: one sample of pass NAME (the last measure's by
+# default) in $R.samples: the table lists every sample beside the fastest.
+sample() {
+	printf '%s\t%s\n' "$1" "${2:-$M_SEC}" >>"$R.samples"
+}
+
+# keep_faster NAME BEST NEW: a raw pass's new sample; BEST keeps the faster
+# of the two JSON documents.
+keep_faster() {
+	sample "$1" "$(python3 "$REPO/bench/result.py" seconds "$3")"
+	python3 "$REPO/bench/result.py" faster "$2" "$3" >"$2.tmp"
+	mv "$2.tmp" "$2"
 }
 
 # measure NAME SCRIPT: pipes SCRIPT into heron; sets M_RC, M_SEC, M_KB and
@@ -299,8 +320,10 @@ for SEG in $SIZES; do
 	CONNECT="connect --etcd $ETCD --rootPath by-dev"
 
 	settle
+	: >"$R.samples"
 	raw_pass "$R.read.json" read --etcd "$ETCD" --rootPath by-dev --segments "$SEG" --collections "$COLLECTIONS"
 	echo "   raw read: $(cat "$R.read.json")" >&2
+	sample "raw read" "$(python3 "$REPO/bench/result.py" seconds "$R.read.json")"
 
 	SHOW_TABLE_SEC=0 SHOW_TABLE_KB=0 SHOW_JSON_SEC=0 SHOW_JSON_KB=0
 	if [ "${BENCH_SHOW:-1}" != 0 ]; then
@@ -348,6 +371,7 @@ reset checkpoint --target-wal $TARGET --format json"
 	# plan saved with --plan-out and applied with apply --file.
 	timed_run "run-$SEG" "${BENCH_INFLIGHT:+--max-inflight $BENCH_INFLIGHT}"
 	RUN_SEC=$M_SEC RUN_KB=$M_KB RUN_CPU=$M_CPU RUN_ETCD_CPU=$M_ETCD_CPU
+	sample --run
 	echo "   --run: ${RUN_SEC}s" >&2
 	# The floor's write half right after the --run, its read half (the raw
 	# read) just before the dry run: a busy machine's load changes less
@@ -363,6 +387,7 @@ reset checkpoint --target-wal $TARGET --format json"
 	settle
 	raw_pass "$R.rawc.json" raw --etcd "$ETCD" --keys "$KEYS" --prefix bench-raw/ --inflight "$K" --compare
 	echo "   guarded loop, $K in flight: $(cat "$R.rawc.json")" >&2
+	sample "guarded loop" "$(python3 "$REPO/bench/result.py" seconds "$R.rawc.json")"
 	BACKUP_BYTES=$(du -sb "$WORK/run-$SEG.bk" | awk '{print $1}')
 	# check --since-backup the reset's backup, on the instance the reset
 	# left (exit 1: its FAILs, no Milvus runs here).
@@ -376,50 +401,68 @@ check --since-backup $(ls "$WORK/run-$SEG.bk"/*.jsonl | head -1) --format json"
 	if [ "${BENCH_RESTORE:-1}" != 0 ]; then
 		timed_restore "restore-$SEG" "run-$SEG"
 		RESTORE_SEC=$M_SEC RESTORE_KB=$M_KB RESTORE_CPU=$M_CPU RESTORE_ETCD_CPU=$M_ETCD_CPU
+		sample "restore --run"
 		echo "   restore --run: ${RESTORE_SEC}s" >&2
 		timed_run "run1-$SEG" "--max-inflight 1"
 		RUN1_SEC=$M_SEC RUN1_KB=$M_KB
 		echo "   --run --max-inflight 1: ${RUN1_SEC}s" >&2
 		timed_restore "restore1-$SEG" "run1-$SEG"
 		RESTORE1_KB=$M_KB
-		# A second round of the --run at K and of the floor's passes: each
-		# figure is the faster of two, heron's and the floor's alike (the
-		# same pass taken minutes apart varies by 10-20% on this machine).
-		timed_run "run2-$SEG" "${BENCH_INFLIGHT:+--max-inflight $BENCH_INFLIGHT}"
-		echo "   --run again: ${M_SEC}s" >&2
-		[ "$M_KB" -le "$RUN_KB" ] || RUN_KB=$M_KB
-		if [ "$(faster "$RUN_SEC" "$M_SEC")" != "$RUN_SEC" ]; then
-			RUN_SEC=$M_SEC RUN_CPU=$M_CPU RUN_ETCD_CPU=$M_ETCD_CPU
-			cp "$WORK/run2-$SEG.out" "$WORK/run-$SEG.out"
-		fi
-		settle
-		raw_pass "$R.rawc2.json" raw --etcd "$ETCD" --keys "$KEYS" --prefix bench-raw/ --inflight "$K" --compare
-		echo "   guarded loop again: $(cat "$R.rawc2.json")" >&2
-		python3 "$REPO/bench/result.py" faster "$R.rawc.json" "$R.rawc2.json" >"$R.rawc.best.json"
-		mv "$R.rawc.best.json" "$R.rawc.json"
-		timed_restore "restore2-$SEG" "run2-$SEG"
-		[ "$M_KB" -le "$RESTORE_KB" ] || RESTORE_KB=$M_KB
-		if [ "$(faster "$RESTORE_SEC" "$M_SEC")" != "$RESTORE_SEC" ]; then
-			RESTORE_SEC=$M_SEC RESTORE_CPU=$M_CPU RESTORE_ETCD_CPU=$M_ETCD_CPU
-			cp "$WORK/restore2-$SEG.out" "$WORK/restore-$SEG.out"
-		fi
-		settle
-		raw_pass "$R.read2.json" read --etcd "$ETCD" --rootPath by-dev --segments "$SEG" --collections "$COLLECTIONS"
-		echo "   raw read again: $(cat "$R.read2.json")" >&2
-		python3 "$REPO/bench/result.py" faster "$R.read.json" "$R.read2.json" >"$R.read.best.json"
-		mv "$R.read.best.json" "$R.read.json"
-		measure "plan-$SEG" "$CONNECT
+		rm -rf "$WORK/restore-$SEG.bk" "$WORK/run1-$SEG.bk" "$WORK/restore1-$SEG.bk"
+		# More rounds of the --run at K, of the floor's passes, of restore
+		# and of apply --file: each figure is the fastest of its samples,
+		# heron's and the floor's alike (the same pass taken minutes apart
+		# varies by 10-25% on this machine). An apply's changes are undone
+		# by a restore of its backup before the next round (untimed: the
+		# restores counted are of the --run's backups).
+		for ROUND in $(seq 2 "$ROUNDS"); do
+			timed_run "run$ROUND-$SEG" "${BENCH_INFLIGHT:+--max-inflight $BENCH_INFLIGHT}"
+			echo "   --run, round $ROUND: ${M_SEC}s" >&2
+			[ "$M_KB" -le "$RUN_KB" ] || RUN_KB=$M_KB
+			sample --run
+			if [ "$(faster "$RUN_SEC" "$M_SEC")" != "$RUN_SEC" ]; then
+				RUN_SEC=$M_SEC RUN_CPU=$M_CPU RUN_ETCD_CPU=$M_ETCD_CPU
+				cp "$WORK/run$ROUND-$SEG.out" "$WORK/run-$SEG.out"
+			fi
+			settle
+			raw_pass "$R.rawc$ROUND.json" raw --etcd "$ETCD" --keys "$KEYS" --prefix bench-raw/ --inflight "$K" --compare
+			echo "   guarded loop, round $ROUND: $(cat "$R.rawc$ROUND.json")" >&2
+			keep_faster "guarded loop" "$R.rawc.json" "$R.rawc$ROUND.json"
+			timed_restore "restore$ROUND-$SEG" "run$ROUND-$SEG"
+			echo "   restore --run, round $ROUND: ${M_SEC}s" >&2
+			[ "$M_KB" -le "$RESTORE_KB" ] || RESTORE_KB=$M_KB
+			sample "restore --run"
+			if [ "$(faster "$RESTORE_SEC" "$M_SEC")" != "$RESTORE_SEC" ]; then
+				RESTORE_SEC=$M_SEC RESTORE_CPU=$M_CPU RESTORE_ETCD_CPU=$M_ETCD_CPU
+				cp "$WORK/restore$ROUND-$SEG.out" "$WORK/restore-$SEG.out"
+			fi
+			rm -rf "$WORK/run$ROUND-$SEG.bk" "$WORK/restore$ROUND-$SEG.bk"
+			settle
+			raw_pass "$R.read$ROUND.json" read --etcd "$ETCD" --rootPath by-dev --segments "$SEG" --collections "$COLLECTIONS"
+			echo "   raw read, round $ROUND: $(cat "$R.read$ROUND.json")" >&2
+			keep_faster "raw read" "$R.read.json" "$R.read$ROUND.json"
+			measure "plan-$SEG" "$CONNECT
 reset checkpoint --target-wal $TARGET --format json --plan-out $WORK/plan-$SEG.jsonl"
-		must_pass "dry run --plan-out" "plan-$SEG"
-		PLAN_KB=$M_KB
-		mkdir -p "$WORK/apply-$SEG.bk"
-		settle
-		measure "apply-$SEG" "$CONNECT
-apply --file $WORK/plan-$SEG.jsonl --run --format json --backup-dir $WORK/apply-$SEG.bk"
-		must_pass "apply --file --run" "apply-$SEG"
-		APPLY_SEC=$M_SEC APPLY_KB=$M_KB APPLY_CPU=$M_CPU APPLY_ETCD_CPU=$M_ETCD_CPU
-		echo "   apply --file --run: ${APPLY_SEC}s" >&2
-		rm -rf "$WORK/plan-$SEG.jsonl" "$WORK"/*.bk
+			must_pass "dry run --plan-out" "plan-$SEG"
+			[ "$M_KB" -le "$PLAN_KB" ] || PLAN_KB=$M_KB
+			rm -rf "$WORK/apply$ROUND-$SEG.bk"
+			mkdir -p "$WORK/apply$ROUND-$SEG.bk"
+			settle
+			measure "apply$ROUND-$SEG" "$CONNECT
+apply --file $WORK/plan-$SEG.jsonl --run --format json --backup-dir $WORK/apply$ROUND-$SEG.bk"
+			must_pass "apply --file --run" "apply$ROUND-$SEG"
+			echo "   apply --file --run, round $ROUND: ${M_SEC}s" >&2
+			[ "$M_KB" -le "$APPLY_KB" ] || APPLY_KB=$M_KB
+			sample "apply --file --run"
+			if [ "$APPLY_SEC" = 0 ] || [ "$(faster "$APPLY_SEC" "$M_SEC")" != "$APPLY_SEC" ]; then
+				APPLY_SEC=$M_SEC APPLY_CPU=$M_CPU APPLY_ETCD_CPU=$M_ETCD_CPU
+				cp "$WORK/apply$ROUND-$SEG.out" "$WORK/apply-$SEG.out"
+			fi
+			rm -f "$WORK/plan-$SEG.jsonl"
+			[ "$ROUND" -lt "$ROUNDS" ] || break
+			timed_restore "unapply$ROUND-$SEG" "apply$ROUND-$SEG"
+			rm -rf "$WORK/apply$ROUND-$SEG.bk" "$WORK/unapply$ROUND-$SEG.bk"
+		done
 	fi
 	rm -rf "$WORK"/*.bk
 
@@ -507,6 +550,7 @@ apply --file $WORK/plan-$SEG.jsonl --run --format json --backup-dir $WORK/apply-
 	start_sec=$START_SEC
 	noop=$R.noop
 	repairs=$R.repairs
+	samples=$R.samples
 	EOF
 	python3 "$REPO/bench/result.py" table "$R.vals" >"$R.table" || FAILED_TARGETS=1
 	cat "$R.table"
