@@ -354,7 +354,10 @@ def report(checks):
     missed = 0
     for name, got, limit, unit in checks:
         ok = got <= limit if unit == "x" else got < limit
-        figure = f"{got:.2f}{unit}" if unit == "x" else f"{got:.2f} {unit}" if unit == "s" else f"{got:.0f} {unit}"
+        # a figure that rounds to its limit shows a third decimal: "1.20x
+        # (limit 1.20x) MISS" would contradict itself
+        digits = 3 if unit == "x" and round(got, 2) == limit else 2
+        figure = f"{got:.{digits}f}{unit}" if unit == "x" else f"{got:.2f} {unit}" if unit == "s" else f"{got:.0f} {unit}"
         bound = f"{limit:.2f}{unit}" if unit == "x" else f"{limit:g} {unit}"
         print(f"  target {name:<62} {figure:>10} (limit {bound}) {'ok' if ok else 'MISS'}")
         missed += 0 if ok else 1
