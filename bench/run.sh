@@ -204,6 +204,23 @@ sample() {
 	printf '%s\t%s\n' "$1" "${2:-$M_SEC}" >>"$R.samples"
 }
 
+# keep_measure VAR NAME SAMPLE: the last measure (heron's, of $WORK/NAME)
+# is a sample of pass SAMPLE; VAR_KB keeps the highest peak RSS, and when it
+# is the fastest yet, VAR_SEC, VAR_CPU and VAR_ETCD_CPU take its figures and
+# its output becomes the pass's ($WORK/var-$SEG.out).
+keep_measure() {
+	local sec=$1_SEC kb=$1_KB out
+	sample "$3"
+	[ "$M_KB" -le "${!kb}" ] || printf -v "$kb" %s "$M_KB"
+	if [ "${!sec}" = 0 ] || [ "$(faster "${!sec}" "$M_SEC")" != "${!sec}" ]; then
+		printf -v "$sec" %s "$M_SEC"
+		printf -v "$1_CPU" %s "$M_CPU"
+		printf -v "$1_ETCD_CPU" %s "$M_ETCD_CPU"
+		out="$WORK/${1,,}-$SEG.out"
+		[ "$WORK/$2.out" = "$out" ] || cp "$WORK/$2.out" "$out"
+	fi
+}
+
 # keep_faster NAME BEST NEW: a raw pass's new sample; BEST keeps the faster
 # of the two JSON documents.
 keep_faster() {
@@ -370,8 +387,8 @@ reset checkpoint --target-wal $TARGET --format json"
 	# the run it undoes), at --max-inflight 1, restored again, then the same
 	# plan saved with --plan-out and applied with apply --file.
 	timed_run "run-$SEG" "${BENCH_INFLIGHT:+--max-inflight $BENCH_INFLIGHT}"
-	RUN_SEC=$M_SEC RUN_KB=$M_KB RUN_CPU=$M_CPU RUN_ETCD_CPU=$M_ETCD_CPU
-	sample --run
+	RUN_SEC=0 RUN_KB=0
+	keep_measure RUN "run-$SEG" --run
 	echo "   --run: ${RUN_SEC}s" >&2
 	# The floor's write half right after the --run, its read half (the raw
 	# read) just before the dry run: a busy machine's load changes less
@@ -400,8 +417,7 @@ check --since-backup $(ls "$WORK/run-$SEG.bk"/*.jsonl | head -1) --format json"
 	RESTORE_SEC=0 RESTORE_KB=0 RESTORE_CPU=0 RESTORE_ETCD_CPU=0 APPLY_CPU=0 APPLY_ETCD_CPU=0 RUN1_SEC=0 RUN1_KB=0 APPLY_SEC=0 APPLY_KB=0 RESTORE1_KB=0 PLAN_KB=0
 	if [ "${BENCH_RESTORE:-1}" != 0 ]; then
 		timed_restore "restore-$SEG" "run-$SEG"
-		RESTORE_SEC=$M_SEC RESTORE_KB=$M_KB RESTORE_CPU=$M_CPU RESTORE_ETCD_CPU=$M_ETCD_CPU
-		sample "restore --run"
+		keep_measure RESTORE "restore-$SEG" "restore --run"
 		echo "   restore --run: ${RESTORE_SEC}s" >&2
 		timed_run "run1-$SEG" "--max-inflight 1"
 		RUN1_SEC=$M_SEC RUN1_KB=$M_KB
@@ -418,24 +434,14 @@ check --since-backup $(ls "$WORK/run-$SEG.bk"/*.jsonl | head -1) --format json"
 		for ROUND in $(seq 2 "$ROUNDS"); do
 			timed_run "run$ROUND-$SEG" "${BENCH_INFLIGHT:+--max-inflight $BENCH_INFLIGHT}"
 			echo "   --run, round $ROUND: ${M_SEC}s" >&2
-			[ "$M_KB" -le "$RUN_KB" ] || RUN_KB=$M_KB
-			sample --run
-			if [ "$(faster "$RUN_SEC" "$M_SEC")" != "$RUN_SEC" ]; then
-				RUN_SEC=$M_SEC RUN_CPU=$M_CPU RUN_ETCD_CPU=$M_ETCD_CPU
-				cp "$WORK/run$ROUND-$SEG.out" "$WORK/run-$SEG.out"
-			fi
+			keep_measure RUN "run$ROUND-$SEG" --run
 			settle
 			raw_pass "$R.rawc$ROUND.json" raw --etcd "$ETCD" --keys "$KEYS" --prefix bench-raw/ --inflight "$K" --compare
 			echo "   guarded loop, round $ROUND: $(cat "$R.rawc$ROUND.json")" >&2
 			keep_faster "guarded loop" "$R.rawc.json" "$R.rawc$ROUND.json"
 			timed_restore "restore$ROUND-$SEG" "run$ROUND-$SEG"
 			echo "   restore --run, round $ROUND: ${M_SEC}s" >&2
-			[ "$M_KB" -le "$RESTORE_KB" ] || RESTORE_KB=$M_KB
-			sample "restore --run"
-			if [ "$(faster "$RESTORE_SEC" "$M_SEC")" != "$RESTORE_SEC" ]; then
-				RESTORE_SEC=$M_SEC RESTORE_CPU=$M_CPU RESTORE_ETCD_CPU=$M_ETCD_CPU
-				cp "$WORK/restore$ROUND-$SEG.out" "$WORK/restore-$SEG.out"
-			fi
+			keep_measure RESTORE "restore$ROUND-$SEG" "restore --run"
 			rm -rf "$WORK/run$ROUND-$SEG.bk" "$WORK/restore$ROUND-$SEG.bk"
 			settle
 			raw_pass "$R.read$ROUND.json" read --etcd "$ETCD" --rootPath by-dev --segments "$SEG" --collections "$COLLECTIONS"
@@ -452,12 +458,7 @@ reset checkpoint --target-wal $TARGET --format json --plan-out $WORK/plan-$SEG.j
 apply --file $WORK/plan-$SEG.jsonl --run --format json --backup-dir $WORK/apply$ROUND-$SEG.bk"
 			must_pass "apply --file --run" "apply$ROUND-$SEG"
 			echo "   apply --file --run, round $ROUND: ${M_SEC}s" >&2
-			[ "$M_KB" -le "$APPLY_KB" ] || APPLY_KB=$M_KB
-			sample "apply --file --run"
-			if [ "$APPLY_SEC" = 0 ] || [ "$(faster "$APPLY_SEC" "$M_SEC")" != "$APPLY_SEC" ]; then
-				APPLY_SEC=$M_SEC APPLY_CPU=$M_CPU APPLY_ETCD_CPU=$M_ETCD_CPU
-				cp "$WORK/apply$ROUND-$SEG.out" "$WORK/apply-$SEG.out"
-			fi
+			keep_measure APPLY "apply$ROUND-$SEG" "apply --file --run"
 			rm -f "$WORK/plan-$SEG.jsonl"
 			[ "$ROUND" -lt "$ROUNDS" ] || break
 			timed_restore "unapply$ROUND-$SEG" "apply$ROUND-$SEG"
