@@ -451,7 +451,6 @@ check --since-backup $(ls "$WORK/run-$SEG.bk"/*.jsonl | head -1) --format json"
 reset checkpoint --target-wal $TARGET --format json --plan-out $WORK/plan-$SEG.jsonl"
 			must_pass "dry run --plan-out" "plan-$SEG"
 			[ "$M_KB" -le "$PLAN_KB" ] || PLAN_KB=$M_KB
-			rm -rf "$WORK/apply$ROUND-$SEG.bk"
 			mkdir -p "$WORK/apply$ROUND-$SEG.bk"
 			settle
 			measure "apply$ROUND-$SEG" "$CONNECT
