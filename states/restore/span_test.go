@@ -2,6 +2,7 @@ package restore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -264,5 +265,76 @@ func TestPipelineJudgePanicIsAnError(t *testing.T) {
 	}
 	if decided != 2 {
 		t.Fatalf("%d chunks decided, want the 2 judged before the panic", decided)
+	}
+}
+
+// Spans are fetched several at once: the judge and decide stages still get
+// the chunks in file order, each with its own keys' values; and a fetch
+// that fails (the revision compacted) stops the pipeline with its error,
+// whichever of the fetches in flight fails first.
+func TestPipelineFetchesAheadInFileOrder(t *testing.T) {
+	cli, ep := etcdtest.Start(t)
+	ctx := context.Background()
+	const chunks, per = 40, 5
+	for i := range chunks * per {
+		if _, err := cli.Put(ctx, fmt.Sprintf("by-dev/meta/s/%03d", i), fmt.Sprint(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	inst := instance.New(cli, models.NewLayout("by-dev", "meta"), []string{ep})
+	rev, err := inst.Revision(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(send func(chunk) error) error {
+		for n := range chunks {
+			var c chunk
+			for i := n * per; i < (n+1)*per; i++ {
+				c.add(apply.Entry{Key: fmt.Sprintf("by-dev/meta/s/%03d", i), Line: int64(2 + i)})
+			}
+			if err := send(c); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var seen []string
+	decide := func(f fetched) error {
+		for i, e := range f.entries {
+			if want := fmt.Sprint(e.Line - 2); string(f.cur[i].Value) != want {
+				return fmt.Errorf("line %d (%s): value %q, want %q", e.Line, e.Key, f.cur[i].Value, want)
+			}
+			seen = append(seen, e.Key)
+		}
+		return nil
+	}
+	r := &reader{inst: inst, rev: rev, gets: 7}
+	if err := r.pipeline(ctx, read, func(*fetched) {}, decide); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != chunks*per || !slices.IsSorted(seen) {
+		t.Fatalf("decided %d keys, in file order: %v; want %d in order", len(seen), slices.IsSorted(seen), chunks*per)
+	}
+
+	// The scan's revision compacted away: every fetch fails.
+	if _, err := cli.Put(ctx, "by-dev/meta/s/999", "later"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cli.Compact(ctx, rev+1); err != nil {
+		t.Fatal(err)
+	}
+	seen = nil
+	done := make(chan error, 1)
+	go func() { done <- r.pipeline(ctx, read, func(*fetched) {}, decide) }()
+	select {
+	case err = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the pipeline did not stop after its fetches failed")
+	}
+	if err == nil || errors.Is(err, errStopped) || !strings.Contains(err.Error(), "compacted") {
+		t.Fatalf("pipeline at a compacted revision: %v", err)
+	}
+	if len(seen) != 0 {
+		t.Fatalf("%d keys decided at a compacted revision", len(seen))
 	}
 }
