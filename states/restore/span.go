@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/heron-shell/heron/framework/apply"
 	"github.com/heron-shell/heron/states/instance"
@@ -218,6 +219,9 @@ func (r *reader) pipeline(ctx context.Context, read func(send func(chunk) error)
 		err error
 	}
 	pending := make(chan chan fetchResult, fetchers-1)
+	// The pipeline returns after its fetches: none outlives it.
+	var inflight sync.WaitGroup
+	defer inflight.Wait()
 	go func() {
 		defer close(pending)
 		for c := range chunks {
@@ -228,10 +232,10 @@ func (r *reader) pipeline(ctx context.Context, read func(send func(chunk) error)
 				errs <- context.Cause(ctx)
 				return
 			}
-			go func() {
+			inflight.Go(func() {
 				f, err := r.fetch(ctx, c)
 				res <- fetchResult{f, err}
-			}()
+			})
 		}
 		errs <- nil
 	}()

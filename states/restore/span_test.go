@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -268,10 +269,37 @@ func TestPipelineJudgePanicIsAnError(t *testing.T) {
 	}
 }
 
-// Spans are fetched several at once: the judge and decide stages still get
-// the chunks in file order, each with its own keys' values; and a fetch
-// that fails (the revision compacted) stops the pipeline with its error,
-// whichever of the fetches in flight fails first.
+// inflightKV counts the range requests in flight (the most at once: most),
+// each held 10 ms, none ending before release is closed. While hold is set,
+// a request from a key at or after holdFrom ends only 50 ms after its
+// context does.
+type inflightKV struct {
+	clientv3.KV
+	now, most atomic.Int32
+	hold      atomic.Bool
+	holdFrom  string
+	release   chan struct{}
+}
+
+func (k *inflightKV) Get(ctx context.Context, key string, opts ...clientv3.OpOption) (*clientv3.GetResponse, error) {
+	n := k.now.Add(1)
+	defer k.now.Add(-1)
+	for m := k.most.Load(); n > m && !k.most.CompareAndSwap(m, n); m = k.most.Load() {
+	}
+	<-k.release
+	time.Sleep(10 * time.Millisecond)
+	if k.hold.Load() && key >= k.holdFrom {
+		<-ctx.Done()
+		time.Sleep(50 * time.Millisecond)
+	}
+	return k.KV.Get(ctx, key, opts...)
+}
+
+// Spans are fetched fetchers at once, never more: the judge and decide
+// stages still get the chunks in file order, each with its own keys'
+// values; a decide that fails returns only once no fetch is in flight; and
+// a fetch that fails (the revision compacted) stops the pipeline with its
+// error, whichever of the fetches in flight fails first.
 func TestPipelineFetchesAheadInFileOrder(t *testing.T) {
 	cli, ep := etcdtest.Start(t)
 	ctx := context.Background()
@@ -281,6 +309,13 @@ func TestPipelineFetchesAheadInFileOrder(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// (the third chunk's first key: the first two are fetched whole
+	// while hold is set)
+	kv := &inflightKV{KV: cli.KV, release: make(chan struct{}), holdFrom: fmt.Sprintf("by-dev/meta/s/%03d", 2*per)}
+	cli.KV = kv
+	// The first requests wait until the pipeline has had time to start
+	// every fetch it may.
+	time.AfterFunc(200*time.Millisecond, func() { close(kv.release) })
 	inst := instance.New(cli, models.NewLayout("by-dev", "meta"), []string{ep})
 	rev, err := inst.Revision(ctx)
 	if err != nil {
@@ -315,8 +350,24 @@ func TestPipelineFetchesAheadInFileOrder(t *testing.T) {
 	if len(seen) != chunks*per || !slices.IsSorted(seen) {
 		t.Fatalf("decided %d keys, in file order: %v; want %d in order", len(seen), slices.IsSorted(seen), chunks*per)
 	}
+	if most := kv.most.Load(); most != fetchers {
+		t.Fatalf("at most %d fetches in flight, want %d", most, fetchers)
+	}
+
+	// A decide that fails at the first chunk, the fetches of the third and
+	// fourth still in flight: the pipeline returns its error once none is.
+	kv.hold.Store(true)
+	failed := errors.New("decide failed")
+	err = r.pipeline(ctx, read, func(*fetched) {}, func(fetched) error { return failed })
+	if !errors.Is(err, failed) {
+		t.Fatalf("pipeline whose decide fails: %v", err)
+	}
+	if n := kv.now.Load(); n != 0 {
+		t.Fatalf("%d fetches in flight after the pipeline returned", n)
+	}
 
 	// The scan's revision compacted away: every fetch fails.
+	kv.hold.Store(false)
 	if _, err := cli.Put(ctx, "by-dev/meta/s/999", "later"); err != nil {
 		t.Fatal(err)
 	}
