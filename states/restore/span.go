@@ -212,8 +212,8 @@ func (r *reader) pipeline(ctx context.Context, read func(send func(chunk) error)
 	}()
 	// Spans are fetched fetchers at a time, their results taken in file
 	// order: one at a time, the scan waited on them (a dry run of a
-	// million segments fetched for 4.8 s of its 4.9 s scan; 3 at a time
-	// cut the scan by 1.2 s).
+	// million segments fetched for 4.8 s of its 4.9 s scan; with three at
+	// a time the dry run took 4.7 s instead of 6.5, means of three).
 	type fetchResult struct {
 		f   fetched
 		err error

@@ -309,8 +309,8 @@ func TestPipelineFetchesAheadInFileOrder(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// (the third chunk's first key: the first two are fetched whole
-	// while hold is set)
+	// holdFrom is the third chunk's first key: while hold is set, the
+	// first two chunks are fetched whole.
 	kv := &inflightKV{KV: cli.KV, release: make(chan struct{}), holdFrom: fmt.Sprintf("by-dev/meta/s/%03d", 2*per)}
 	cli.KV = kv
 	// The first requests wait until the pipeline has had time to start
