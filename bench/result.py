@@ -187,8 +187,10 @@ def table(argv):
     # of the fastest read and the fastest loop of different rounds (a sum of
     # minima is lower than any round measured; the table prints it too).
     seen = samples(v["samples"]) if v.get("samples") and os.path.exists(v["samples"]) else {}
-    rounds = [a + b for a, b in zip(seen.get("raw read", []), seen.get("guarded loop", []))]
-    floor_sec = min(rounds) if rounds else read_sec + rawc_sec
+    pairs = list(zip(seen.get("raw read", []), seen.get("guarded loop", [])))
+    rounds = [a + b for a, b in pairs]
+    floor_round = min(pairs, key=sum) if pairs else (read_sec, rawc_sec)
+    floor_sec = sum(floor_round)
     fixes = repairs(v["repairs"]) if v.get("repairs") else []
     cpu_notes, notes = [], []
     print()
@@ -339,7 +341,7 @@ def table(argv):
             notes.insert(0, f"--run: its CPU alone (heron and etcd, {run_cpu + run_etcd:.2f} s over {CORES} cores) takes {bound:.2f} s, "
                             f"{bound / floor_sec:.2f}x the floor: over the limit whatever the scheduling")
     if at_1m and res and isinstance(res.get("seconds"), (int, float)):
-        notes.insert(0, budget(run_sec, res, dry_sec, floor_sec, seen))
+        notes.insert(0, budget(run_sec, res, dry_sec, floor_round))
     missed = report(checks)
     # Every sample beside the fastest (the figure counted): the spread of
     # one pass on one etcd is the noise a ratio above is read against.
@@ -351,15 +353,15 @@ def table(argv):
     return missed
 
 
-def budget(run_sec, res, dry_sec, floor_sec, seen):
+def budget(run_sec, res, dry_sec, floor_round):
     """Where the --run's time over its floor goes, phase by phase, beside
     what the target allows over it: start + context and the backup's sync
     have no counterpart in the floor; the scan is set beside the raw read
-    and the write pass beside the guarded loop of the floor's round (the
-    dry run's scan, the same decisions without the backup and the settled
-    proof, beside it)."""
-    rounds = list(zip(seen.get("raw read", []), seen.get("guarded loop", [])))
-    read_r, loop_r = min(rounds, key=sum) if rounds else (0.0, 0.0)
+    and the write pass beside the guarded loop of the floor's round
+    (floor_round: its raw read and loop seconds; the dry run's scan, the
+    same decisions without the backup and the settled proof, beside it)."""
+    read_r, loop_r = floor_round
+    floor_sec = read_r + loop_r
     start = run_sec - res["seconds"]
     scan, sync, write = res.get("scan_seconds") or 0, res.get("backup_seconds") or 0, res.get("write_seconds") or 0
     allowed = (TARGET_RUN_TO_FLOOR - 1) * floor_sec
