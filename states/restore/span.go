@@ -218,27 +218,20 @@ func (r *reader) pipeline(ctx context.Context, read func(send func(chunk) error)
 		f   fetched
 		err error
 	}
-	pending := make(chan chan fetchResult, fetchers-1)
+	// In flight: the fetch the await stage waits on, those in pending,
+	// and the one started by the stage waiting to send it.
+	pending := make(chan chan fetchResult, fetchers-2)
 	// The pipeline returns after its fetches: none outlives it.
 	var inflight sync.WaitGroup
 	defer inflight.Wait()
-	go func() {
-		defer close(pending)
-		for c := range chunks {
-			res := make(chan fetchResult, 1)
-			select {
-			case pending <- res:
-			case <-ctx.Done():
-				errs <- context.Cause(ctx)
-				return
-			}
-			inflight.Go(func() {
-				f, err := r.fetch(ctx, c)
-				res <- fetchResult{f, err}
-			})
-		}
-		errs <- nil
-	}()
+	go stage(ctx, chunks, pending, errs, func(c chunk) (chan fetchResult, error) {
+		res := make(chan fetchResult, 1)
+		inflight.Go(func() {
+			f, err := r.fetch(ctx, c)
+			res <- fetchResult{f, err}
+		})
+		return res, nil
+	})
 	go stage(ctx, pending, fetchedChunks, errs, func(res chan fetchResult) (fetched, error) {
 		got := <-res
 		return got.f, got.err
