@@ -68,6 +68,7 @@ type BackupWriter struct {
 	tmp    string
 	f      *os.File
 	w      *bufio.Writer
+	wb     *writeback
 	sum    hash.Hash
 	header Header
 	// amended: the header changed after the entries were written (Apply
@@ -109,7 +110,8 @@ func CreateBackup(path string, h Header) (*BackupWriter, error) {
 	if h.Created.IsZero() {
 		h.Created = time.Now().UTC()
 	}
-	bw := &BackupWriter{final: path, tmp: f.Name(), f: f, w: bufio.NewWriterSize(f, 1<<20), sum: sha256.New(), header: h}
+	bw := &BackupWriter{final: path, tmp: f.Name(), f: f, sum: sha256.New(), header: h}
+	bw.w, bw.wb = newBackupFile(f)
 	hb, err := json.Marshal(h)
 	if err != nil {
 		bw.Abort()
@@ -245,9 +247,11 @@ func (bw *BackupWriter) rewriteHeader() error {
 	if err != nil {
 		return fmt.Errorf("backup: cannot create a file in %s: %w", dir, err)
 	}
-	old, oldTmp := bw.f, bw.tmp
-	bw.f, bw.tmp, bw.w, bw.sum = f, f.Name(), bufio.NewWriterSize(f, 1<<20), sha256.New()
+	old, oldTmp, oldWB := bw.f, bw.tmp, bw.wb
+	bw.f, bw.tmp, bw.sum = f, f.Name(), sha256.New()
+	bw.w, bw.wb = newBackupFile(f)
 	defer func() {
+		_ = oldWB.wait()
 		_ = old.Close()
 		_ = os.Remove(oldTmp)
 	}()
@@ -285,7 +289,7 @@ func (bw *BackupWriter) Commit() error {
 		bw.Abort()
 		return fmt.Errorf("backup: write %s: %w", bw.tmp, err)
 	}
-	if err := bw.f.Sync(); err != nil {
+	if err := errors.Join(bw.wb.wait(), bw.f.Sync()); err != nil {
 		bw.Abort()
 		return fmt.Errorf("backup: sync %s: %w", bw.tmp, err)
 	}
@@ -318,6 +322,7 @@ func (bw *BackupWriter) Commit() error {
 // Abort removes the temporary file: nothing is published.
 func (bw *BackupWriter) Abort() {
 	if bw.f != nil {
+		_ = bw.wb.wait()
 		_ = bw.f.Close()
 		bw.f = nil
 	}
