@@ -227,8 +227,9 @@ func (bw *BackupWriter) setHeader(h Header) {
 }
 
 // rewriteHeader copies the temporary file to a new one that starts with the
-// current header, hashing it again.
-func (bw *BackupWriter) rewriteHeader() error {
+// current header, hashing it again. The old file's failed early sync fails
+// it: the copy is read back from pages the kernel may have dropped.
+func (bw *BackupWriter) rewriteHeader() (err error) {
 	if err := bw.w.Flush(); err != nil {
 		return fmt.Errorf("backup: write %s: %w", bw.tmp, err)
 	}
@@ -251,7 +252,9 @@ func (bw *BackupWriter) rewriteHeader() error {
 	bw.f, bw.tmp, bw.sum = f, f.Name(), sha256.New()
 	bw.w, bw.wb = newBackupFile(f)
 	defer func() {
-		_ = oldWB.wait()
+		if werr := oldWB.wait(); err == nil && werr != nil {
+			err = fmt.Errorf("backup: sync %s: %w", oldTmp, werr)
+		}
 		_ = old.Close()
 		_ = os.Remove(oldTmp)
 	}()
@@ -322,7 +325,8 @@ func (bw *BackupWriter) Commit() error {
 // Abort removes the temporary file: nothing is published.
 func (bw *BackupWriter) Abort() {
 	if bw.f != nil {
-		_ = bw.wb.wait()
+		// An early sync under way keeps the file open until it returns;
+		// nothing waits for it.
 		_ = bw.f.Close()
 		bw.f = nil
 	}
