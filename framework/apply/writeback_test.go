@@ -64,8 +64,8 @@ func TestBackupSyncsEarlyEachWritebackBytes(t *testing.T) {
 	}
 }
 
-// failingSyncBackup is a backup in dir whose early syncs fail, with one
-// early sync done.
+// failingSyncBackup is a backup at path whose early syncs fail, written
+// past its first early sync; it returns the syncs' error.
 func failingSyncBackup(t *testing.T, path string) (*BackupWriter, error) {
 	t.Helper()
 	if !earlySyncs {
