@@ -359,7 +359,9 @@ def budget(run_sec, res, dry_sec, floor_round):
     have no counterpart in the floor; the scan is set beside the raw read
     and the write pass beside the guarded loop of the floor's round
     (floor_round: its raw read and loop seconds; the dry run's scan, the
-    same decisions without the backup and the settled proof, beside it)."""
+    same decisions without the backup and the settled proof, beside it: its
+    wall time less the --run's start + context, as a dry run reports no
+    phases)."""
     read_r, loop_r = floor_round
     floor_sec = read_r + loop_r
     start = run_sec - res["seconds"]
